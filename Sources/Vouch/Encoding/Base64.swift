@@ -1,0 +1,120 @@
+/// Strict Base64 codecs working on bytes.
+///
+/// Both decoders accept exactly one spelling per byte string: the RFC 4648 alphabet of their
+/// variant, no whitespace, and zero trailing bits, so two different strings never decode to the
+/// same bytes.
+public enum Base64 {
+    private static let invalid: UInt8 = 0xFF
+
+    private static func table(for alphabet: String) -> [UInt8] {
+        var table = [UInt8](repeating: invalid, count: 256)
+        for (index, byte) in alphabet.utf8.enumerated() {
+            table[Int(byte)] = UInt8(index)
+        }
+        return table
+    }
+
+    private static let urlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+    private static let standardAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+    private static let urlTable = table(for: urlAlphabet)
+    private static let standardTable = table(for: standardAlphabet)
+    private static let urlSymbols = Array(urlAlphabet.utf8)
+    private static let standardSymbols = Array(standardAlphabet.utf8)
+
+    /// Decodes base64url without padding (RFC 7515 §2), or returns `nil` for any other spelling.
+    public static func decodeURL(_ input: some Collection<UInt8>) -> [UInt8]? {
+        input.withContiguousStorageIfAvailable { decode($0, table: urlTable, padded: false) }
+            ?? Array(input).withUnsafeBufferPointer { decode($0, table: urlTable, padded: false) }
+    }
+
+    /// Decodes standard base64 with its required `=` padding (as in the JWS `x5c` header), or
+    /// returns `nil` for any other spelling.
+    public static func decodeStandard(_ input: some Collection<UInt8>) -> [UInt8]? {
+        input.withContiguousStorageIfAvailable { decode($0, table: standardTable, padded: true) }
+            ?? Array(input).withUnsafeBufferPointer { decode($0, table: standardTable, padded: true) }
+    }
+
+    /// Encodes as base64url without padding.
+    public static func encodeURL(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        encode(bytes, symbols: urlSymbols, padded: false)
+    }
+
+    /// Encodes as standard base64 with padding.
+    public static func encodeStandard(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        encode(bytes, symbols: standardSymbols, padded: true)
+    }
+
+    private static func decode(_ input: UnsafeBufferPointer<UInt8>, table: [UInt8], padded: Bool) -> [UInt8]? {
+        var length = input.count
+        if padded {
+            guard length % 4 == 0 else { return nil }
+            if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
+            if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
+        }
+        guard length % 4 != 1 else { return nil }
+        var output = [UInt8]()
+        output.reserveCapacity(length / 4 * 3 + 2)
+        return table.withUnsafeBufferPointer { table -> [UInt8]? in
+            var index = 0
+            while index + 4 <= length {
+                let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                let c = table[Int(input[index + 2])], d = table[Int(input[index + 3])]
+                guard (a | b | c | d) & 0xC0 == 0 else { return nil }
+                let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                output.append(UInt8(truncatingIfNeeded: word >> 16))
+                output.append(UInt8(truncatingIfNeeded: word >> 8))
+                output.append(UInt8(truncatingIfNeeded: word))
+                index += 4
+            }
+            switch length - index {
+            case 0:
+                break
+            case 2:
+                let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                // The four bits below the last full byte must be zero (canonical form).
+                guard (a | b) & 0xC0 == 0, b & 0x0F == 0 else { return nil }
+                output.append(a << 2 | b >> 4)
+            case 3:
+                let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                let c = table[Int(input[index + 2])]
+                guard (a | b | c) & 0xC0 == 0, c & 0x03 == 0 else { return nil }
+                output.append(a << 2 | b >> 4)
+                output.append(b << 4 | c >> 2)
+            default:
+                return nil
+            }
+            return output
+        }
+    }
+
+    private static func encode(_ bytes: some Collection<UInt8>, symbols: [UInt8], padded: Bool) -> [UInt8] {
+        let input = Array(bytes)
+        var output = [UInt8]()
+        output.reserveCapacity((input.count + 2) / 3 * 4)
+        var index = 0
+        while index + 3 <= input.count {
+            let word = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+            output.append(symbols[Int(word >> 18 & 0x3F)])
+            output.append(symbols[Int(word >> 12 & 0x3F)])
+            output.append(symbols[Int(word >> 6 & 0x3F)])
+            output.append(symbols[Int(word & 0x3F)])
+            index += 3
+        }
+        switch input.count - index {
+        case 1:
+            let word = UInt32(input[index]) << 16
+            output.append(symbols[Int(word >> 18 & 0x3F)])
+            output.append(symbols[Int(word >> 12 & 0x3F)])
+            if padded { output.append(contentsOf: [UInt8(ascii: "="), UInt8(ascii: "=")]) }
+        case 2:
+            let word = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+            output.append(symbols[Int(word >> 18 & 0x3F)])
+            output.append(symbols[Int(word >> 12 & 0x3F)])
+            output.append(symbols[Int(word >> 6 & 0x3F)])
+            if padded { output.append(UInt8(ascii: "=")) }
+        default:
+            break
+        }
+        return output
+    }
+}

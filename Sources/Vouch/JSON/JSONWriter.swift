@@ -1,0 +1,82 @@
+/// Writes ``JSONValue``s as compact UTF-8 JSON, members in their stored order, numbers as their
+/// exact text. The output of one value is always the same bytes.
+public struct JSONWriter: Sendable {
+    public private(set) var bytes: [UInt8]
+
+    public init(reservingCapacity capacity: Int = 1024) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    public static func encode(_ value: JSONValue) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.write(value)
+        return writer.bytes
+    }
+
+    public static func string(_ value: JSONValue) -> String {
+        String(decoding: encode(value), as: UTF8.self)
+    }
+
+    public mutating func reset() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
+    public mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null: raw("null")
+        case .bool(let flag): raw(flag ? "true" : "false")
+        case .number(let text): bytes.append(contentsOf: text.utf8)
+        case .string(let string): write(string: string)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let object): write(object: object)
+        }
+    }
+
+    public mutating func write(object: JSONObject) {
+        bytes.append(UInt8(ascii: "{"))
+        for (index, member) in object.members.enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            write(string: member.name)
+            bytes.append(UInt8(ascii: ":"))
+            write(member.value)
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    public mutating func write(string: String) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): raw("\\\"")
+            case UInt8(ascii: "\\"): raw("\\\\")
+            case 0x0A: raw("\\n")
+            case 0x0D: raw("\\r")
+            case 0x09: raw("\\t")
+            case 0..<0x20, 0x7F:
+                raw("\\u00")
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends bytes that are already JSON (for example a validated document).
+    public mutating func writeRaw(_ json: some Sequence<UInt8>) {
+        bytes.append(contentsOf: json)
+    }
+
+    public mutating func raw(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+}

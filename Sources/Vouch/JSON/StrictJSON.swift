@@ -1,0 +1,296 @@
+/// A strict RFC 8259 JSON parser over UTF-8 bytes.
+///
+/// Unlike Foundation's parsers it rejects trailing commas, a byte-order mark, any encoding
+/// other than UTF-8 (invalid sequences, overlong forms, encoded surrogates, lone `\u`
+/// surrogates), duplicate member names, and nesting deeper than ``Limits/maximumDepth``. So one
+/// document has one meaning, whichever parser later reads it.
+public enum StrictJSON {
+    /// Why a document was rejected, with the byte offset where parsing stopped.
+    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        public var message: String
+        public var offset: Int
+
+        public var description: String { "\(message) at byte \(offset)" }
+    }
+
+    public struct Limits: Sendable {
+        /// Arrays and objects nested deeper than this are rejected.
+        public var maximumDepth: Int
+
+        public init(maximumDepth: Int = 64) {
+            self.maximumDepth = maximumDepth
+        }
+    }
+
+    /// Parses one JSON text (any value at the top, surrounded by optional whitespace).
+    public static func parse(_ bytes: some Collection<UInt8>, limits: Limits = Limits()) throws(ParseError) -> JSONValue {
+        let result: Result<JSONValue, ParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
+            parseBuffer(buffer, limits: limits)
+        }
+        switch result ?? Array(bytes).withUnsafeBufferPointer({ parseBuffer($0, limits: limits) }) {
+        case .success(let value): return value
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Parses a JSON text that must be an object.
+    public static func parseObject(_ bytes: some Collection<UInt8>, limits: Limits = Limits()) throws(ParseError) -> JSONObject {
+        guard case .object(let object) = try parse(bytes, limits: limits) else {
+            throw ParseError(message: "expected a JSON object", offset: 0)
+        }
+        return object
+    }
+
+    private static func parseBuffer(_ buffer: UnsafeBufferPointer<UInt8>, limits: Limits) -> Result<JSONValue, ParseError> {
+        var parser = Parser(bytes: buffer, maximumDepth: limits.maximumDepth)
+        do throws(StrictJSON.ParseError) {
+            parser.skipWhitespace()
+            let value = try parser.parseValue(depth: 0)
+            parser.skipWhitespace()
+            guard parser.position == buffer.count else {
+                throw parser.error("unexpected data after the JSON value")
+            }
+            return .success(value)
+        } catch {
+            return .failure(error)
+        }
+    }
+}
+
+private struct Parser {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let maximumDepth: Int
+    var position = 0
+
+    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+        self.bytes = bytes
+        self.maximumDepth = maximumDepth
+    }
+
+    func error(_ message: String) -> StrictJSON.ParseError {
+        StrictJSON.ParseError(message: message, offset: position)
+    }
+
+    mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func parseValue(depth: Int) throws(StrictJSON.ParseError) -> JSONValue {
+        guard position < bytes.count else { throw error("unexpected end of input") }
+        switch bytes[position] {
+        case UInt8(ascii: "{"): return .object(try parseObject(depth: depth + 1))
+        case UInt8(ascii: "["): return .array(try parseArray(depth: depth + 1))
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
+        default: throw error("unexpected byte 0x\(String(bytes[position], radix: 16))")
+        }
+    }
+
+    mutating func expectLiteral(_ literal: StaticString) throws(StrictJSON.ParseError) {
+        let count = literal.utf8CodeUnitCount
+        guard bytes.count - position >= count else { throw error("invalid literal") }
+        let pointer = literal.utf8Start
+        for offset in 0..<count where bytes[position + offset] != pointer[offset] {
+            throw error("invalid literal")
+        }
+        position += count
+    }
+
+    mutating func parseObject(depth: Int) throws(StrictJSON.ParseError) -> JSONObject {
+        guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }
+        position += 1  // {
+        var members: [JSONObject.Member] = []
+        var names: Set<String>? = nil
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            return JSONObject(members)
+        }
+        while true {
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
+                throw error("expected a member name")
+            }
+            let nameOffset = position
+            let name = try parseString()
+            // Small objects compare names directly; large ones switch to a set.
+            if let existing = names {
+                if existing.contains(name) { throw duplicate(name, at: nameOffset) }
+                names!.insert(name)
+            } else {
+                if members.contains(where: { $0.name == name }) { throw duplicate(name, at: nameOffset) }
+                if members.count >= 16 { names = Set(members.map(\.name) + [name]) }
+            }
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':'") }
+            position += 1
+            skipWhitespace()
+            let value = try parseValue(depth: depth)
+            members.append(JSONObject.Member(name, value))
+            skipWhitespace()
+            guard position < bytes.count else { throw error("unterminated object") }
+            switch bytes[position] {
+            case UInt8(ascii: ","):
+                position += 1
+                skipWhitespace()
+            case UInt8(ascii: "}"):
+                position += 1
+                return JSONObject(members)
+            default:
+                throw error("expected ',' or '}'")
+            }
+        }
+    }
+
+    func duplicate(_ name: String, at offset: Int) -> StrictJSON.ParseError {
+        StrictJSON.ParseError(message: "duplicate member name \"\(name)\"", offset: offset)
+    }
+
+    mutating func parseArray(depth: Int) throws(StrictJSON.ParseError) -> [JSONValue] {
+        guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }
+        position += 1  // [
+        var elements: [JSONValue] = []
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+            position += 1
+            return elements
+        }
+        while true {
+            elements.append(try parseValue(depth: depth))
+            skipWhitespace()
+            guard position < bytes.count else { throw error("unterminated array") }
+            switch bytes[position] {
+            case UInt8(ascii: ","):
+                position += 1
+                skipWhitespace()
+            case UInt8(ascii: "]"):
+                position += 1
+                return elements
+            default:
+                throw error("expected ',' or ']'")
+            }
+        }
+    }
+
+    mutating func parseNumber() throws(StrictJSON.ParseError) -> String {
+        let start = position
+        if bytes[position] == UInt8(ascii: "-") { position += 1 }
+        guard position < bytes.count else { throw error("invalid number") }
+        if bytes[position] == UInt8(ascii: "0") {
+            position += 1
+        } else if isDigit(bytes[position]) {
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        } else {
+            throw error("invalid number")
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            position += 1
+            guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        }
+        if position < bytes.count, bytes[position] | 0x20 == UInt8(ascii: "e") {
+            position += 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+                position += 1
+            }
+            guard position < bytes.count, isDigit(bytes[position]) else { throw error("invalid number") }
+            while position < bytes.count, isDigit(bytes[position]) { position += 1 }
+        }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+    }
+
+    func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+
+    mutating func parseString() throws(StrictJSON.ParseError) -> String {
+        position += 1  // opening quote
+        let start = position
+        // Fast path: printable ASCII without escapes.
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                position += 1
+                return string
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+            position += 1
+        }
+        var utf8 = Array(UnsafeBufferPointer(rebasing: bytes[start..<position]))
+        while true {
+            guard position < bytes.count else { throw error("unterminated string") }
+            let byte = bytes[position]
+            switch byte {
+            case UInt8(ascii: "\""):
+                position += 1
+                guard let string = String(validating: utf8, as: UTF8.self) else {
+                    throw StrictJSON.ParseError(message: "invalid UTF-8 in string", offset: start)
+                }
+                return string
+            case UInt8(ascii: "\\"):
+                position += 1
+                try parseEscape(into: &utf8)
+            case 0..<0x20:
+                throw error("unescaped control character in string")
+            default:
+                utf8.append(byte)
+                position += 1
+            }
+        }
+    }
+
+    mutating func parseEscape(into utf8: inout [UInt8]) throws(StrictJSON.ParseError) {
+        guard position < bytes.count else { throw error("unterminated escape") }
+        let byte = bytes[position]
+        position += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(byte)
+        case UInt8(ascii: "b"): utf8.append(0x08)
+        case UInt8(ascii: "f"): utf8.append(0x0C)
+        case UInt8(ascii: "n"): utf8.append(0x0A)
+        case UInt8(ascii: "r"): utf8.append(0x0D)
+        case UInt8(ascii: "t"): utf8.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try parseHex4()
+            if (0xD800..<0xDC00).contains(scalar) {
+                guard bytes.count - position >= 6, bytes[position] == UInt8(ascii: "\\"),
+                    bytes[position + 1] == UInt8(ascii: "u")
+                else { throw error("lone surrogate escape") }
+                position += 2
+                let low = try parseHex4()
+                guard (0xDC00..<0xE000).contains(low) else { throw error("lone surrogate escape") }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            } else if (0xDC00..<0xE000).contains(scalar) {
+                throw error("lone surrogate escape")
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw error("invalid escape") }
+            utf8.append(contentsOf: UTF8.encode(unicode)!)
+        default:
+            throw error("invalid escape")
+        }
+    }
+
+    mutating func parseHex4() throws(StrictJSON.ParseError) -> UInt32 {
+        guard bytes.count - position >= 4 else { throw error("invalid \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw error("invalid \\u escape")
+            }
+            value = value << 4 | UInt32(digit)
+            position += 1
+        }
+        return value
+    }
+}
