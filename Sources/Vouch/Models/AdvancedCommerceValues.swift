@@ -1,0 +1,107 @@
+// Enum-like values of Advanced Commerce API fields inside transactions and renewal info.
+
+/// The duration of one cycle of an Advanced Commerce subscription (`period`).
+public struct AdvancedCommercePeriod: PayloadEnum {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let p1W = Self(rawValue: "P1W")
+    public static let p1M = Self(rawValue: "P1M")
+    public static let p2M = Self(rawValue: "P2M")
+    public static let p3M = Self(rawValue: "P3M")
+    public static let p6M = Self(rawValue: "P6M")
+    public static let p1Y = Self(rawValue: "P1Y")
+
+    public static let knownValues: [Self] = [.p1W, .p1M, .p2M, .p3M, .p6M, .p1Y]
+}
+
+/// The period of an Advanced Commerce offer (`offer.period`).
+public struct AdvancedCommerceOfferPeriod: PayloadEnum {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let p3D = Self(rawValue: "P3D")
+    public static let p1W = Self(rawValue: "P1W")
+    public static let p2W = Self(rawValue: "P2W")
+    public static let p1M = Self(rawValue: "P1M")
+    public static let p2M = Self(rawValue: "P2M")
+    public static let p3M = Self(rawValue: "P3M")
+    public static let p6M = Self(rawValue: "P6M")
+    public static let p9M = Self(rawValue: "P9M")
+    public static let p1Y = Self(rawValue: "P1Y")
+
+    public static let knownValues: [Self] = [.p3D, .p1W, .p2W, .p1M, .p2M, .p3M, .p6M, .p9M, .p1Y]
+}
+
+/// Why an Advanced Commerce offer applies (`offer.reason`).
+public struct AdvancedCommerceOfferReason: PayloadEnum {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let acquisition = Self(rawValue: "ACQUISITION")
+    public static let winBack = Self(rawValue: "WIN_BACK")
+    public static let retention = Self(rawValue: "RETENTION")
+
+    public static let knownValues: [Self] = [.acquisition, .winBack, .retention]
+}
+
+/// Why an Advanced Commerce item was refunded (`refundReason`).
+public struct AdvancedCommerceRefundReason: PayloadEnum {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let unintendedPurchase = Self(rawValue: "UNINTENDED_PURCHASE")
+    public static let fulfillmentIssue = Self(rawValue: "FULFILLMENT_ISSUE")
+    public static let unsatisfiedWithPurchase = Self(rawValue: "UNSATISFIED_WITH_PURCHASE")
+    public static let legal = Self(rawValue: "LEGAL")
+    public static let other = Self(rawValue: "OTHER")
+    public static let modifyItemsRefund = Self(rawValue: "MODIFY_ITEMS_REFUND")
+    public static let simulateRefundDecline = Self(rawValue: "SIMULATE_REFUND_DECLINE")
+
+    public static let knownValues: [Self] = [
+        .unintendedPurchase, .fulfillmentIssue, .unsatisfiedWithPurchase, .legal, .other, .modifyItemsRefund,
+        .simulateRefundDecline,
+    ]
+}
+
+/// How much of an Advanced Commerce item was refunded (`refundType`).
+public struct AdvancedCommerceRefundType: PayloadEnum {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let full = Self(rawValue: "FULL")
+    public static let prorated = Self(rawValue: "PRORATED")
+    public static let custom = Self(rawValue: "CUSTOM")
+
+    public static let knownValues: [Self] = [.full, .prorated, .custom]
+}
+
+/// Where a scheduled Advanced Commerce price increase stands (`priceIncreaseInfo.status`).
+public struct AdvancedCommercePriceIncreaseInfoStatus: PayloadEnum {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let scheduled = Self(rawValue: "SCHEDULED")
+    public static let pending = Self(rawValue: "PENDING")
+    public static let accepted = Self(rawValue: "ACCEPTED")
+
+    public static let knownValues: [Self] = [.scheduled, .pending, .accepted]
+}

@@ -1,0 +1,18 @@
+/// The server environment that signed the data: `environment` in transactions, renewal info and
+/// notifications, `receiptType` in app transactions.
+public struct AppStoreEnvironment: PayloadEnum {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let production = Self(rawValue: "Production")
+    public static let sandbox = Self(rawValue: "Sandbox")
+    /// StoreKit testing in Xcode; signed by a local certificate, never by Apple's PKI.
+    public static let xcode = Self(rawValue: "Xcode")
+    /// Used by Apple's libraries for unit tests.
+    public static let localTesting = Self(rawValue: "LocalTesting")
+
+    public static let knownValues: [Self] = [.production, .sandbox, .xcode, .localTesting]
+}

@@ -1,0 +1,165 @@
+/// A payload member that is present but has the wrong JSON type or an out-of-range value.
+///
+/// Decoding is lenient about what is missing (a missing or `null` member is `nil`) and about
+/// what is extra (unknown members are kept in the model's `json`), but never guesses at a
+/// value it cannot represent exactly.
+public struct PayloadFieldError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The dotted path of the member, such as `data.bundleId` or `advancedCommerceInfo.items[0].price`.
+    public let field: String
+    /// What the member should have been, such as `a string` or `a 64-bit integer`.
+    public let expected: String
+
+    public init(field: String, expected: String) {
+        self.field = field
+        self.expected = expected
+    }
+
+    public var description: String { "\(field): expected \(expected)" }
+
+    /// The same error for a member found inside `parent` (a member name or an array element).
+    func nested(under parent: String) -> PayloadFieldError {
+        PayloadFieldError(field: parent + "." + field, expected: expected)
+    }
+}
+
+/// A typed payload decoded from a JSON object produced by ``StrictJSON``.
+///
+/// The source object is kept whole in ``json``, so members this version does not model
+/// survive decoding.
+public protocol PayloadModel: Sendable, Hashable {
+    /// Decodes the modelled members of `json`; unknown members never fail the decode.
+    init(json: JSONObject) throws(PayloadFieldError)
+    /// The object the model was decoded from, members in document order.
+    var json: JSONObject { get }
+}
+
+/// A payload the App Store signs, which carries the date it was signed.
+public protocol SignedPayload: PayloadModel {
+    /// When the App Store signed the payload (for an app transaction, its `receiptCreationDate`).
+    var signedDate: Timestamp? { get }
+}
+
+/// An enum-like field value: the raw value Apple sent, with `static let` constants for the
+/// documented values.
+///
+/// Any raw value is accepted, so a value Apple adds later decodes and keeps its raw value;
+/// ``isKnown`` tells whether it is one this version documents.
+public protocol PayloadEnum: RawRepresentable, Sendable, Hashable, CustomStringConvertible
+where RawValue: Sendable & Hashable {
+    init(rawValue: RawValue)
+    /// Every value Apple documents for this field.
+    static var knownValues: [Self] { get }
+}
+
+extension PayloadEnum {
+    /// Whether the value is one Apple documents (as of this version).
+    public var isKnown: Bool { Self.knownValues.contains(self) }
+
+    public var description: String { "\(rawValue)" }
+}
+
+/// Reads typed members from one payload object: the one place that maps JSON types to model
+/// types. A missing member or JSON `null` reads as `nil`; a present member of the wrong type
+/// throws ``PayloadFieldError`` naming it.
+struct PayloadFields {
+    let object: JSONObject
+
+    init(_ object: JSONObject) {
+        self.object = object
+    }
+
+    func string(_ name: String) throws(PayloadFieldError) -> String? {
+        guard let value = present(name) else { return nil }
+        return try Self.string(value, at: name)
+    }
+
+    func bool(_ name: String) throws(PayloadFieldError) -> Bool? {
+        guard let value = present(name) else { return nil }
+        guard case .bool(let flag) = value else { throw PayloadFieldError(field: name, expected: "a boolean") }
+        return flag
+    }
+
+    func int64(_ name: String) throws(PayloadFieldError) -> Int64? {
+        guard let value = present(name) else { return nil }
+        guard case .number(let text) = value, let number = Int64(text) else {
+            throw PayloadFieldError(field: name, expected: "a 64-bit integer")
+        }
+        return number
+    }
+
+    func int32(_ name: String) throws(PayloadFieldError) -> Int32? {
+        guard let value = present(name) else { return nil }
+        guard case .number(let text) = value, let number = Int32(text) else {
+            throw PayloadFieldError(field: name, expected: "a 32-bit integer")
+        }
+        return number
+    }
+
+    func timestamp(_ name: String) throws(PayloadFieldError) -> Timestamp? {
+        guard let value = present(name) else { return nil }
+        guard case .number(let text) = value, let timestamp = Timestamp(rawValue: text) else {
+            throw PayloadFieldError(field: name, expected: "a number of milliseconds within the 64-bit range")
+        }
+        return timestamp
+    }
+
+    func strings(_ name: String) throws(PayloadFieldError) -> [String]? {
+        try array(name) { (element, path) throws(PayloadFieldError) in try Self.string(element, at: path) }
+    }
+
+    func enumeration<Value: PayloadEnum>(_ name: String) throws(PayloadFieldError) -> Value?
+    where Value.RawValue == String {
+        try string(name).map { Value(rawValue: $0) }
+    }
+
+    func enumeration<Value: PayloadEnum>(_ name: String) throws(PayloadFieldError) -> Value?
+    where Value.RawValue == Int32 {
+        try int32(name).map { Value(rawValue: $0) }
+    }
+
+    func object<Model: PayloadModel>(_ name: String) throws(PayloadFieldError) -> Model? {
+        guard let value = present(name) else { return nil }
+        return try Self.model(value, at: name)
+    }
+
+    func objects<Model: PayloadModel>(_ name: String) throws(PayloadFieldError) -> [Model]? {
+        try array(name) { (element, path) throws(PayloadFieldError) in try Self.model(element, at: path) }
+    }
+
+    private func present(_ name: String) -> JSONValue? {
+        guard let value = object[name], !value.isNull else { return nil }
+        return value
+    }
+
+    /// Reads an array member element by element; elements are named `name[index]` in errors.
+    private func array<Element>(
+        _ name: String,
+        _ read: (JSONValue, String) throws(PayloadFieldError) -> Element
+    ) throws(PayloadFieldError) -> [Element]? {
+        guard let value = present(name) else { return nil }
+        guard case .array(let elements) = value else { throw PayloadFieldError(field: name, expected: "an array") }
+        var result: [Element] = []
+        result.reserveCapacity(elements.count)
+        for (index, element) in elements.enumerated() {
+            result.append(try read(element, "\(name)[\(index)]"))
+        }
+        return result
+    }
+
+    private static func string(_ value: JSONValue, at path: String) throws(PayloadFieldError) -> String {
+        guard case .string(let string) = value else { throw PayloadFieldError(field: path, expected: "a string") }
+        return string
+    }
+
+    private static func model<Model: PayloadModel>(
+        _ value: JSONValue,
+        at path: String
+    ) throws(PayloadFieldError) -> Model {
+        guard case .object(let object) = value else { throw PayloadFieldError(field: path, expected: "an object") }
+        do {
+            return try Model(json: object)
+        } catch {
+            throw error.nested(under: path)
+        }
+    }
+}

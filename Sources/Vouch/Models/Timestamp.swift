@@ -1,0 +1,167 @@
+public import Foundation
+
+/// A payload date: a UNIX time in milliseconds, kept as the exact number text Apple sent.
+///
+/// The App Store sends integers; Xcode's StoreKit testing sends fractions such as
+/// `1697679936049.7297` and negative values for year-1 dates. ``rawValue`` keeps the text,
+/// ``milliseconds`` is its floor, so comparisons on whole milliseconds never round up into the
+/// future.
+public struct Timestamp: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    /// The number exactly as it appeared in the payload.
+    public let rawValue: String
+    /// The number rounded down to a whole millisecond (exact for integers).
+    public let milliseconds: Int64
+
+    /// Reads a JSON number (RFC 8259 grammar: sign, fraction and exponent allowed); `nil` when
+    /// the text is not a JSON number or its floor does not fit in `Int64`.
+    public init?(rawValue: String) {
+        guard let milliseconds = Self.floor(ofNumber: rawValue) else { return nil }
+        self.rawValue = rawValue
+        self.milliseconds = milliseconds
+    }
+
+    public init(milliseconds: Int64) {
+        self.rawValue = String(milliseconds)
+        self.milliseconds = milliseconds
+    }
+
+    /// The instant, fraction included (to `Double` precision).
+    public var date: Date {
+        Date(timeIntervalSince1970: (Double(rawValue) ?? Double(milliseconds)) / 1000)
+    }
+
+    /// ``milliseconds`` in UTC as `YYYY-MM-DDThh:mm:ss.sssZ`, in the proleptic Gregorian calendar
+    /// ISO 8601 uses. Years outside 0000...9999 take a sign and as many digits as needed.
+    ///
+    /// Foundation's calendar switches to Julian before 1582, so Xcode's "0001-01-01"
+    /// (`-62135769600000`) prints here as `0000-12-30T00:00:00.000Z`.
+    public var iso8601: String {
+        let millisecondsPerDay: Int64 = 86_400_000
+        var days = milliseconds / millisecondsPerDay
+        var timeOfDay = milliseconds % millisecondsPerDay
+        if timeOfDay < 0 {
+            timeOfDay += millisecondsPerDay
+            days -= 1
+        }
+        let (year, month, day) = Self.civilDate(daysSince1970: days)
+        let hour = timeOfDay / 3_600_000
+        let minute = timeOfDay / 60_000 % 60
+        let second = timeOfDay / 1000 % 60
+        let millisecond = timeOfDay % 1000
+        return Self.year(year) + "-" + Self.pad(month, 2) + "-" + Self.pad(day, 2) + "T" + Self.pad(hour, 2) + ":"
+            + Self.pad(minute, 2) + ":" + Self.pad(second, 2) + "." + Self.pad(millisecond, 3) + "Z"
+    }
+
+    public var description: String { iso8601 }
+
+    /// Converts days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's
+    /// `civil_from_days`, valid for the whole `Int64` millisecond range).
+    private static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let shifted = days + 719_468  // days since 0000-03-01
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153  // March is 0
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        return (year, month, day)
+    }
+
+    private static func year(_ year: Int64) -> String {
+        switch year {
+        case 0...9999: return pad(year, 4)
+        case ..<0: return "-" + pad(-year, 4)
+        default: return "+" + String(year)
+        }
+    }
+
+    private static func pad(_ value: Int64, _ width: Int) -> String {
+        let digits = String(value)
+        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
+    }
+
+    /// The floor of a JSON number, computed on its decimal digits so no binary rounding occurs.
+    private static func floor(ofNumber text: String) -> Int64? {
+        var bytes = text.utf8[...]
+        let negative = bytes.first == UInt8(ascii: "-")
+        if negative { bytes = bytes.dropFirst() }
+
+        let integerDigits = bytes.prefix(while: isDigit)
+        guard !integerDigits.isEmpty, integerDigits.count == 1 || integerDigits.first != UInt8(ascii: "0") else {
+            return nil
+        }
+        bytes = bytes.dropFirst(integerDigits.count)
+
+        var fractionDigits = bytes.prefix(0)
+        if bytes.first == UInt8(ascii: ".") {
+            bytes = bytes.dropFirst()
+            fractionDigits = bytes.prefix(while: isDigit)
+            guard !fractionDigits.isEmpty else { return nil }
+            bytes = bytes.dropFirst(fractionDigits.count)
+        }
+
+        var exponent = 0
+        if let marker = bytes.first, marker | 0x20 == UInt8(ascii: "e") {
+            bytes = bytes.dropFirst()
+            var exponentSign = 1
+            if let sign = bytes.first, sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") {
+                if sign == UInt8(ascii: "-") { exponentSign = -1 }
+                bytes = bytes.dropFirst()
+            }
+            let exponentDigits = bytes.prefix(while: isDigit)
+            guard !exponentDigits.isEmpty else { return nil }
+            bytes = bytes.dropFirst(exponentDigits.count)
+            // Saturate: beyond a million the result is zero or out of range either way.
+            for digit in exponentDigits {
+                exponent = min(exponent * 10 + Int(digit - UInt8(ascii: "0")), 1_000_000)
+            }
+            exponent *= exponentSign
+        }
+        guard bytes.isEmpty else { return nil }
+
+        // value = significand × 10^scale, with the significand's leading zeros dropped.
+        let significand = Array((Array(integerDigits) + Array(fractionDigits)).drop(while: { $0 == UInt8(ascii: "0") }))
+        guard !significand.isEmpty else { return 0 }
+        let scale = exponent - fractionDigits.count
+
+        let wholeDigits: ArraySlice<UInt8>
+        let trailingZeros: Int
+        let hasFraction: Bool
+        if scale >= 0 {
+            wholeDigits = significand[...]
+            trailingZeros = scale
+            hasFraction = false
+        } else if -scale >= significand.count {
+            wholeDigits = []
+            trailingZeros = 0
+            hasFraction = true
+        } else {
+            wholeDigits = significand.dropLast(-scale)
+            trailingZeros = 0
+            hasFraction = significand.suffix(-scale).contains { $0 != UInt8(ascii: "0") }
+        }
+        // More than 19 digits is at least 10^19, beyond Int64 either way.
+        guard wholeDigits.count + trailingZeros <= 19 else { return nil }
+
+        var magnitude: UInt64 = 0
+        for digit in wholeDigits {
+            magnitude = magnitude * 10 + UInt64(digit - UInt8(ascii: "0"))
+        }
+        for _ in 0..<trailingZeros {
+            magnitude *= 10
+        }
+        // At most 19 digits, so magnitude < 10^19 < 2^64 and neither step above nor the
+        // rounding below can wrap.
+        if negative {
+            if hasFraction { magnitude += 1 }
+            guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
+            return magnitude == UInt64(Int64.max) + 1 ? Int64.min : -Int64(magnitude)
+        }
+        guard magnitude <= UInt64(Int64.max) else { return nil }
+        return Int64(magnitude)
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
+}

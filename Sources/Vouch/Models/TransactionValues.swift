@@ -1,0 +1,124 @@
+// Enum-like values of JWSTransactionDecodedPayload fields.
+
+/// The type of In-App Purchase product (`type`).
+public struct ProductType: PayloadEnum {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let autoRenewableSubscription = Self(rawValue: "Auto-Renewable Subscription")
+    public static let nonConsumable = Self(rawValue: "Non-Consumable")
+    public static let consumable = Self(rawValue: "Consumable")
+    public static let nonRenewingSubscription = Self(rawValue: "Non-Renewing Subscription")
+
+    public static let knownValues: [Self] = [
+        .autoRenewableSubscription, .nonConsumable, .consumable, .nonRenewingSubscription,
+    ]
+}
+
+/// Whether the customer bought the product or has it through Family Sharing (`inAppOwnershipType`).
+public struct InAppOwnershipType: PayloadEnum {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let familyShared = Self(rawValue: "FAMILY_SHARED")
+    public static let purchased = Self(rawValue: "PURCHASED")
+
+    public static let knownValues: [Self] = [.familyShared, .purchased]
+}
+
+/// Why the App Store refunded or revoked a transaction (`revocationReason`).
+public struct RevocationReason: PayloadEnum {
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) {
+        self.rawValue = rawValue
+    }
+
+    /// Refunded for another reason, such as an accidental purchase.
+    public static let refundedForOtherReason = Self(rawValue: 0)
+    /// Refunded because of an actual or perceived issue in the app.
+    public static let refundedDueToIssue = Self(rawValue: 1)
+
+    public static let knownValues: [Self] = [.refundedForOtherReason, .refundedDueToIssue]
+}
+
+/// The kind of refund or revocation that applies to a transaction (`revocationType`).
+public struct RevocationType: PayloadEnum {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let refundFull = Self(rawValue: "REFUND_FULL")
+    public static let refundProrated = Self(rawValue: "REFUND_PRORATED")
+    public static let familyRevoke = Self(rawValue: "FAMILY_REVOKE")
+
+    public static let knownValues: [Self] = [.refundFull, .refundProrated, .familyRevoke]
+}
+
+/// The type of subscription offer (`offerType`).
+public struct OfferType: PayloadEnum {
+    public let rawValue: Int32
+
+    public init(rawValue: Int32) {
+        self.rawValue = rawValue
+    }
+
+    public static let introductoryOffer = Self(rawValue: 1)
+    public static let promotionalOffer = Self(rawValue: 2)
+    public static let offerCode = Self(rawValue: 3)
+    public static let winBackOffer = Self(rawValue: 4)
+
+    public static let knownValues: [Self] = [.introductoryOffer, .promotionalOffer, .offerCode, .winBackOffer]
+}
+
+/// The payment mode of a discount offer (`offerDiscountType`).
+public struct OfferDiscountType: PayloadEnum {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let freeTrial = Self(rawValue: "FREE_TRIAL")
+    public static let payAsYouGo = Self(rawValue: "PAY_AS_YOU_GO")
+    public static let payUpFront = Self(rawValue: "PAY_UP_FRONT")
+    public static let oneTime = Self(rawValue: "ONE_TIME")
+
+    public static let knownValues: [Self] = [.freeTrial, .payAsYouGo, .payUpFront, .oneTime]
+}
+
+/// Whether a transaction is a customer's purchase or a system-initiated renewal (`transactionReason`).
+public struct TransactionReason: PayloadEnum {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let purchase = Self(rawValue: "PURCHASE")
+    public static let renewal = Self(rawValue: "RENEWAL")
+
+    public static let knownValues: [Self] = [.purchase, .renewal]
+}
+
+/// How a monthly subscription with a 12-month commitment is billed (`billingPlanType`).
+public struct BillingPlanType: PayloadEnum {
+    public let rawValue: String
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+    }
+
+    public static let billedUpfront = Self(rawValue: "BILLED_UPFRONT")
+    public static let monthly = Self(rawValue: "MONTHLY")
+
+    public static let knownValues: [Self] = [.billedUpfront, .monthly]
+}
