@@ -1,0 +1,47 @@
+/// The 12-month commitment of a monthly subscription, as of this transaction (`commitmentInfo`
+/// in a transaction).
+public struct TransactionCommitmentInfo: PayloadModel {
+    public let json: JSONObject
+
+    /// The billing period number within the commitment (1 to 12).
+    public let billingPeriodNumber: Int32?
+    /// When the commitment ends.
+    public let commitmentExpiresDate: Timestamp?
+    /// The commitment price, in milliunits.
+    public let commitmentPrice: Int64?
+    /// How many billing periods the commitment has.
+    public let totalBillingPeriods: Int32?
+
+    public init(json: JSONObject) throws(PayloadFieldError) {
+        let fields = PayloadFields(json)
+        self.json = json
+        billingPeriodNumber = try fields.int32("billingPeriodNumber")
+        commitmentExpiresDate = try fields.timestamp("commitmentExpiresDate")
+        commitmentPrice = try fields.int64("commitmentPrice")
+        totalBillingPeriods = try fields.int32("totalBillingPeriods")
+    }
+}
+
+/// What happens when a 12-month commitment ends (`commitmentInfo` in renewal info).
+public struct RenewalCommitmentInfo: PayloadModel {
+    public let json: JSONObject
+
+    /// The product the customer renews into after the commitment.
+    public let commitmentAutoRenewProductId: String?
+    public let commitmentAutoRenewStatus: AutoRenewStatus?
+    public let commitmentRenewalBillingPlanType: RenewalBillingPlanType?
+    /// When the commitment renews.
+    public let commitmentRenewalDate: Timestamp?
+    /// The renewal price, in milliunits.
+    public let commitmentRenewalPrice: Int64?
+
+    public init(json: JSONObject) throws(PayloadFieldError) {
+        let fields = PayloadFields(json)
+        self.json = json
+        commitmentAutoRenewProductId = try fields.string("commitmentAutoRenewProductId")
+        commitmentAutoRenewStatus = try fields.enumeration("commitmentAutoRenewStatus")
+        commitmentRenewalBillingPlanType = try fields.enumeration("commitmentRenewalBillingPlanType")
+        commitmentRenewalDate = try fields.timestamp("commitmentRenewalDate")
+        commitmentRenewalPrice = try fields.int64("commitmentRenewalPrice")
+    }
+}

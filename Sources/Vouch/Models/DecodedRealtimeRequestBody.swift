@@ -1,0 +1,32 @@
+/// A decoded request for a real-time retention message (Retention Messaging API): the payload
+/// of the `signedPayload` JWS the App Store posts to your Get Retention Message endpoint.
+///
+/// Apple requires every member, but a missing one decodes as `nil` here like everywhere else;
+/// check ``appAppleId`` against your app before answering.
+public struct DecodedRealtimeRequestBody: SignedPayload {
+    public let json: JSONObject
+
+    /// The original transaction identifier of the customer's subscription.
+    public let originalTransactionId: String?
+    public let appAppleId: Int64?
+    /// The auto-renewable subscription the customer is viewing.
+    public let productId: String?
+    /// The device's locale.
+    public let userLocale: String?
+    /// The UUID identifying this request, as sent.
+    public let requestIdentifier: String?
+    public let environment: AppStoreEnvironment?
+    public let signedDate: Timestamp?
+
+    public init(json: JSONObject) throws(PayloadFieldError) {
+        let fields = PayloadFields(json)
+        self.json = json
+        originalTransactionId = try fields.string("originalTransactionId")
+        appAppleId = try fields.int64("appAppleId")
+        productId = try fields.string("productId")
+        userLocale = try fields.string("userLocale")
+        requestIdentifier = try fields.string("requestIdentifier")
+        environment = try fields.enumeration("environment")
+        signedDate = try fields.timestamp("signedDate")
+    }
+}

@@ -1,0 +1,26 @@
+/// An external purchase token (`EXTERNAL_PURCHASE_TOKEN` notifications).
+///
+/// It carries no environment member: sandbox tokens have an `externalPurchaseId` starting with
+/// `SANDBOX` (see ``ResponseBodyV2DecodedPayload/effectiveEnvironment``).
+public struct ExternalPurchaseToken: PayloadModel {
+    public let json: JSONObject
+
+    /// The token's unique identifier.
+    public let externalPurchaseId: String?
+    /// When the system created the token.
+    public let tokenCreationDate: Timestamp?
+    public let appAppleId: Int64?
+    public let bundleId: String?
+    /// Present only for custom link tokens.
+    public let tokenType: ExternalPurchaseTokenType?
+
+    public init(json: JSONObject) throws(PayloadFieldError) {
+        let fields = PayloadFields(json)
+        self.json = json
+        externalPurchaseId = try fields.string("externalPurchaseId")
+        tokenCreationDate = try fields.timestamp("tokenCreationDate")
+        appAppleId = try fields.int64("appAppleId")
+        bundleId = try fields.string("bundleId")
+        tokenType = try fields.enumeration("tokenType")
+    }
+}

@@ -1,0 +1,75 @@
+/// Decoded renewal information of an auto-renewable subscription: the payload of a
+/// `signedRenewalInfo` JWS.
+///
+/// Every member is optional, as in Apple's documentation; members this version does not model
+/// stay in ``json``.
+public struct JWSRenewalInfoDecodedPayload: SignedPayload {
+    public let json: JSONObject
+
+    public let expirationIntent: ExpirationIntent?
+    public let originalTransactionId: String?
+    /// The product that renews at the next billing period.
+    public let autoRenewProductId: String?
+    public let productId: String?
+    public let autoRenewStatus: AutoRenewStatus?
+    /// Whether the App Store is still trying to renew an expired subscription.
+    public let isInBillingRetryPeriod: Bool?
+    public let priceIncreaseStatus: PriceIncreaseStatus?
+    /// When the Billing Grace Period for renewals expires.
+    public let gracePeriodExpiresDate: Timestamp?
+    public let offerType: OfferType?
+    public let offerIdentifier: String?
+    public let signedDate: Timestamp?
+    public let environment: AppStoreEnvironment?
+    /// The earliest start of the subscription, ignoring lapses of paid service shorter than 60 days.
+    public let recentSubscriptionStartDate: Timestamp?
+    /// When the most recent auto-renewable subscription purchase expires.
+    public let renewalDate: Timestamp?
+    /// The ISO 4217 currency code of ``renewalPrice``.
+    public let currency: String?
+    /// The price of the next renewal, in milliunits of ``currency``.
+    public let renewalPrice: Int64?
+    public let offerDiscountType: OfferDiscountType?
+    /// Win-back offers the customer may redeem, better offers first.
+    public let eligibleWinBackOfferIds: [String]?
+    /// The UUID the app associated with the upcoming renewal, as sent.
+    public let appAccountToken: String?
+    public let appTransactionId: String?
+    /// The duration of the offer, as an ISO 8601 duration.
+    public let offerPeriod: String?
+    /// Present only for Advanced Commerce API SKUs.
+    public let advancedCommerceInfo: AdvancedCommerceRenewalInfo?
+    /// Present only for monthly subscriptions with a 12-month commitment.
+    public let renewalBillingPlanType: RenewalBillingPlanType?
+    /// Present only for monthly subscriptions with a 12-month commitment.
+    public let commitmentInfo: RenewalCommitmentInfo?
+
+    public init(json: JSONObject) throws(PayloadFieldError) {
+        let fields = PayloadFields(json)
+        self.json = json
+        expirationIntent = try fields.enumeration("expirationIntent")
+        originalTransactionId = try fields.string("originalTransactionId")
+        autoRenewProductId = try fields.string("autoRenewProductId")
+        productId = try fields.string("productId")
+        autoRenewStatus = try fields.enumeration("autoRenewStatus")
+        isInBillingRetryPeriod = try fields.bool("isInBillingRetryPeriod")
+        priceIncreaseStatus = try fields.enumeration("priceIncreaseStatus")
+        gracePeriodExpiresDate = try fields.timestamp("gracePeriodExpiresDate")
+        offerType = try fields.enumeration("offerType")
+        offerIdentifier = try fields.string("offerIdentifier")
+        signedDate = try fields.timestamp("signedDate")
+        environment = try fields.enumeration("environment")
+        recentSubscriptionStartDate = try fields.timestamp("recentSubscriptionStartDate")
+        renewalDate = try fields.timestamp("renewalDate")
+        currency = try fields.string("currency")
+        renewalPrice = try fields.int64("renewalPrice")
+        offerDiscountType = try fields.enumeration("offerDiscountType")
+        eligibleWinBackOfferIds = try fields.strings("eligibleWinBackOfferIds")
+        appAccountToken = try fields.string("appAccountToken")
+        appTransactionId = try fields.string("appTransactionId")
+        offerPeriod = try fields.string("offerPeriod")
+        advancedCommerceInfo = try fields.object("advancedCommerceInfo")
+        renewalBillingPlanType = try fields.enumeration("renewalBillingPlanType")
+        commitmentInfo = try fields.object("commitmentInfo")
+    }
+}

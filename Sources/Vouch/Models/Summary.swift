@@ -1,0 +1,31 @@
+/// The outcome of a request to extend the renewal date of all eligible subscribers
+/// (`RENEWAL_EXTENSION` with subtype `SUMMARY`).
+public struct Summary: PayloadModel {
+    public let json: JSONObject
+
+    public let environment: AppStoreEnvironment?
+    public let appAppleId: Int64?
+    public let bundleId: String?
+    public let productId: String?
+    /// The identifier you gave the extension request.
+    public let requestIdentifier: String?
+    /// The storefronts the extension was limited to.
+    public let storefrontCountryCodes: [String]?
+    /// How many subscriptions were extended.
+    public let succeededCount: Int64?
+    /// How many subscriptions could not be extended.
+    public let failedCount: Int64?
+
+    public init(json: JSONObject) throws(PayloadFieldError) {
+        let fields = PayloadFields(json)
+        self.json = json
+        environment = try fields.enumeration("environment")
+        appAppleId = try fields.int64("appAppleId")
+        bundleId = try fields.string("bundleId")
+        productId = try fields.string("productId")
+        requestIdentifier = try fields.string("requestIdentifier")
+        storefrontCountryCodes = try fields.strings("storefrontCountryCodes")
+        succeededCount = try fields.int64("succeededCount")
+        failedCount = try fields.int64("failedCount")
+    }
+}
