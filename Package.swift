@@ -3,6 +3,7 @@ import PackageDescription
 
 let package = Package(
     name: "vouch",
+    platforms: [.macOS(.v15)],
     products: [
         .library(name: "Vouch", targets: ["Vouch"]),
         .executable(name: "vouch", targets: ["VouchCLI"]),

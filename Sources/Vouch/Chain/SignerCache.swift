@@ -1,0 +1,74 @@
+import Synchronization
+internal import Foundation
+
+/// A header seen before, with what was learnt from it: its parsed certificates, the leaf key,
+/// and once the path has been validated, the window in which that result holds.
+///
+/// Only headers that passed every header check are cached, so a hit means the same bytes
+/// would pass them again.
+final class Signer: Sendable {
+    enum Anchor: Sendable {
+        /// `x5c` is leaf, intermediate, root; the path is validated to the trust anchors.
+        case chain(leaf: Certificate, intermediate: Certificate)
+        /// `x5c` is one certificate byte-equal to a trusted Xcode certificate.
+        case xcode(Certificate)
+    }
+
+    let segment: [UInt8]
+    let header: ProtectedHeader
+    let anchor: Anchor
+    let key: PublicKey
+    /// Set after the first successful validation; the certificates alone decide it.
+    let validatedWindow = Mutex<ChainValidator.Window?>(nil)
+
+    init(segment: [UInt8], header: ProtectedHeader, anchor: Anchor, key: PublicKey) {
+        self.segment = segment
+        self.header = header
+        self.anchor = anchor
+        self.key = key
+    }
+}
+
+/// A small, bounded, thread-safe set of recently seen signers, found by comparing the header
+/// segment's bytes. App Store data uses few signing certificates at a time (one leaf lives
+/// about two years), so a short list searched from the most recent entry is enough.
+final class SignerCache: Sendable {
+    private let entries = Mutex<[Signer]>([])
+    let capacity: Int
+
+    init(capacity: Int = 32) {
+        self.capacity = capacity
+    }
+
+    func signer(forHeader segment: UnsafeBufferPointer<UInt8>) -> Signer? {
+        entries.withLock { entries in
+            for (index, signer) in entries.enumerated() where signer.segment.count == segment.count {
+                let equal = signer.segment.withUnsafeBufferPointer { stored in
+                    memcmp(stored.baseAddress!, segment.baseAddress!, segment.count) == 0
+                }
+                if equal {
+                    if index > 0 { entries.swapAt(index, index - 1) }
+                    return signer
+                }
+            }
+            return nil
+        }
+    }
+
+    func insert(_ signer: Signer) {
+        entries.withLock { entries in
+            if entries.count >= capacity { entries.removeLast() }
+            entries.insert(signer, at: 0)
+        }
+    }
+}
+
+extension Signer {
+    /// The certificate whose key signed the token.
+    var leafCertificate: Certificate {
+        switch anchor {
+        case .chain(let leaf, _): leaf
+        case .xcode(let certificate): certificate
+        }
+    }
+}

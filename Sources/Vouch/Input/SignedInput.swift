@@ -1,0 +1,38 @@
+/// Finds the token in what a caller received: a bare compact JWS, or a JSON object holding
+/// one (a notification POST body `{"signedPayload":"…"}`, an App Store Server API response
+/// with `signedTransactionInfo`, …).
+public enum SignedInput {
+    /// The members searched, in order, when no field is named.
+    public static let knownFields = [
+        "signedPayload", "signedTransactionInfo", "signedRenewalInfo", "signedTransaction", "signedAppTransactionInfo",
+    ]
+
+    /// The token's bytes. Surrounding ASCII whitespace (a trailing newline) is ignored;
+    /// whitespace inside a token is not, and fails verification.
+    ///
+    /// - Parameter field: the member holding the token in JSON input; `nil` tries
+    ///   ``knownFields``.
+    public static func token(in input: [UInt8], field: String? = nil) throws(VerificationError) -> [UInt8] {
+        var start = 0, end = input.count
+        while start < end, input[start].isASCIIWhitespace { start += 1 }
+        while end > start, input[end - 1].isASCIIWhitespace { end -= 1 }
+        let trimmed = input[start..<end]
+        guard trimmed.first == UInt8(ascii: "{") else { return Array(trimmed) }
+        let object: JSONObject
+        do {
+            object = try StrictJSON.parseObject(trimmed, limits: .init(maximumDepth: 16))
+        } catch {
+            throw VerificationError(.malformedToken, "the input looks like JSON but is not a strict JSON object: \(error)")
+        }
+        let candidates = field.map { [$0] } ?? knownFields
+        for name in candidates {
+            guard let value = object[name] else { continue }
+            guard let token = value.stringValue else {
+                throw VerificationError(.malformedToken, "the JSON member \(name) is not a string")
+            }
+            return Array(token.utf8)
+        }
+        throw VerificationError(
+            .malformedToken, "the JSON input has no \(candidates.joined(separator: ", ")) member holding a token")
+    }
+}

@@ -1,0 +1,99 @@
+/// What a token says about itself, decoded without trusting anything: for looking at data that
+/// does not verify. Nothing here is authenticated.
+public struct Inspection: Sendable {
+    public struct CertificateInfo: Sendable {
+        public let subject: String
+        public let issuer: String
+        /// Validity, in seconds since 1970.
+        public let notBefore: Int64?
+        public let notAfter: Int64?
+        /// "EC P-256", "EC P-384", "RSA 2048", ….
+        public let key: String
+        public let isCA: Bool
+        /// Apple marker extensions present: "1.2.840.113635.100.6.11.1 (receipt signing)", ….
+        public let appleMarkers: [String]
+        /// Lower-case hex SHA-256 of the DER.
+        public let sha256: String
+    }
+
+    public let header: JSONObject
+    /// One entry per `x5c` element; `nil` where it is not a certificate.
+    public let certificates: [CertificateInfo?]
+    /// The payload, when it is a JSON object; notification payloads have their nested tokens'
+    /// payloads in ``nested``.
+    public let payload: JSONObject?
+    public let kind: PayloadKind?
+    public let signatureLength: Int?
+    /// Payloads of the tokens nested in a notification, by member path.
+    public let nested: [(field: String, inspection: Inspection)]
+
+    /// Decodes what can be decoded. Throws when the token is not even a JWS with a JSON header.
+    public init(token: String) throws(VerificationError) {
+        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count == 3, segments.allSatisfy({ !$0.isEmpty }) else {
+            throw VerificationError(.malformedToken, "a compact JWS has 3 non-empty segments; found \(segments.count)")
+        }
+        guard let headerBytes = Base64.decodeURL(segments[0].utf8) else {
+            throw VerificationError(.badBase64URL, "the header segment is not canonical unpadded base64url")
+        }
+        do {
+            header = try StrictJSON.parseObject(headerBytes)
+        } catch {
+            throw VerificationError(.badHeaderJSON, "header: \(error)")
+        }
+        certificates = (header["x5c"]?.arrayValue ?? []).map { entry in
+            guard let text = entry.stringValue, let der = Base64.decodeStandard(text.utf8),
+                let certificate = Certificate(der: der)
+            else { return nil }
+            return CertificateInfo(certificate)
+        }
+        payload = Base64.decodeURL(segments[1].utf8).flatMap { try? StrictJSON.parseObject($0) }
+        kind = payload.flatMap(PayloadKind.detect(in:))
+        signatureLength = Base64.decodeURL(segments[2].utf8)?.count
+        var nested: [(String, Inspection)] = []
+        if kind == .notification, let payload {
+            for (parent, member) in [("data", "signedTransactionInfo"), ("data", "signedRenewalInfo"),
+                                     ("appData", "signedAppTransactionInfo")] {
+                if let inner = payload[parent]?.objectValue?[member]?.stringValue,
+                    let inspection = try? Inspection(token: inner)
+                {
+                    nested.append(("\(parent).\(member)", inspection))
+                }
+            }
+        }
+        self.nested = nested
+    }
+}
+
+extension Inspection.CertificateInfo {
+    init(_ certificate: Certificate) {
+        subject = certificate.subject
+        issuer = certificate.issuer
+        notBefore = certificate.notBefore
+        notAfter = certificate.notAfter
+        key = certificate.publicKey?.summary ?? "unreadable"
+        isCA = certificate.isCA
+        var markers: [String] = []
+        if certificate.hasExtension(.appleReceiptSigning) {
+            markers.append("\(ObjectIdentifier.appleReceiptSigning.dotted) (App Store receipt signing)")
+        }
+        if certificate.hasExtension(.appleWWDRIntermediate) {
+            markers.append("\(ObjectIdentifier.appleWWDRIntermediate.dotted) (Apple WWDR intermediate)")
+        }
+        appleMarkers = markers
+        sha256 = certificate.sha256.hexString
+    }
+}
+
+extension Sequence<UInt8> {
+    /// Lower-case hexadecimal.
+    public var hexString: String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in self {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}

@@ -1,0 +1,99 @@
+/// The three segments of a compact JWS, located in the received bytes without copying.
+///
+/// Only the shape is checked here: size bound first, then exactly two dots and three
+/// non-empty segments. The signing input is `bytes[..<signature.lowerBound - 1]`, exactly as
+/// received.
+struct CompactJWS {
+    let header: Range<Int>
+    let payload: Range<Int>
+    let signature: Range<Int>
+
+    /// The `header.payload` bytes the signature covers.
+    var signingInput: Range<Int> { header.lowerBound..<payload.upperBound }
+
+    init(locatingIn bytes: UnsafeBufferPointer<UInt8>, maximumSize: Int) throws(VerificationError) {
+        guard bytes.count <= maximumSize else {
+            throw VerificationError(.tokenTooLarge, "the token is \(bytes.count) bytes; the limit is \(maximumSize)")
+        }
+        var dots: (Int, Int) = (-1, -1)
+        var count = 0
+        for index in bytes.indices where bytes[index] == UInt8(ascii: ".") {
+            count += 1
+            if count == 1 { dots.0 = index } else if count == 2 { dots.1 = index }
+        }
+        guard count == 2 else {
+            throw VerificationError(.malformedToken, "a compact JWS has 3 segments separated by dots; found \(count + 1)")
+        }
+        header = 0..<dots.0
+        payload = dots.0 + 1..<dots.1
+        signature = dots.1 + 1..<bytes.count
+        for (name, range) in [("header", header), ("payload", payload), ("signature", signature)] where range.isEmpty {
+            throw VerificationError(.malformedToken, "the \(name) segment is empty")
+        }
+    }
+}
+
+/// The protected header of an App Store JWS, checked: `alg` is ES256, no `crit`, and `x5c`
+/// holds DER certificates that parse completely.
+struct ProtectedHeader: @unchecked Sendable {
+    let json: JSONObject
+    let certificates: [Certificate]
+    let keyIdentifier: String?
+
+    static let maximumSegmentSize = 16 * 1024
+    static let maximumCertificates = 3
+
+    /// Parses a header segment (base64url text).
+    init(segment: UnsafeBufferPointer<UInt8>) throws(VerificationError) {
+        guard segment.count <= Self.maximumSegmentSize else {
+            throw VerificationError(.tokenTooLarge, "the header is \(segment.count) bytes; the limit is \(Self.maximumSegmentSize)")
+        }
+        guard let bytes = Base64.decodeURL(segment) else {
+            throw VerificationError(.badBase64URL, "the header segment is not canonical unpadded base64url")
+        }
+        let json: JSONObject
+        do {
+            json = try StrictJSON.parseObject(bytes, limits: .init(maximumDepth: 4))
+        } catch {
+            throw VerificationError(.badHeaderJSON, "header: \(error)")
+        }
+        guard let algorithm = json["alg"] else {
+            throw VerificationError(.unsupportedAlgorithm, "the header has no alg; only ES256 is accepted")
+        }
+        guard algorithm == .string("ES256") else {
+            let shown = algorithm.stringValue.map { "\"\($0)\"" } ?? JSONWriter.string(algorithm)
+            throw VerificationError(.unsupportedAlgorithm, "alg is \(shown); only ES256 is accepted")
+        }
+        if json["crit"] != nil {
+            throw VerificationError(.critPresent, "the header carries crit, which this verifier does not accept")
+        }
+        guard let x5c = json["x5c"] else {
+            throw VerificationError(.missingX5C, "the header has no x5c certificate chain")
+        }
+        guard let entries = x5c.arrayValue else {
+            throw VerificationError(.badHeaderJSON, "x5c is not an array")
+        }
+        guard entries.count <= Self.maximumCertificates else {
+            throw VerificationError(.wrongChainLength, "x5c holds \(entries.count) certificates; exactly 3 are required")
+        }
+        var certificates: [Certificate] = []
+        for (index, entry) in entries.enumerated() {
+            guard let text = entry.stringValue else {
+                throw VerificationError(.badHeaderJSON, "x5c[\(index)] is not a string")
+            }
+            guard let der = Base64.decodeStandard(text.utf8) else {
+                throw VerificationError(.badCertificateEncoding, "x5c[\(index)] is not canonical padded base64")
+            }
+            guard let certificate = Certificate(der: der) else {
+                throw VerificationError(.badCertificateEncoding, "x5c[\(index)] is not exactly one DER certificate")
+            }
+            certificates.append(certificate)
+        }
+        if let kid = json["kid"], kid.stringValue == nil {
+            throw VerificationError(.badHeaderJSON, "kid is not a string")
+        }
+        self.json = json
+        self.certificates = certificates
+        self.keyIdentifier = json["kid"]?.stringValue
+    }
+}

@@ -1,0 +1,53 @@
+/// The kinds of App Store signed data.
+public enum PayloadKind: String, Sendable, CaseIterable, CustomStringConvertible {
+    /// `JWSTransactionDecodedPayload`: a signed transaction.
+    case transaction
+    /// `JWSRenewalInfoDecodedPayload`: signed subscription renewal info.
+    case renewalInfo = "renewal-info"
+    /// `ResponseBodyV2DecodedPayload`: an App Store Server Notification V2 `signedPayload`.
+    case notification
+    /// `AppTransaction`: a signed app transaction.
+    case appTransaction = "app-transaction"
+    /// `DecodedRealtimeRequestBody`: a retention-messaging (realtime) request.
+    case realtimeRequest = "realtime-request"
+
+    public var description: String { rawValue }
+
+    /// Tells the kind from the member names of a payload, or `nil` when nothing identifies it.
+    ///
+    /// Each kind has a member no other kind has at the top level: `notificationType`,
+    /// `receiptType`, `transactionId`, `autoRenewStatus`/`autoRenewProductId`,
+    /// `requestIdentifier`.
+    public static func detect(in payload: JSONObject) -> PayloadKind? {
+        var found: PayloadKind? = nil
+        for member in payload.members {
+            switch member.name {
+            case "notificationType": return .notification
+            case "receiptType": return .appTransaction
+            case "transactionId": found = found ?? .transaction
+            case "autoRenewStatus", "autoRenewProductId": found = found ?? .renewalInfo
+            case "requestIdentifier": found = found ?? .realtimeRequest
+            default: continue
+            }
+        }
+        return found
+    }
+
+    /// The payload member that dates the signature: what validation at the signed date uses.
+    var signedDateField: String {
+        self == .appTransaction ? "receiptCreationDate" : "signedDate"
+    }
+}
+
+/// When the certificate chain is validated.
+public enum ValidationTime: Sendable, Equatable {
+    /// At the payload's own, authenticated, `signedDate` (`receiptCreationDate` for an app
+    /// transaction), as Apple's libraries do offline. Data signed while its leaf certificate was
+    /// valid keeps verifying after the leaf expires. A payload without that date is validated at
+    /// the current time.
+    case signedDate
+    /// At the current time: data whose leaf certificate has expired is rejected.
+    case now
+    /// At a fixed instant, in milliseconds since 1970.
+    case fixed(milliseconds: Int64)
+}

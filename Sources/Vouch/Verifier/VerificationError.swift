@@ -1,0 +1,116 @@
+/// Why a token was rejected: a stable ``Code`` for programs and a ``reason`` for people.
+///
+/// Two errors are equal when their codes are equal; the reason carries the detail (OpenSSL's
+/// verify error text, the field, the expected and actual values).
+public struct VerificationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable identifier of one kind of failure. The raw values are part of the CLI's JSON
+    /// output and never change.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The token is larger than the verifier's size limit.
+        public static let tokenTooLarge = Code(rawValue: "token_too_large")
+        /// Not a compact JWS: not exactly three non-empty dot-separated segments.
+        public static let malformedToken = Code(rawValue: "malformed_token")
+        /// A segment is not canonical unpadded base64url.
+        public static let badBase64URL = Code(rawValue: "bad_base64url")
+        /// The protected header is not a strict UTF-8 JSON object, or a member has the wrong type.
+        public static let badHeaderJSON = Code(rawValue: "bad_header_json")
+        /// `alg` is anything but `ES256`.
+        public static let unsupportedAlgorithm = Code(rawValue: "unsupported_algorithm")
+        /// The header carries `crit`.
+        public static let critPresent = Code(rawValue: "crit_present")
+        /// The header has no `x5c` member.
+        public static let missingX5C = Code(rawValue: "missing_x5c")
+        /// `x5c` does not hold exactly three certificates.
+        public static let wrongChainLength = Code(rawValue: "wrong_chain_length")
+        /// An `x5c` entry is not standard base64 of exactly one DER certificate.
+        public static let badCertificateEncoding = Code(rawValue: "bad_certificate_encoding")
+        /// The chain does not lead to a trust anchor (OpenSSL's reason in the text).
+        public static let untrustedChain = Code(rawValue: "untrusted_chain")
+        /// A certificate of the chain had expired at the validation time.
+        public static let certificateExpired = Code(rawValue: "certificate_expired")
+        /// A certificate of the chain was not yet valid at the validation time.
+        public static let certificateNotYetValid = Code(rawValue: "certificate_not_yet_valid")
+        /// The leaf or intermediate lacks Apple's marker extension.
+        public static let missingMarkerOID = Code(rawValue: "missing_marker_oid")
+        /// The leaf key is not an EC P-256 key.
+        public static let wrongKeyType = Code(rawValue: "wrong_key_type")
+        /// The leaf certificate is a CA.
+        public static let leafIsCA = Code(rawValue: "leaf_is_ca")
+        /// The signature segment is not 64 bytes (raw `r‖s`).
+        public static let badSignatureLength = Code(rawValue: "bad_signature_length")
+        /// The ES256 signature does not verify with the leaf key over `header.payload`.
+        public static let badSignature = Code(rawValue: "bad_signature")
+        /// The payload is not a strict UTF-8 JSON object, or a known field has the wrong type.
+        public static let badPayloadJSON = Code(rawValue: "bad_payload_json")
+        /// The payload's kind could not be told (or is not the kind that was asked for).
+        public static let unknownKind = Code(rawValue: "unknown_kind")
+        /// The payload is of another kind than the one required.
+        public static let wrongKind = Code(rawValue: "wrong_kind")
+        /// `bundleId` differs from the expected one.
+        public static let wrongBundleId = Code(rawValue: "wrong_bundle_id")
+        /// `appAppleId` differs from the expected one (checked in Production).
+        public static let wrongAppAppleId = Code(rawValue: "wrong_app_apple_id")
+        /// The environment differs from the expected one.
+        public static let wrongEnvironment = Code(rawValue: "wrong_environment")
+        /// A token nested in a notification failed; ``VerificationError/nested`` holds why.
+        public static let nestedTokenInvalid = Code(rawValue: "nested_token_invalid")
+        /// The token was signed by Xcode's StoreKit testing certificate, which is not trusted.
+        public static let xcodeNotTrusted = Code(rawValue: "xcode_not_trusted")
+
+        /// Every code, in documentation order.
+        public static let all: [Code] = [
+            .tokenTooLarge, .malformedToken, .badBase64URL, .badHeaderJSON, .unsupportedAlgorithm,
+            .critPresent, .missingX5C, .wrongChainLength, .badCertificateEncoding, .untrustedChain,
+            .certificateExpired, .certificateNotYetValid, .missingMarkerOID, .wrongKeyType, .leafIsCA,
+            .badSignatureLength, .badSignature, .badPayloadJSON, .unknownKind, .wrongKind, .wrongBundleId,
+            .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted,
+        ]
+    }
+
+    public let code: Code
+    public let reason: String
+    /// For ``Code/nestedTokenInvalid``: the member that held the nested token and its error.
+    public let nested: Nested?
+
+    public final class Nested: Sendable, Hashable {
+        public let field: String
+        public let error: VerificationError
+
+        init(field: String, error: VerificationError) {
+            self.field = field
+            self.error = error
+        }
+
+        public static func == (lhs: Nested, rhs: Nested) -> Bool { lhs.field == rhs.field && lhs.error == rhs.error }
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(field)
+            hasher.combine(error)
+        }
+    }
+
+    public init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+        self.nested = nil
+    }
+
+    init(nestedIn field: String, _ error: VerificationError) {
+        self.code = .nestedTokenInvalid
+        self.reason = "\(field): \(error.code): \(error.reason)"
+        self.nested = Nested(field: field, error: error)
+    }
+
+    public var description: String { "\(code): \(reason)" }
+
+    public static func == (lhs: VerificationError, rhs: VerificationError) -> Bool {
+        lhs.code == rhs.code && lhs.nested?.error.code == rhs.nested?.error.code
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+    }
+}

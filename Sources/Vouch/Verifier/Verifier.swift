@@ -1,0 +1,294 @@
+internal import Foundation
+import Synchronization
+
+/// Verifies App Store signed data (compact JWS, ES256, `x5c` chain) offline.
+///
+/// A token is trusted only when, in this order: it is a canonical compact JWS; its header says
+/// ES256 with no `crit` and an `x5c` of exactly three DER certificates; the ES256 signature over
+/// the received `header.payload` bytes verifies with the leaf's P-256 key; the payload is a
+/// strict JSON object; the leaf and intermediate chain to one of *this verifier's* trust anchors
+/// at the validation time (never to `x5c[2]`) and carry Apple's marker extensions; and the
+/// claims (bundle id, app Apple id, environment) match what was asked. Notifications have
+/// each nested token verified the same way.
+///
+/// A `Verifier` is a value, safe to use from many threads at once. Chains it has validated are
+/// remembered, so the next token with the same chain costs one P-256 verification.
+public struct Verifier: Sendable {
+    public struct Configuration: Sendable {
+        /// The trust anchors, DER. By default Apple Root CA - G3, embedded in the library.
+        public var trustAnchors: [[UInt8]] = [AppleRootCertificates.rootCAG3]
+        /// Certificates (DER) trusted to sign Xcode StoreKit-testing data. Empty by default:
+        /// Xcode-signed data is then rejected with ``VerificationError/Code/xcodeNotTrusted``.
+        public var xcodeCertificates: [[UInt8]] = []
+        /// The expected `bundleId`, or `nil` to accept any.
+        public var bundleId: String? = nil
+        /// The expected `appAppleId`, checked for Production data, or `nil` to accept any.
+        public var appAppleId: Int64? = nil
+        /// The expected environment, or `nil` to accept any.
+        public var environment: AppStoreEnvironment? = nil
+        /// When the certificate chain is validated.
+        public var validationTime: ValidationTime = .signedDate
+        /// Apply OpenSSL's RFC 5280 strict checks. Apple's production chain passes them; Apple's
+        /// own test root (used by its mock data) does not.
+        public var strictX509: Bool = true
+        /// Tokens longer than this many bytes are rejected before any parsing.
+        public var maximumTokenSize: Int = 64 * 1024
+
+        public init() {}
+    }
+
+    public let configuration: Configuration
+    private let engine: Engine
+
+    /// Creates a verifier. Throws ``VerificationError/Code/badCertificateEncoding`` when a
+    /// configured certificate is not one DER certificate.
+    public init(configuration: Configuration = Configuration()) throws(VerificationError) {
+        self.configuration = configuration
+        self.engine = try Engine(configuration: configuration)
+    }
+
+    /// Verifies one token and returns its payload, decoded.
+    ///
+    /// - Parameter kind: the kind the token must be; `nil` detects it from the payload.
+    public func verify(_ token: String, as kind: PayloadKind? = nil) throws(VerificationError) -> VerifiedPayload {
+        try verify(bytes: token.utf8, as: kind)
+    }
+
+    /// Verifies one token given as UTF-8 bytes.
+    public func verify(bytes token: some Collection<UInt8>, as kind: PayloadKind? = nil) throws(VerificationError) -> VerifiedPayload {
+        try engine.verify(token, kind: kind, expectations: Expectations(configuration), now: Self.clock())
+    }
+
+    /// The one place the clock is read: once per call, at the API boundary.
+    static func clock() -> Int64 {
+        Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
+    }
+}
+
+/// What the claims must match; a `nil` member is not checked.
+struct Expectations: Sendable {
+    var bundleId: String?
+    var appAppleId: Int64?
+    var environment: AppStoreEnvironment?
+
+    init(_ configuration: Verifier.Configuration) {
+        bundleId = configuration.bundleId
+        appAppleId = configuration.appAppleId
+        environment = configuration.environment
+    }
+
+    init(bundleId: String?, appAppleId: Int64?, environment: AppStoreEnvironment?) {
+        self.bundleId = bundleId
+        self.appAppleId = appAppleId
+        self.environment = environment
+    }
+}
+
+/// The shared, immutable part of a verifier: trust store, Xcode certificates, signer cache.
+final class Engine: Sendable {
+    let chain: ChainValidator
+    let xcodeCertificates: [Certificate]
+    let cache = SignerCache()
+    let validationTime: ValidationTime
+    let maximumTokenSize: Int
+
+    init(configuration: Verifier.Configuration) throws(VerificationError) {
+        var anchors: [Certificate] = []
+        for (index, der) in configuration.trustAnchors.enumerated() {
+            guard let certificate = Certificate(derOrPEM: der) else {
+                throw VerificationError(.badCertificateEncoding, "trust anchor \(index + 1) is not a DER or PEM certificate")
+            }
+            anchors.append(certificate)
+        }
+        var xcode: [Certificate] = []
+        for (index, der) in configuration.xcodeCertificates.enumerated() {
+            guard let certificate = Certificate(derOrPEM: der) else {
+                throw VerificationError(.badCertificateEncoding, "Xcode certificate \(index + 1) is not a DER or PEM certificate")
+            }
+            xcode.append(certificate)
+        }
+        chain = ChainValidator(anchors: anchors, strict: configuration.strictX509)
+        xcodeCertificates = xcode
+        validationTime = configuration.validationTime
+        maximumTokenSize = configuration.maximumTokenSize
+    }
+
+    func verify(
+        _ token: some Collection<UInt8>, kind: PayloadKind?, expectations: Expectations, now: Int64
+    ) throws(VerificationError) -> VerifiedPayload {
+        let result: Result<VerifiedPayload, VerificationError>? = token.withContiguousStorageIfAvailable { bytes in
+            do throws(VerificationError) {
+                return .success(try verify(bytes, kind: kind, expectations: expectations, now: now))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let verified): return verified
+        case .failure(let error): throw error
+        case nil: return try verify(Array(token), kind: kind, expectations: expectations, now: now)
+        }
+    }
+
+    func verify(
+        _ bytes: UnsafeBufferPointer<UInt8>, kind requiredKind: PayloadKind?, expectations: Expectations, now: Int64
+    ) throws(VerificationError) -> VerifiedPayload {
+        let jws = try CompactJWS(locatingIn: bytes, maximumSize: maximumTokenSize)
+        let signer = try signer(forHeader: UnsafeBufferPointer(rebasing: bytes[jws.header]))
+
+        guard let payloadBytes = Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[jws.payload])) else {
+            throw VerificationError(.badBase64URL, "the payload segment is not canonical unpadded base64url")
+        }
+        guard let signature = Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[jws.signature])) else {
+            throw VerificationError(.badBase64URL, "the signature segment is not canonical unpadded base64url")
+        }
+        guard signature.count == 64 else {
+            throw VerificationError(.badSignatureLength, "the ES256 signature is \(signature.count) bytes; it must be 64 (r‖s)")
+        }
+        let signingInput = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[jws.signingInput])
+        guard ES256.verify(signature: signature, message: signingInput, key: signer.key) else {
+            throw VerificationError(.badSignature, "the ES256 signature does not verify with the leaf certificate's key")
+        }
+
+        // Authenticated by the leaf key from here on; the payload may now be read.
+        let payload: JSONObject
+        do {
+            payload = try StrictJSON.parseObject(payloadBytes, limits: .init(maximumDepth: 32))
+        } catch {
+            throw VerificationError(.badPayloadJSON, "payload: \(error)")
+        }
+        let detectedKind = PayloadKind.detect(in: payload)
+        let time = validationMilliseconds(payload: payload, kind: requiredKind ?? detectedKind, now: now)
+        try validate(signer, at: time)
+
+        let kind: PayloadKind
+        switch (requiredKind, detectedKind) {
+        case (let required?, let detected?) where required != detected:
+            throw VerificationError(.wrongKind, "the payload is a \(detected), not a \(required)")
+        case (let required?, _):
+            kind = required
+        case (nil, let detected?):
+            kind = detected
+        case (nil, nil):
+            throw VerificationError(.unknownKind, "the payload's kind cannot be told from its members; name it explicitly")
+        }
+        let decoded = try DecodedPayload(kind: kind, json: payload)
+        if case .xcode = signer.anchor {
+            try ClaimPolicy.requireXcodeEnvironment(decoded)
+        }
+        try ClaimPolicy.check(decoded, against: expectations)
+        let nested = try verifyNested(in: decoded, now: now)
+        return VerifiedPayload(
+            kind: kind, payload: payload, decoded: decoded, validationTime: time, nested: nested,
+            keyIdentifier: signer.header.keyIdentifier, leafCertificate: signer.leafCertificate)
+    }
+
+    /// The signer for a header segment, from the cache or parsed and checked now.
+    private func signer(forHeader segment: UnsafeBufferPointer<UInt8>) throws(VerificationError) -> Signer {
+        if let signer = cache.signer(forHeader: segment) { return signer }
+        let header = try ProtectedHeader(segment: segment)
+        let certificates = header.certificates
+        let signer: Signer
+        switch certificates.count {
+        case 3:
+            let key = try AppleChainPolicy.leafKey(of: certificates[0])
+            signer = Signer(
+                segment: Array(segment), header: header,
+                anchor: .chain(leaf: certificates[0], intermediate: certificates[1]), key: key)
+        case 1 where isXcodeShaped(header):
+            guard let trusted = xcodeCertificates.first(where: { $0.der == certificates[0].der }) else {
+                throw VerificationError(
+                    .xcodeNotTrusted,
+                    xcodeCertificates.isEmpty
+                        ? "the token is signed by Xcode's StoreKit testing certificate, which is not trusted (see --xcode-cert)"
+                        : "the token is signed by an Xcode StoreKit testing certificate other than the trusted one")
+            }
+            guard let key = trusted.publicKey, key.isP256 else {
+                throw VerificationError(.wrongKeyType, "the Xcode certificate's key is not EC P-256")
+            }
+            signer = Signer(segment: Array(segment), header: header, anchor: .xcode(trusted), key: key)
+        default:
+            throw VerificationError(.wrongChainLength, "x5c holds \(certificates.count) certificates; exactly 3 are required")
+        }
+        cache.insert(signer)
+        return signer
+    }
+
+    private func isXcodeShaped(_ header: ProtectedHeader) -> Bool {
+        header.keyIdentifier == "Apple_Xcode_Key" || header.certificates[0].commonName == "StoreKit Testing in Xcode"
+    }
+
+    private func validationMilliseconds(payload: JSONObject, kind: PayloadKind?, now: Int64) -> Int64 {
+        switch validationTime {
+        case .now:
+            return now
+        case .fixed(let milliseconds):
+            return milliseconds
+        case .signedDate:
+            let fields = kind.map { [$0.signedDateField] } ?? ["signedDate", "receiptCreationDate"]
+            for field in fields {
+                if case .number(let text)? = payload[field], let timestamp = Timestamp(rawValue: text) {
+                    return timestamp.milliseconds
+                }
+            }
+            return now
+        }
+    }
+
+    /// Validates the signer's certificates at `milliseconds`, reusing an earlier result when the
+    /// instant lies inside the window where it holds.
+    private func validate(_ signer: Signer, at milliseconds: Int64) throws(VerificationError) {
+        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        if let window = signer.validatedWindow.withLock({ $0 }), window.strictlyContains(seconds) {
+            return
+        }
+        switch signer.anchor {
+        case .chain(let leaf, let intermediate):
+            let window = try validateAppleChain(leaf: leaf, intermediate: intermediate, at: seconds)
+            signer.validatedWindow.withLock { $0 = window }
+        case .xcode(let certificate):
+            let notBefore = certificate.notBefore ?? .min, notAfter = certificate.notAfter ?? .max
+            let when = ChainValidator.iso8601(seconds)
+            if seconds < notBefore {
+                throw VerificationError(.certificateNotYetValid, "the Xcode certificate is not yet valid at \(when)")
+            }
+            if seconds >= notAfter {
+                throw VerificationError(.certificateExpired, "the Xcode certificate has expired at \(when)")
+            }
+        }
+    }
+
+    /// RFC 5280 path validation to the trust anchors, then Apple's marker extensions.
+    func validateAppleChain(leaf: Certificate, intermediate: Certificate, at seconds: Int64) throws(VerificationError)
+        -> ChainValidator.Window
+    {
+        let window = try chain.validate(leaf: leaf, intermediate: intermediate, at: seconds)
+        try AppleChainPolicy.checkMarkers(leaf: leaf, intermediate: intermediate)
+        return window
+    }
+
+    /// Verifies each token nested in a notification with the same trust; each must agree with
+    /// the notification's bundle id, app Apple id and environment.
+    private func verifyNested(in decoded: DecodedPayload, now: Int64) throws(VerificationError) -> [NestedPayload] {
+        guard case .notification(let notification) = decoded else { return [] }
+        let outer = Expectations(
+            bundleId: notification.effectiveBundleId, appAppleId: notification.effectiveAppAppleId,
+            environment: notification.effectiveEnvironment)
+        var nested: [NestedPayload] = []
+        let tokens: [(String, String?, PayloadKind)] = [
+            ("data.signedTransactionInfo", notification.data?.signedTransactionInfo, .transaction),
+            ("data.signedRenewalInfo", notification.data?.signedRenewalInfo, .renewalInfo),
+            ("appData.signedAppTransactionInfo", notification.appData?.signedAppTransactionInfo, .appTransaction),
+        ]
+        for (field, token, kind) in tokens {
+            guard let token else { continue }
+            do throws(VerificationError) {
+                let payload = try verify(token.utf8, kind: kind, expectations: outer, now: now)
+                nested.append(NestedPayload(field: field, payload: payload))
+            } catch {
+                throw VerificationError(nestedIn: field, error)
+            }
+        }
+        return nested
+    }
+}

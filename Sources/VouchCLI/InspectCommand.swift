@@ -1,0 +1,69 @@
+import Foundation
+import Vouch
+
+enum InspectCommand {
+    static let usage = """
+        Usage: vouch inspect [FILE|-]
+
+        Decodes a token WITHOUT verifying anything, for a look at data that does not verify:
+        the header, each x5c certificate (subject, issuer, validity, key, Apple marker
+        extensions, SHA-256) and the payload, dates shown as ISO-8601 beside the raw
+        milliseconds. The first line of output is always UNVERIFIED.
+
+        Options:
+          --field NAME   In JSON input, read the token from this member
+          -h, --help     Show this help
+
+        Exit status: 0 decoded, 1 not a decodable JWS, 64 usage error, 66 unreadable input.
+        """
+
+    static func run(_ words: [String]) throws -> Int32 {
+        let arguments = try Arguments(words, valued: ["--field"], flags: [])
+        let (bytes, complete) = try Output.readInput(try arguments.singleInput(), limit: VerifyCommand.inputLimit)
+        do throws(VerificationError) {
+            guard complete else { throw VerificationError(.tokenTooLarge, "the input is larger than \(VerifyCommand.inputLimit) bytes") }
+            let token = try SignedInput.token(in: bytes, field: arguments.value("--field"))
+            let inspection = try Inspection(token: String(decoding: token, as: UTF8.self))
+            var lines = ["UNVERIFIED: decoded without checking the signature, the chain or any claim"]
+            describe(inspection, indent: 0, into: &lines)
+            Output.write(lines.joined(separator: "\n") + "\n", to: .standardOutput)
+            return 0
+        } catch {
+            Output.error("vouch: cannot decode: \(error.code): \(error.reason)")
+            return ExitCode.rejected
+        }
+    }
+
+    static func describe(_ inspection: Inspection, indent: Int, into lines: inout [String]) {
+        let pad = String(repeating: "  ", count: indent)
+        lines.append("\(pad)header:")
+        var header = inspection.header
+        header["x5c"] = header["x5c"].map { _ in .string("(\(inspection.certificates.count) certificates, below)") }
+        Output.describe(header, indent: indent + 1, into: &lines)
+        for (index, certificate) in inspection.certificates.enumerated() {
+            lines.append("\(pad)certificate x5c[\(index)]:")
+            guard let certificate else {
+                lines.append("\(pad)  (not a DER certificate)")
+                continue
+            }
+            let when = { (seconds: Int64?) in seconds.map { Timestamp(milliseconds: $0 * 1000).iso8601 } ?? "?" }
+            lines.append("\(pad)  subject: \(certificate.subject)")
+            lines.append("\(pad)  issuer: \(certificate.issuer)")
+            lines.append("\(pad)  valid: \(when(certificate.notBefore)) to \(when(certificate.notAfter))")
+            lines.append("\(pad)  key: \(certificate.key)\(certificate.isCA ? ", CA" : "")")
+            lines.append("\(pad)  apple markers: \(certificate.appleMarkers.isEmpty ? "none" : certificate.appleMarkers.joined(separator: ", "))")
+            lines.append("\(pad)  sha256: \(certificate.sha256)")
+        }
+        lines.append("\(pad)signature: \(inspection.signatureLength.map { "\($0) bytes" } ?? "not base64url")")
+        if let payload = inspection.payload {
+            lines.append("\(pad)payload\(inspection.kind.map { " (\($0))" } ?? ""):")
+            Output.describe(payload, indent: indent + 1, into: &lines)
+        } else {
+            lines.append("\(pad)payload: not a base64url JSON object")
+        }
+        for (field, nested) in inspection.nested {
+            lines.append("\(pad)nested \(field):")
+            describe(nested, indent: indent + 1, into: &lines)
+        }
+    }
+}

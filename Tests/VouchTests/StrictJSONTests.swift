@@ -1,0 +1,67 @@
+import Testing
+@testable import Vouch
+
+struct StrictJSONTests {
+    func rejects(_ text: String) -> Bool {
+        (try? StrictJSON.parse(Array(text.utf8))) == nil
+    }
+
+    @Test func parsesObjectsKeepingMemberOrderAndNumberText() throws {
+        let value = try StrictJSON.parse(Array(#"{"b":1.50,"a":[true,null,"x"],"c":-0e+1}"#.utf8))
+        let object = try #require(value.objectValue)
+        #expect(object.members.map(\.name) == ["b", "a", "c"])
+        #expect(object["b"] == .number("1.50"))
+        #expect(object["c"] == .number("-0e+1"))
+        #expect(object["a"] == .array([.bool(true), .null, .string("x")]))
+        #expect(JSONWriter.string(value) == #"{"b":1.50,"a":[true,null,"x"],"c":-0e+1}"#)
+    }
+
+    @Test func rejectsDuplicateMemberNames() {
+        #expect(rejects(#"{"a":1,"a":2}"#))
+        let many = (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        #expect(!rejects("{\(many)}"))
+        #expect(rejects("{\(many),\"k7\":0}"))
+    }
+
+    @Test func rejectsWhatFoundationAccepts() {
+        #expect(rejects("[1,]"))
+        #expect(rejects(#"{"id":0,}"#))
+        #expect(rejects("\u{FEFF}{}"))
+        #expect(rejects("[01]"))
+        #expect(rejects("[1.]"))
+        #expect(rejects("[.5]"))
+        #expect(rejects(#"["\ud800"]"#))
+        #expect(rejects(#"["\udc00\ud800"]"#))
+        #expect(rejects("[\"\t\"]"))
+        #expect(rejects("{} x"))
+        #expect(rejects("[NaN]"))
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        #expect((try? StrictJSON.parse([0x5B, 0x22, 0xC0, 0xAF, 0x22, 0x5D])) == nil)  // overlong "/"
+        #expect((try? StrictJSON.parse([0x5B, 0x22, 0xED, 0xA0, 0x80, 0x22, 0x5D])) == nil)  // encoded surrogate
+        #expect((try? StrictJSON.parse([0x5B, 0x22, 0xFF, 0x22, 0x5D])) == nil)
+        #expect((try? StrictJSON.parse([0x22, 0x00, 0x22])) == nil)
+        #expect((try? StrictJSON.parse([0x00, 0x5B, 0x00, 0x5D])) == nil)  // UTF-16
+    }
+
+    @Test func decodesEscapesAndSurrogatePairs() throws {
+        let value = try StrictJSON.parse(Array(#"["a\"\\\/\b\f\n\r\t\u00e9\ud83d\ude00"]"#.utf8))
+        #expect(value == .array([.string("a\"\\/\u{8}\u{C}\n\r\té😀")]))
+    }
+
+    @Test func boundsNesting() {
+        let limits = StrictJSON.Limits(maximumDepth: 8)
+        #expect((try? StrictJSON.parse(Array((String(repeating: "[", count: 8) + String(repeating: "]", count: 8)).utf8), limits: limits)) != nil)
+        #expect(throws: StrictJSON.ParseError.self) {
+            try StrictJSON.parse(Array((String(repeating: "[", count: 9) + String(repeating: "]", count: 9)).utf8), limits: limits)
+        }
+        #expect(throws: StrictJSON.ParseError.self) {
+            try StrictJSON.parse(Array(String(repeating: "[", count: 100_000).utf8))
+        }
+    }
+
+    @Test func writerEscapesControlCharacters() {
+        #expect(JSONWriter.string(.string("a\u{1}\"\\\n")) == #""a\u0001\"\\\n""#)
+    }
+}
