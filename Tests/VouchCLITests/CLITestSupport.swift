@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// Runs the built `vouch` binary.
+enum VouchBinary {
+    static let packageRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The `vouch` executable built beside the test bundle.
+    static let url: URL = {
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var candidates = [runner.deletingLastPathComponent().appendingPathComponent("vouch")]
+        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+            candidates.append(bundle.bundleURL.deletingLastPathComponent().appendingPathComponent("vouch"))
+        }
+        candidates.append(packageRoot.appendingPathComponent(".build/debug/vouch"))
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) } ?? candidates[0]
+    }()
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    static func run(_ arguments: [String], input: [UInt8]? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        process.currentDirectoryURL = packageRoot
+        // Standard input and error go through files, so no pipe can fill up and block.
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let inputURL = scratch.appendingPathComponent("stdin"), errorURL = scratch.appendingPathComponent("stderr")
+        try Data(input ?? []).write(to: inputURL)
+        _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = try FileHandle(forReadingFrom: inputURL)
+        process.standardError = try FileHandle(forWritingTo: errorURL)
+        try process.run()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outputData, as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
+    }
+
+    static func vector(_ path: String) -> String { "TestVectors/\(path)" }
+
+    static func text(_ path: String) throws -> String {
+        try String(contentsOf: packageRoot.appendingPathComponent("TestVectors/\(path)"), encoding: .utf8)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Parses one JSON object printed by the tool.
+    static func object(_ text: String) throws -> [String: Any] {
+        let value = try JSONSerialization.jsonObject(with: Data(text.utf8))
+        guard let object = value as? [String: Any] else { throw CLIFailure("not a JSON object: \(text)") }
+        return object
+    }
+}
+
+struct CLIFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
