@@ -14,9 +14,14 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"])]
         ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
         .target(
             name: "Vouch",
-            dependencies: ["COpenSSL"]
+            dependencies: ["COpenSSL", "CZlib"]
         ),
         .executableTarget(
             name: "VouchCLI",

@@ -27,6 +27,7 @@ enum CLI {
     static let commands: [(name: String, summary: String, usage: String)] = [
         ("verify", "Verify one signed token and print its payload", VerifyCommand.usage),
         ("inspect", "Decode a token without trusting it (UNVERIFIED)", InspectCommand.usage),
+        ("batch", "Verify every line of a dump, one JSON record per line", BatchCommand.usage),
     ]
 
     static let usage = """
@@ -76,6 +77,7 @@ enum CLI {
             switch command.name {
             case "verify": return try VerifyCommand.run(rest)
             case "inspect": return try InspectCommand.run(rest)
+            case "batch": return try BatchCommand.run(rest)
             default: return ExitCode.usage
             }
         } catch let error as UsageError {

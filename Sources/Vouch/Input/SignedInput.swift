@@ -13,11 +13,16 @@ public enum SignedInput {
     /// - Parameter field: the member holding the token in JSON input; `nil` tries
     ///   ``knownFields``.
     public static func token(in input: [UInt8], field: String? = nil) throws(VerificationError) -> [UInt8] {
-        var start = 0, end = input.count
+        Array(try token(in: input[...], field: field))
+    }
+
+    /// The token within `input`: a slice of it for a bare token (no copy), new bytes for JSON.
+    public static func token(in input: ArraySlice<UInt8>, field: String? = nil) throws(VerificationError) -> ArraySlice<UInt8> {
+        var start = input.startIndex, end = input.endIndex
         while start < end, input[start].isASCIIWhitespace { start += 1 }
         while end > start, input[end - 1].isASCIIWhitespace { end -= 1 }
         let trimmed = input[start..<end]
-        guard trimmed.first == UInt8(ascii: "{") else { return Array(trimmed) }
+        guard trimmed.first == UInt8(ascii: "{") else { return trimmed }
         let object: JSONObject
         do {
             object = try StrictJSON.parseObject(trimmed, limits: .init(maximumDepth: 16))
@@ -30,7 +35,7 @@ public enum SignedInput {
             guard let token = value.stringValue else {
                 throw VerificationError(.malformedToken, "the JSON member \(name) is not a string")
             }
-            return Array(token.utf8)
+            return Array(token.utf8)[...]
         }
         throw VerificationError(
             .malformedToken, "the JSON input has no \(candidates.joined(separator: ", ")) member holding a token")

@@ -1,5 +1,5 @@
 /// The JSON record of one verification, as `vouch verify --json` prints it and `vouch batch`
-/// prints per line. Members always come in this order:
+/// prints per line (with `"line"` first). Members always come in this order:
 ///
 /// ```json
 /// {"status":"verified","kind":"transaction","payload":{…}}
@@ -9,30 +9,53 @@
 /// A notification's payload has its nested tokens replaced by their verified payloads. For a
 /// nested failure, `error` holds `nested`: `{"field":…,"code":…,"reason":…}`.
 public enum VerificationRecord {
-    /// Writes the record's members (without the surrounding braces, so callers can add their
-    /// own, such as a line number, in front).
+    /// How much of a verified payload a record carries.
+    public enum PayloadSelection: Sendable, Equatable {
+        /// The whole payload, nested tokens expanded.
+        case full
+        /// No `payload` member.
+        case none
+        /// Only these members (a dotted path such as `data.bundleId` reaches into objects),
+        /// each under its path as name, `null` when absent.
+        case fields([String])
+    }
+
+    /// Writes the record's members without the surrounding braces, so callers can put their
+    /// own (such as a line number) in front.
     public static func writeMembers(
-        of result: Result<VerifiedPayload, VerificationError>, kind requestedKind: PayloadKind?, into writer: inout JSONWriter
+        of result: Result<VerifiedPayload, VerificationError>, kind requestedKind: PayloadKind?,
+        payload selection: PayloadSelection = .full, into writer: inout JSONWriter
     ) {
         switch result {
         case .success(let verified):
             writer.raw("\"status\":\"verified\",\"kind\":")
             writer.write(string: verified.kind.rawValue)
-            writer.raw(",\"payload\":")
-            writer.write(object: verified.expandedPayload)
+            switch selection {
+            case .none:
+                break
+            case .full:
+                writer.raw(",\"payload\":")
+                writer.write(object: verified.expandedPayload)
+            case .fields(let paths):
+                writer.raw(",\"payload\":")
+                writer.write(object: select(paths, from: verified.expandedPayload))
+            }
         case .failure(let error):
             writer.raw("\"status\":\"rejected\",\"kind\":")
             if let requestedKind { writer.write(string: requestedKind.rawValue) } else { writer.raw("null") }
-            writer.raw(",\"payload\":null,\"error\":")
+            if selection != .none { writer.raw(",\"payload\":null") }
+            writer.raw(",\"error\":")
             writer.write(object: errorObject(error))
         }
     }
 
     /// The whole record as one JSON object.
-    public static func json(for result: Result<VerifiedPayload, VerificationError>, kind: PayloadKind? = nil) -> [UInt8] {
+    public static func json(
+        for result: Result<VerifiedPayload, VerificationError>, kind: PayloadKind? = nil, payload: PayloadSelection = .full
+    ) -> [UInt8] {
         var writer = JSONWriter()
         writer.raw("{")
-        writeMembers(of: result, kind: kind, into: &writer)
+        writeMembers(of: result, kind: kind, payload: payload, into: &writer)
         writer.raw("}")
         return writer.bytes
     }
@@ -45,5 +68,15 @@ public enum VerificationRecord {
             object["nested"] = .object(inner)
         }
         return object
+    }
+
+    static func select(_ paths: [String], from payload: JSONObject) -> JSONObject {
+        JSONObject(paths.map { path in
+            var value: JSONValue? = .object(payload)
+            for name in path.split(separator: ".", omittingEmptySubsequences: false) {
+                value = value?.objectValue?[String(name)]
+            }
+            return JSONObject.Member(path, value ?? .null)
+        })
     }
 }

@@ -60,6 +60,10 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
         public static let nestedTokenInvalid = Code(rawValue: "nested_token_invalid")
         /// The token was signed by Xcode's StoreKit testing certificate, which is not trusted.
         public static let xcodeNotTrusted = Code(rawValue: "xcode_not_trusted")
+        /// Batch input: the line is empty (or only whitespace).
+        public static let emptyLine = Code(rawValue: "empty_line")
+        /// Batch input: the line is longer than the limit; its bytes were skipped.
+        public static let lineTooLong = Code(rawValue: "line_too_long")
 
         /// Every code, in documentation order.
         public static let all: [Code] = [
@@ -67,7 +71,7 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
             .critPresent, .missingX5C, .wrongChainLength, .badCertificateEncoding, .untrustedChain,
             .certificateExpired, .certificateNotYetValid, .missingMarkerOID, .wrongKeyType, .leafIsCA,
             .badSignatureLength, .badSignature, .badPayloadJSON, .unknownKind, .wrongKind, .wrongBundleId,
-            .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted,
+            .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted, .emptyLine, .lineTooLong,
         ]
     }
 
