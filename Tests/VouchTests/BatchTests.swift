@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+@testable import Vouch
+
+/// A byte source over memory, handing out at most `step` bytes per read.
+struct MemorySource: ByteSource {
+    let bytes: [UInt8]
+    let step: Int
+    var consumed = 0
+
+    init(_ bytes: [UInt8], step: Int = 1 << 16) {
+        self.bytes = bytes
+        self.step = step
+    }
+
+    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputFailure) -> Int {
+        let count = min(buffer.count, step, bytes.count - consumed)
+        bytes[consumed..<consumed + count].withUnsafeBytes { buffer.copyMemory(from: $0) }
+        consumed += count
+        return count
+    }
+}
+
+struct BatchTests {
+    let verifier = try! Verifier()
+
+    func records(_ input: [UInt8], jobs: Int = 2, maximumLineLength: Int = LineReader.defaultMaximumLineLength, step: Int = 1 << 16)
+        throws -> [JSONObject]
+    {
+        let reader = try LineReader.open(MemorySource(input, step: step), maximumLineLength: maximumLineLength, chunkLines: 7)
+        var output: [UInt8] = []
+        _ = try BatchVerifier(verifier: verifier, jobs: jobs).verifyLines(from: reader, format: .init(payload: .none)) {
+            output += $0
+        }
+        return try output.split(separator: 0x0A).map { try StrictJSON.parseObject($0) }
+    }
+
+    @Test func resultsComeInInputOrderWithEveryTokenVerified() throws {
+        let tokens = try TestVectors.realTokens().map(\.token)
+        let many = Array(repeating: tokens, count: 5).flatMap { $0 }
+        let results = BatchVerifier(verifier: verifier, jobs: 3).verifyAll(many)
+        #expect(results.count == many.count)
+        for (token, result) in zip(many, results) {
+            let verified = try result.get()
+            #expect(verified.kind == (try verifier.verify(token)).kind)
+            #expect(verified.payload == (try verifier.verify(token)).payload)
+        }
+    }
+
+    @Test func everyLineGetsOneRecordWhateverItHolds() throws {
+        let token = try TestVectors.text("apple-real/real/transaction-production-1.jws")
+        var input: [UInt8] = []
+        input += Array(token.utf8) + [0x0A]                                   // 1 verified
+        input += [0x0A]                                                      // 2 empty
+        input += Array(token.utf8) + [0x0D, 0x0A]                            // 3 CRLF: verified
+        input += Array("{\"signedTransactionInfo\":\"\(token)\"}\n".utf8)    // 4 JSON: verified
+        input += [0x00, 0x00, 0x0A]                                          // 5 NUL bytes
+        input += [0xFF, 0xFE, 0x80, 0x0A]                                    // 6 invalid UTF-8
+        input += Array(repeating: UInt8(ascii: "A"), count: 9000) + [0x0A]   // 7 too long (limit 8192)
+        input += Array("   \t\n".utf8)                                       // 8 whitespace only
+        input += Array(token.utf8)                                           // 9 no final newline
+        let records = try records(input, maximumLineLength: 8192, step: 333)
+        #expect(records.map { $0["line"]?.int64Value } == (1...9).map { Int64($0) })
+        let statuses = records.map { $0["status"]?.stringValue ?? "" }
+        #expect(statuses == ["verified", "rejected", "verified", "verified", "rejected", "rejected", "rejected", "rejected", "verified"])
+        let codes = records.map { $0["error"]?.objectValue?["code"]?.stringValue }
+        #expect(codes[1] == "empty_line")
+        #expect(codes[4] == "malformed_token")
+        #expect(codes[5] == "malformed_token")
+        #expect(codes[6] == "line_too_long")
+        #expect(codes[7] == "empty_line")
+    }
+
+    @Test func aLineWithoutNewlineFarOverTheLimitIsOneRecord() throws {
+        let input = Array(repeating: UInt8(ascii: "x"), count: 3 << 20)
+        let records = try records(input, maximumLineLength: 1 << 16)
+        #expect(records.count == 1)
+        #expect(records[0]["error"]?.objectValue?["code"] == "line_too_long")
+        #expect(records[0]["error"]?.objectValue?["reason"]?.stringValue?.contains("3145728 bytes") == true)
+    }
+
+    @Test func gzipInputIsReadTransparently() throws {
+        let tokens = try TestVectors.realTokens().map(\.token)
+        let text = Array(tokens.joined(separator: "\n").utf8) + [0x0A]
+        let compressed = try gzip(text)
+        #expect(compressed.prefix(2) == [0x1F, 0x8B])
+        let records = try records(compressed + compressed)  // two concatenated members
+        #expect(records.count == 2 * tokens.count)
+        #expect(records.allSatisfy { $0["status"] == "verified" })
+    }
+
+    @Test func aTruncatedGzipStreamYieldsTheLinesItHeldThenFails() throws {
+        let tokens = try TestVectors.realTokens().map(\.token)
+        let text = Array(tokens.joined(separator: "\n").utf8) + [0x0A]
+        let compressed = try gzip(text)
+        let reader = try LineReader.open(MemorySource(Array(compressed.prefix(compressed.count * 2 / 3))), chunkLines: 4)
+        var lines = 0
+        var failure: InputFailure? = nil
+        do {
+            while let chunk = try reader.nextChunk() { lines += chunk.lines.count }
+        } catch {
+            failure = error
+        }
+        #expect(failure?.description == "the gzip stream is truncated")
+        #expect(lines > 0)
+        #expect(lines < tokens.count + 1)
+    }
+
+    func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "gzip -c"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        // The input is small enough for the pipe buffer plus gzip's own reading.
+        let writer = input.fileHandleForWriting
+        let data = Data(bytes)
+        let thread = Thread {
+            try? writer.write(contentsOf: data)
+            try? writer.close()
+        }
+        thread.start()
+        let result = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return [UInt8](result)
+    }
+
+    @Test func payloadSelectionPicksDottedFields() throws {
+        let token = try TestVectors.text("apple-real/real/notification-sandbox-21.jws")
+        let verified = try verifier.verify(token)
+        let json = VerificationRecord.json(
+            for: .success(verified), payload: .fields(["notificationType", "data.bundleId", "data.signedTransactionInfo.price", "nope"]))
+        let record = try StrictJSON.parseObject(json)
+        let payload = try #require(record["payload"]?.objectValue)
+        #expect(payload.members.map(\.name) == ["notificationType", "data.bundleId", "data.signedTransactionInfo.price", "nope"])
+        #expect(payload["notificationType"] == "DID_RENEW")
+        #expect(payload["data.bundleId"] == "com.loki-project.loki-messenger")
+        #expect(payload["data.signedTransactionInfo.price"] == .number("1990"))
+        #expect(payload["nope"] == JSONValue.null)
+    }
+}
