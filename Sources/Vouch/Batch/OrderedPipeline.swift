@@ -10,8 +10,8 @@ final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Senda
 
     // Guarded by `condition`.
     private let condition = NSCondition()
+    /// At most `window` entries: removing from the front is cheap.
     private var queue: [(index: Int, input: Input)] = []
-    private var queueHead = 0
     private var finished: [Int: Output] = [:]
     private var closed = false
     private var running = 0
@@ -73,19 +73,14 @@ final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Senda
     private func work() {
         while true {
             condition.lock()
-            while queueHead == queue.count, !closed { condition.wait() }
-            if queueHead == queue.count {
+            while queue.isEmpty, !closed { condition.wait() }
+            if queue.isEmpty {
                 running -= 1
                 condition.broadcast()
                 condition.unlock()
                 return
             }
-            let (index, input) = queue[queueHead]
-            queueHead += 1
-            if queueHead > 64, queueHead * 2 > queue.count {
-                queue.removeFirst(queueHead)
-                queueHead = 0
-            }
+            let (index, input) = queue.removeFirst()
             condition.unlock()
             let output = transform(input)
             condition.lock()
@@ -99,7 +94,6 @@ final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Senda
         condition.lock()
         closed = true
         queue.removeAll()
-        queueHead = 0
         condition.broadcast()
         while running > 0 { condition.wait() }
         finished.removeAll()

@@ -71,7 +71,9 @@ public struct JSONObject: Sendable, Hashable {
     /// setting a new name appends it.
     public subscript(name: String) -> JSONValue? {
         get {
-            for member in members where member.name == name { return member.value }
+            // Comparing lengths first rejects most members without comparing text.
+            let length = name.utf8.count
+            for member in members where member.name.utf8.count == length && member.name == name { return member.value }
             return nil
         }
         set {

@@ -108,7 +108,9 @@ private struct Parser {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }
         position += 1  // {
         var members: [JSONObject.Member] = []
-        var names: Set<String>? = nil
+        // A cheap fingerprint per name (length and first bytes) so that duplicate checks
+        // compare text only when fingerprints match.
+        var fingerprints: [UInt64] = []
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
@@ -120,14 +122,11 @@ private struct Parser {
             }
             let nameOffset = position
             let name = try parseString()
-            // Small objects compare names directly; large ones switch to a set.
-            if let existing = names {
-                if existing.contains(name) { throw duplicate(name, at: nameOffset) }
-                names!.insert(name)
-            } else {
-                if members.contains(where: { $0.name == name }) { throw duplicate(name, at: nameOffset) }
-                if members.count >= 16 { names = Set(members.map(\.name) + [name]) }
+            let fingerprint = Self.fingerprint(name)
+            for (index, other) in fingerprints.enumerated() where other == fingerprint && members[index].name == name {
+                throw duplicate(name, at: nameOffset)
             }
+            fingerprints.append(fingerprint)
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':'") }
             position += 1
@@ -147,6 +146,12 @@ private struct Parser {
                 throw error("expected ',' or '}'")
             }
         }
+    }
+
+    static func fingerprint(_ name: String) -> UInt64 {
+        var value = UInt64(truncatingIfNeeded: name.utf8.count) << 48
+        for (index, byte) in name.utf8.prefix(6).enumerated() { value |= UInt64(byte) << (8 * index) }
+        return value
     }
 
     func duplicate(_ name: String, at offset: Int) -> StrictJSON.ParseError {

@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// The three segments of a compact JWS, located in the received bytes without copying.
 ///
 /// Only the shape is checked here: size bound first, then exactly two dots and three
@@ -15,15 +17,16 @@ struct CompactJWS {
         guard bytes.count <= maximumSize else {
             throw VerificationError(.tokenTooLarge, "the token is \(bytes.count) bytes; the limit is \(maximumSize)")
         }
-        var dots: (Int, Int) = (-1, -1)
-        var count = 0
-        for index in bytes.indices where bytes[index] == UInt8(ascii: ".") {
-            count += 1
-            if count == 1 { dots.0 = index } else if count == 2 { dots.1 = index }
+        let base = UnsafeRawPointer(bytes.baseAddress ?? UnsafePointer(bitPattern: 1)!)
+        func dot(after start: Int) -> Int? {
+            guard start < bytes.count, let found = memchr(base + start, 0x2E, bytes.count - start) else { return nil }
+            return UnsafeRawPointer(found) - base
         }
-        guard count == 2 else {
+        guard let first = dot(after: 0), let second = dot(after: first + 1), dot(after: second + 1) == nil else {
+            let count = bytes.reduce(0) { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) }
             throw VerificationError(.malformedToken, "a compact JWS has 3 segments separated by dots; found \(count + 1)")
         }
+        let dots = (first, second)
         header = 0..<dots.0
         payload = dots.0 + 1..<dots.1
         signature = dots.1 + 1..<bytes.count
