@@ -4,10 +4,32 @@ internal import COpenSSL
 /// verification once built, so one instance is shared.
 final class PublicKey: @unchecked Sendable {
     let pointer: OpaquePointer
+    /// A context initialised for verification, never used itself: each verification works on
+    /// a duplicate, which is far cheaper than a fresh context. Only read after init, so
+    /// duplicating it from several threads at once is safe.
+    private let template: OpaquePointer?
 
     /// Takes over one reference to `key`.
     init(owning key: OpaquePointer) {
         self.pointer = key
+        if let context = EVP_PKEY_CTX_new(key, nil), EVP_PKEY_verify_init(context) == 1 {
+            template = context
+        } else {
+            ERR_clear_error()
+            template = nil
+        }
+    }
+
+    /// A new context ready for `EVP_PKEY_verify`; the caller frees it.
+    func verificationContext() -> OpaquePointer? {
+        if let template, let copy = EVP_PKEY_CTX_dup(template) { return copy }
+        guard let context = EVP_PKEY_CTX_new(pointer, nil) else { return nil }
+        guard EVP_PKEY_verify_init(context) == 1 else {
+            EVP_PKEY_CTX_free(context)
+            ERR_clear_error()
+            return nil
+        }
+        return context
     }
 
     /// Parses a DER SubjectPublicKeyInfo.
@@ -29,6 +51,7 @@ final class PublicKey: @unchecked Sendable {
     }
 
     deinit {
+        EVP_PKEY_CTX_free(template)
         EVP_PKEY_free(pointer)
     }
 

@@ -7,36 +7,56 @@ enum ES256 {
     /// computation.
     static func verify(signature: some Collection<UInt8>, message: UnsafeRawBufferPointer, key: PublicKey) -> Bool {
         guard signature.count == 64 else { return false }
-        let raw = Array(signature)
-        let der = derSignature(r: raw[0..<32], s: raw[32..<64])
-        var digest = [UInt8](repeating: 0, count: 32)
-        _ = SHA256(message.bindMemory(to: UInt8.self).baseAddress, message.count, &digest)
-        guard let context = EVP_PKEY_CTX_new(key.pointer, nil) else { return false }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_verify_init(context) == 1 else {
-            ERR_clear_error()
-            return false
+        var raw = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        var der = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0),
+                   UInt64(0), UInt64(0))
+        var digest = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
+        return withUnsafeMutableBytes(of: &raw) { raw in
+            _ = raw.initializeMemory(as: UInt8.self, from: signature)
+            return withUnsafeMutableBytes(of: &der) { der in
+                let derLength = derSignature(raw: UnsafeRawBufferPointer(raw), into: der)
+                return withUnsafeMutableBytes(of: &digest) { digest in
+                    let digestBytes = digest.bindMemory(to: UInt8.self)
+                    _ = SHA256(message.bindMemory(to: UInt8.self).baseAddress, message.count, digestBytes.baseAddress)
+                    guard let context = key.verificationContext() else { return false }
+                    defer { EVP_PKEY_CTX_free(context) }
+                    let result = EVP_PKEY_verify(
+                        context, der.baseAddress!.assumingMemoryBound(to: UInt8.self), derLength,
+                        digestBytes.baseAddress, 32)
+                    if result != 1 { ERR_clear_error() }
+                    return result == 1
+                }
+            }
         }
-        let result = EVP_PKEY_verify(context, der, der.count, digest, digest.count)
-        if result != 1 { ERR_clear_error() }
-        return result == 1
     }
 
     static func verify(signature: some Collection<UInt8>, message: some Collection<UInt8>, key: PublicKey) -> Bool {
         Array(message).withUnsafeBytes { verify(signature: signature, message: $0, key: key) }
     }
 
-    /// DER `ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER }` from two 32-byte unsigned
-    /// big-endian integers.
-    static func derSignature(r: ArraySlice<UInt8>, s: ArraySlice<UInt8>) -> [UInt8] {
-        let r = derInteger(r), s = derInteger(s)
-        return [0x30, UInt8(r.count + s.count)] + r + s
-    }
-
-    private static func derInteger(_ magnitude: ArraySlice<UInt8>) -> [UInt8] {
-        var bytes = magnitude.drop(while: { $0 == 0 })
-        if bytes.isEmpty { bytes = [0] }
-        let body = bytes.first! & 0x80 != 0 ? [0] + bytes : Array(bytes)
-        return [0x02, UInt8(body.count)] + body
+    /// Writes DER `ECDSA-Sig-Value ::= SEQUENCE { r INTEGER, s INTEGER }` for the two 32-byte
+    /// unsigned big-endian halves of `raw` into `output` (at least 72 bytes); returns its length.
+    static func derSignature(raw: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int {
+        var length = 2
+        for half in [raw[0..<32], raw[32..<64]] {
+            var start = half.startIndex
+            while start < half.endIndex - 1, raw[start] == 0 { start += 1 }
+            let pad = raw[start] & 0x80 != 0 ? 1 : 0
+            let count = half.endIndex - start + pad
+            output[length] = 0x02
+            output[length + 1] = UInt8(count)
+            length += 2
+            if pad == 1 {
+                output[length] = 0
+                length += 1
+            }
+            for index in start..<half.endIndex {
+                output[length] = raw[index]
+                length += 1
+            }
+        }
+        output[0] = 0x30
+        output[1] = UInt8(length - 2)
+        return length
     }
 }
