@@ -5,6 +5,7 @@ let package = Package(
     name: "vouch",
     products: [
         .library(name: "Vouch", targets: ["Vouch"]),
+        .library(name: "VouchMint", targets: ["VouchMint"]),
         .executable(name: "vouch", targets: ["VouchCLI"]),
     ],
     targets: [
@@ -17,14 +18,22 @@ let package = Package(
             name: "Vouch",
             dependencies: ["COpenSSL"]
         ),
+        .target(
+            name: "VouchMint",
+            dependencies: ["Vouch", "COpenSSL"]
+        ),
         .executableTarget(
             name: "VouchCLI",
-            dependencies: ["Vouch"]
+            dependencies: ["Vouch", "VouchMint"]
         ),
         .testTarget(
             name: "VouchTests",
             dependencies: ["Vouch"],
             resources: []
+        ),
+        .testTarget(
+            name: "VouchMintTests",
+            dependencies: ["VouchMint", "Vouch", "VouchCLI", "COpenSSL"]
         ),
         .testTarget(
             name: "VouchCLITests",
