@@ -41,6 +41,12 @@ public enum MintDate {
         return Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(milliseconds) / 1000)
     }
 
+    /// `date` moved by whole calendar years in UTC (February 29 becomes February 28).
+    public static func adding(years: Int, to date: Date) -> Date {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        return Date(timeIntervalSince1970: TimeInterval(UTCCalendar.addingMonths(12 * years, to: milliseconds)) / 1000)
+    }
+
     /// `date` as `YYYY-MM-DDTHH:MM:SSZ` (whole seconds, rounded down).
     public static func format(_ date: Date) -> String {
         let (year, month, day, hour, minute, second) = UTCCalendar.components(
