@@ -204,13 +204,13 @@ enum MintCommand {
             DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
                 let first = batchStart + chunk * chunkSize
                 let last = min(count, first + chunkSize)
-                var text = ""
+                var bytes: [UInt8] = []
                 do {
                     for index in first..<last {
                         let payload = try generator.payload(kind, index: index, signer: signer)
-                        text += try line(payload, signer: signer, tamperer: tamperer, tampers: tampers)
+                        bytes.append(contentsOf: try line(payload, signer: signer, tamperer: tamperer, tampers: tampers).utf8)
                     }
-                    results.store(.success(Array(text.utf8)), at: chunk)
+                    results.store(.success(bytes), at: chunk)
                 } catch {
                     results.store(.failure(error), at: chunk)
                 }
