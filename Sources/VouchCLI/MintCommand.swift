@@ -191,7 +191,7 @@ enum MintCommand {
             return try sink.finish()
         }
 
-        let generator = MintGenerator(seed: options.seed, date: options.date ?? io.now(), overrides: options.overrides)
+        let generator = MintGenerator(seed: options.seed ?? 1, date: options.date ?? io.now(), overrides: options.overrides)
         let tampers = options.tampers
         // Items are independent, so chunks are minted in parallel and written in order.
         let chunkSize = 256
@@ -342,7 +342,7 @@ struct MintOptions {
     var overrides: [MintOverride] = []
     var payload: String?
     var count: Int?
-    var seed: UInt64 = 1
+    var seed: UInt64?
     var date: Date?
     var tampers: [MintTamper] = []
 
@@ -412,8 +412,8 @@ struct MintOptions {
         }
         if subcommand == nil && !help { throw MintUsageError("missing ca or KIND") }
         let appliesToCA: [(String, Bool)] = [
-            ("--ca", ca != nil), ("--set", !overrides.isEmpty), ("--payload", payload != nil), ("--count", count != nil),
-            ("--date", date != nil), ("--tamper", !tampers.isEmpty),
+            ("--ca", ca != nil), ("--set/--unset", !overrides.isEmpty), ("--payload", payload != nil),
+            ("--count", count != nil), ("--seed", seed != nil), ("--date", date != nil), ("--tamper", !tampers.isEmpty),
         ]
         let appliesToKinds: [(String, Bool)] = [
             ("--not-before", notBefore != nil), ("--not-after", notAfter != nil), ("--leaf-not-before", leafNotBefore != nil),

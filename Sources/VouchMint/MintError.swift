@@ -28,6 +28,7 @@ public struct MintError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var code: Code
+    /// What failed, for people: the file, the field, OpenSSL's message.
     public var reason: String
 
     public init(_ code: Code, _ reason: String) {

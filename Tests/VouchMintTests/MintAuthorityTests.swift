@@ -181,6 +181,19 @@ import Vouch
         }
     }
 
+    @Test func loadRefusesAKeyFileThatHoldsNoKey() throws {
+        try Support.withTemporaryDirectory { directory in
+            try Support.authority.write(to: directory)
+            let keyFile = directory.appendingPathComponent("leaf.key.pem")
+            for content in ["", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"] {
+                try Data(content.utf8).write(to: keyFile)
+                let error = #expect(throws: MintError.self) { try MintAuthority.load(from: directory) }
+                #expect(error?.code == .invalidInput)
+                #expect(error?.reason.hasPrefix(keyFile.path) == true)
+            }
+        }
+    }
+
     @Test func loadRefusesACertificateWithTrailingBytes() throws {
         try Support.withTemporaryDirectory { directory in
             try Support.authority.write(to: directory)

@@ -63,6 +63,7 @@ import Vouch
         expectUsageError(mint(["transaction"]), "mint transaction needs --ca DIR")
         expectUsageError(mint(["ca"]), "mint ca needs --out DIR")
         expectUsageError(mint(["ca", "--out", "x", "--count", "3"]), "--count does not apply to mint ca")
+        expectUsageError(mint(["ca", "--out", "x", "--seed", "3"]), "--seed does not apply to mint ca")
         expectUsageError(mint(["transaction", "--ca", "x", "--no-leaf-oid"]), "--no-leaf-oid applies to mint ca")
         expectUsageError(mint(["transaction", "--ca", "x", "--count", "0"]), "--count: \"0\" is not a number")
         expectUsageError(mint(["transaction", "--ca", "x", "--date", "2025-02-30"]), "--date: \"2025-02-30\" is not a date")

@@ -10,6 +10,7 @@ public struct MintValidity: Sendable, Hashable {
         self.notAfter = notAfter
     }
 
+    /// Whether `date` falls inside the window, both ends included.
     public func contains(_ date: Date) -> Bool { notBefore <= date && date <= notAfter }
 }
 

@@ -54,6 +54,7 @@ final class MintCertificate: @unchecked Sendable {
         return bio.contents
     }
 
+    // get0: the times stay owned by the certificate and are only read.
     var notBefore: Date? { Self.date(X509_get0_notBefore(pointer)) }
     var notAfter: Date? { Self.date(X509_get0_notAfter(pointer)) }
 

@@ -39,6 +39,7 @@ final class MintKey: @unchecked Sendable {
 
     /// Reads a PEM private key (PKCS #8 or the traditional EC form), unencrypted.
     static func load(pem: [UInt8], name: String) throws(MintError) -> MintKey {
+        guard !pem.isEmpty else { throw MintError(.invalidInput, "\(name) is empty") }
         let key = try MemoryBIO.reading(pem) { bio in PEM_read_bio_PrivateKey(bio, nil, nil, nil) }
         guard let key else {
             ERR_clear_error()
