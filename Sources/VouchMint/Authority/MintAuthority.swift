@@ -60,10 +60,18 @@ public final class MintAuthority: Sendable {
     /// The private keys in the same order; only the first (the signing key) is required.
     let keys: [MintKey?]
 
+    /// When the signing certificate is valid (read once: every minted item consults it).
+    public let signingValidity: MintValidity?
+
     init(style: Style, certificates: [MintCertificate], keys: [MintKey?]) {
         self.style = style
         self.certificates = certificates
         self.keys = keys
+        if let notBefore = certificates[0].notBefore, let notAfter = certificates[0].notAfter {
+            signingValidity = MintValidity(notBefore: notBefore, notAfter: notAfter)
+        } else {
+            signingValidity = nil
+        }
     }
 
     /// The key that signs tokens: the leaf's (App Store) or the single certificate's (Xcode).
@@ -79,12 +87,6 @@ public final class MintAuthority: Sendable {
     /// The DER certificate a verifier pins as its anchor: the root, or the Xcode certificate.
     public func anchorCertificate() throws(MintError) -> [UInt8] {
         try certificates[certificates.count - 1].der()
-    }
-
-    /// When the signing certificate is valid.
-    public var signingValidity: MintValidity? {
-        guard let notBefore = certificates[0].notBefore, let notAfter = certificates[0].notAfter else { return nil }
-        return MintValidity(notBefore: notBefore, notAfter: notAfter)
     }
 
     // MARK: Generating

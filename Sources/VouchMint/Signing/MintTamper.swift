@@ -1,5 +1,5 @@
-public import Vouch
 import Foundation
+public import Vouch
 
 /// A deliberate defect in a minted token, with the error code a verifier must report for it.
 public enum MintTamper: String, CaseIterable, Sendable {
