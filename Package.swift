@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Vouch", targets: ["Vouch"]),
+        .library(name: "VouchMint", targets: ["VouchMint"]),
         .executable(name: "vouch", targets: ["VouchCLI"]),
     ],
     targets: [
@@ -23,14 +24,22 @@ let package = Package(
             name: "Vouch",
             dependencies: ["COpenSSL", "CZlib"]
         ),
+        .target(
+            name: "VouchMint",
+            dependencies: ["Vouch", "COpenSSL"]
+        ),
         .executableTarget(
             name: "VouchCLI",
-            dependencies: ["Vouch"]
+            dependencies: ["Vouch", "VouchMint"]
         ),
         .testTarget(
             name: "VouchTests",
             dependencies: ["Vouch"],
             resources: []
+        ),
+        .testTarget(
+            name: "VouchMintTests",
+            dependencies: ["VouchMint", "Vouch", "VouchCLI", "COpenSSL"]
         ),
         .testTarget(
             name: "VouchCLITests",

@@ -26,4 +26,9 @@ static inline void vouch_sk_X509_free(STACK_OF(X509) *stack) { sk_X509_free(stac
 static inline void vouch_sk_X509_pop_free(STACK_OF(X509) *stack) { sk_X509_pop_free(stack, X509_free); }
 static inline void vouch_OPENSSL_free(void *pointer) { OPENSSL_free(pointer); }
 
+// Minting
+
+/// Borrows the memory BIO's buffer: `*data` stays owned by the BIO and is valid until it changes.
+static inline long vouch_BIO_get_mem_data(BIO *bio, char **data) { return BIO_get_mem_data(bio, data); }
+
 #endif

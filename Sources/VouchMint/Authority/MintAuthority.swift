@@ -1,0 +1,239 @@
+public import Foundation
+
+/// A validity window, `notBefore` through `notAfter` inclusive, in whole seconds.
+public struct MintValidity: Sendable, Hashable {
+    public var notBefore: Date
+    public var notAfter: Date
+
+    public init(notBefore: Date, notAfter: Date) {
+        self.notBefore = notBefore
+        self.notAfter = notAfter
+    }
+
+    /// Whether `date` falls inside the window, both ends included.
+    public func contains(_ date: Date) -> Bool { notBefore <= date && date <= notAfter }
+}
+
+/// What ``MintAuthority/generate(_:)`` issues: validity windows and whether the two Apple
+/// marker extensions are present (leave one out to mint data a verifier must refuse).
+public struct MintAuthorityOptions: Sendable, Hashable {
+    public var root: MintValidity
+    public var intermediate: MintValidity
+    public var leaf: MintValidity
+    /// Whether the leaf carries 1.2.840.113635.100.6.11.1 (App Store receipt signing).
+    public var includeLeafMarker: Bool
+    /// Whether the intermediate carries 1.2.840.113635.100.6.2.1 (Apple WWDR intermediate).
+    public var includeIntermediateMarker: Bool
+
+    /// All three certificates valid over `validity`, both markers present.
+    public init(validity: MintValidity) {
+        self.root = validity
+        self.intermediate = validity
+        self.leaf = validity
+        self.includeLeafMarker = true
+        self.includeIntermediateMarker = true
+    }
+}
+
+/// A test certificate authority shaped like Apple's App Store signing PKI, or like the single
+/// self-signed certificate of StoreKit Testing in Xcode, together with the private keys.
+///
+/// The App Store style is a P-384 root (self-signed CA, certSign/cRLSign, SKI), a P-384
+/// intermediate (CA, path length 0, marker 1.2.840.113635.100.6.2.1) and a P-256 leaf (not a
+/// CA, digitalSignature, marker 1.2.840.113635.100.6.11.1), all signed ecdsa-with-SHA384 with
+/// the extensions Apple uses (critical basic constraints and key usage, SKI/AKI, the markers
+/// non-critical with an ASN.1 NULL value). It passes OpenSSL's `-x509_strict` checks. Nothing
+/// it signs chains to Apple: a production verifier trusts it only when told to.
+///
+/// The keys are for tests only: ``write(to:)`` stores them unencrypted (mode 0600).
+public final class MintAuthority: Sendable {
+    public enum Style: String, Sendable {
+        /// Leaf, intermediate and root, as the App Store signs.
+        case appStore
+        /// One self-signed P-256 certificate "StoreKit Testing in Xcode", as Xcode signs.
+        case xcode
+    }
+
+    public let style: Style
+    /// The certificates in `x5c` order: leaf first.
+    let certificates: [MintCertificate]
+    /// The private keys in the same order; only the first (the signing key) is required.
+    let keys: [MintKey?]
+
+    /// When the signing certificate is valid (read once: every minted item consults it).
+    public let signingValidity: MintValidity?
+
+    init(style: Style, certificates: [MintCertificate], keys: [MintKey?]) {
+        self.style = style
+        self.certificates = certificates
+        self.keys = keys
+        if let notBefore = certificates[0].notBefore, let notAfter = certificates[0].notAfter {
+            signingValidity = MintValidity(notBefore: notBefore, notAfter: notAfter)
+        } else {
+            signingValidity = nil
+        }
+    }
+
+    /// The key that signs tokens: the leaf's (App Store) or the single certificate's (Xcode).
+    var signingKey: MintKey { keys[0]! }
+
+    /// The DER certificates in `x5c` order: leaf, intermediate, root (one for Xcode).
+    public func certificateChain() throws(MintError) -> [[UInt8]] {
+        var chain: [[UInt8]] = []
+        for certificate in certificates { chain.append(try certificate.der()) }
+        return chain
+    }
+
+    /// The DER certificate a verifier pins as its anchor: the root, or the Xcode certificate.
+    public func anchorCertificate() throws(MintError) -> [UInt8] {
+        try certificates[certificates.count - 1].der()
+    }
+
+    // MARK: Generating
+
+    static let leafMarkerOID = "1.2.840.113635.100.6.11.1"
+    static let intermediateMarkerOID = "1.2.840.113635.100.6.2.1"
+
+    /// Issues a fresh App Store-style chain with new keys.
+    public static func generate(_ options: MintAuthorityOptions) throws(MintError) -> MintAuthority {
+        let rootKey = try MintKey.generate(.p384)
+        let intermediateKey = try MintKey.generate(.p384)
+        let leafKey = try MintKey.generate(.p256)
+
+        let root = try MintCertificate.issue(
+            CertificateProfile(
+                subject: [
+                    ("CN", "Vouch Mint Root CA - G3"), ("OU", "Vouch Mint Certification Authority"),
+                    ("O", "Vouch Mint (test only)"), ("C", "US"),
+                ],
+                notBefore: options.root.notBefore, notAfter: options.root.notAfter, serialNumber: nil,
+                extensions: [
+                    .init(name: "subjectKeyIdentifier", value: "hash"),
+                    .init(name: "basicConstraints", value: "critical,CA:TRUE"),
+                    .init(name: "keyUsage", value: "critical,keyCertSign,cRLSign"),
+                ],
+                digest: .sha384),
+            subjectKey: rootKey, issuer: nil, issuerKey: rootKey)
+
+        var intermediateExtensions: [CertificateProfile.Extension] = [
+            .init(name: "basicConstraints", value: "critical,CA:TRUE,pathlen:0"),
+            .init(name: "authorityKeyIdentifier", value: "keyid:always"),
+            .init(name: "subjectKeyIdentifier", value: "hash"),
+            .init(name: "keyUsage", value: "critical,keyCertSign,cRLSign"),
+        ]
+        if options.includeIntermediateMarker {
+            intermediateExtensions.append(.init(name: intermediateMarkerOID, value: "DER:05:00"))
+        }
+        let intermediate = try MintCertificate.issue(
+            CertificateProfile(
+                subject: [
+                    ("CN", "Vouch Mint Worldwide Developer Relations Certification Authority"), ("OU", "G6"),
+                    ("O", "Vouch Mint (test only)"), ("C", "US"),
+                ],
+                notBefore: options.intermediate.notBefore, notAfter: options.intermediate.notAfter,
+                serialNumber: nil, extensions: intermediateExtensions, digest: .sha384),
+            subjectKey: intermediateKey, issuer: root, issuerKey: rootKey)
+
+        var leafExtensions: [CertificateProfile.Extension] = [
+            .init(name: "basicConstraints", value: "critical,CA:FALSE"),
+            .init(name: "authorityKeyIdentifier", value: "keyid:always"),
+            .init(name: "subjectKeyIdentifier", value: "hash"),
+            .init(name: "keyUsage", value: "critical,digitalSignature"),
+        ]
+        if options.includeLeafMarker {
+            leafExtensions.append(.init(name: leafMarkerOID, value: "DER:05:00"))
+        }
+        let leaf = try MintCertificate.issue(
+            CertificateProfile(
+                subject: [
+                    ("CN", "Vouch Mint App Store Receipt Signing"),
+                    ("OU", "Vouch Mint Worldwide Developer Relations"), ("O", "Vouch Mint (test only)"), ("C", "US"),
+                ],
+                notBefore: options.leaf.notBefore, notAfter: options.leaf.notAfter, serialNumber: nil,
+                extensions: leafExtensions, digest: .sha384),
+            subjectKey: leafKey, issuer: intermediate, issuerKey: intermediateKey)
+
+        return MintAuthority(
+            style: .appStore, certificates: [leaf, intermediate, root], keys: [leafKey, intermediateKey, rootKey])
+    }
+
+    /// Issues a fresh self-signed certificate like StoreKit Testing in Xcode's: P-256, serial 1,
+    /// CN and O "StoreKit Testing in Xcode", critical `CA:TRUE, pathlen:0`, critical
+    /// digitalSignature, signed ecdsa-with-SHA256.
+    public static func generateXcode(validity: MintValidity) throws(MintError) -> MintAuthority {
+        let key = try MintKey.generate(.p256)
+        let certificate = try MintCertificate.issue(
+            CertificateProfile(
+                subject: [("CN", "StoreKit Testing in Xcode"), ("O", "StoreKit Testing in Xcode")],
+                notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: 1,
+                extensions: [
+                    .init(name: "basicConstraints", value: "critical,CA:TRUE,pathlen:0"),
+                    .init(name: "subjectAltName", value: "email:StoreKit Testing in Xcode"),
+                    .init(name: "keyUsage", value: "critical,digitalSignature"),
+                ],
+                digest: .sha256),
+            subjectKey: key, issuer: nil, issuerKey: key)
+        return MintAuthority(style: .xcode, certificates: [certificate], keys: [key])
+    }
+
+    // MARK: Files
+
+    /// File base names in `x5c` order.
+    static func fileNames(for style: Style) -> [String] {
+        style == .appStore ? ["leaf", "intermediate", "root"] : ["xcode"]
+    }
+
+    /// Writes `NAME.der`, `NAME.pem` and `NAME.key.pem` (mode 0600) for each certificate
+    /// (`leaf`, `intermediate`, `root`, or `xcode`), creating `directory` if needed and
+    /// replacing existing files. Returns the files written, roots first.
+    @discardableResult
+    public func write(to directory: URL) throws(MintError) -> [URL] {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw MintError(.writeFailed, "cannot create \(directory.path): \(error.localizedDescription)")
+        }
+        var written: [URL] = []
+        let names = Self.fileNames(for: style)
+        for index in certificates.indices.reversed() {
+            let name = names[index]
+            let der = directory.appendingPathComponent("\(name).der")
+            let pem = directory.appendingPathComponent("\(name).pem")
+            try MintFiles.write(try certificates[index].der(), to: der, mode: 0o644)
+            try MintFiles.write(try certificates[index].pem(), to: pem, mode: 0o644)
+            written += [der, pem]
+            if let key = keys[index] {
+                let keyFile = directory.appendingPathComponent("\(name).key.pem")
+                try MintFiles.write(try key.privateKeyPEM(), to: keyFile, mode: 0o600)
+                written.append(keyFile)
+            }
+        }
+        return written
+    }
+
+    /// Reads an authority written by ``write(to:)``: the DER certificates and the signing key
+    /// (`leaf.key.pem` or `xcode.key.pem`; the CA keys are read when present). Checks that the
+    /// signing key belongs to the signing certificate and has the expected curve.
+    public static func load(from directory: URL, style: Style = .appStore) throws(MintError) -> MintAuthority {
+        var certificates: [MintCertificate] = []
+        var keys: [MintKey?] = []
+        for (index, name) in fileNames(for: style).enumerated() {
+            let derFile = directory.appendingPathComponent("\(name).der")
+            certificates.append(try MintCertificate(der: try MintFiles.read(derFile), name: derFile.path))
+            let keyFile = directory.appendingPathComponent("\(name).key.pem")
+            if index == 0 || FileManager.default.fileExists(atPath: keyFile.path) {
+                keys.append(try MintKey.load(pem: try MintFiles.read(keyFile), name: keyFile.path))
+            } else {
+                keys.append(nil)
+            }
+        }
+        let signingFile = directory.appendingPathComponent("\(fileNames(for: style)[0])")
+        guard keys[0]!.curveName == MintKey.Curve.p256.rawValue else {
+            throw MintError(.invalidInput, "\(signingFile.path).key.pem is not a P-256 key, which ES256 needs")
+        }
+        guard certificates[0].matches(keys[0]!) else {
+            throw MintError(.invalidInput, "\(signingFile.path).key.pem does not belong to \(signingFile.path).der")
+        }
+        return MintAuthority(style: style, certificates: certificates, keys: keys)
+    }
+}

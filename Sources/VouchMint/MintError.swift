@@ -1,0 +1,42 @@
+/// Why minting failed: a stable code for programs and a reason for people.
+///
+/// Two errors are equal when their codes are equal; the reason carries the detail (the file,
+/// the field, OpenSSL's own message).
+public struct MintError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A stable, extensible error code.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        public var rawValue: String
+
+        public init(rawValue: String) {
+            self.rawValue = rawValue
+        }
+
+        /// A file or directory could not be read.
+        public static let unreadableInput = Code(rawValue: "unreadable_input")
+        /// A file was read but its content is not what minting needs (a certificate, a key, JSON).
+        public static let invalidInput = Code(rawValue: "invalid_input")
+        /// A `FIELD=VALUE` override is malformed.
+        public static let invalidOverride = Code(rawValue: "invalid_override")
+        /// The request cannot be honoured (for example a notification in Xcode style).
+        public static let unsupported = Code(rawValue: "unsupported")
+        /// A file or directory could not be written.
+        public static let writeFailed = Code(rawValue: "write_failed")
+        /// OpenSSL refused an operation that should not fail.
+        public static let openSSLFailure = Code(rawValue: "openssl_failure")
+
+        public var description: String { rawValue }
+    }
+
+    public var code: Code
+    /// What failed, for people: the file, the field, OpenSSL's message.
+    public var reason: String
+
+    public init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public var description: String { "\(code): \(reason)" }
+
+    public static func == (lhs: MintError, rhs: MintError) -> Bool { lhs.code == rhs.code }
+}

@@ -1,0 +1,74 @@
+public import Vouch
+
+/// One `--set FIELD=VALUE` (or `--unset FIELD`) applied to minted payloads.
+///
+/// The path addresses a member: `price`, `data.status`, and inside a notification's nested
+/// tokens `data.signedTransactionInfo.price` or `data.signedRenewalInfo.autoRenewStatus`.
+/// A few fields describe the whole scenario and keep related payloads consistent instead of
+/// being written at one place: `environment`, `bundleId`, `appAppleId`, `productId`, `type`,
+/// `storefront`, `originalTransactionId`, `appTransactionId`, `appAccountToken`, `signedDate`,
+/// `notificationType` and `subtype` (see ``MintGenerator``).
+public struct MintOverride: Sendable, Hashable {
+    public var path: [String]
+    /// The new value, or `nil` to remove the member.
+    public var value: JSONValue?
+
+    public init(path: [String], value: JSONValue?) {
+        self.path = path
+        self.value = value
+    }
+
+    /// Parses `FIELD=VALUE`: the value is JSON when it parses as JSON (`990`, `true`, `null`,
+    /// `"123"`, `[1,2]`), otherwise the text itself as a string (`Production`).
+    public init(parsing assignment: String) throws(MintError) {
+        guard let equals = assignment.firstIndex(of: "=") else {
+            throw MintError(.invalidOverride, "expected FIELD=VALUE, got \"\(assignment)\"")
+        }
+        let path = try Self.path(String(assignment[..<equals]))
+        let text = String(assignment[assignment.index(after: equals)...])
+        let value: JSONValue
+        do {
+            value = try StrictJSON.parse(Array(text.utf8))
+        } catch {
+            value = .string(text)
+        }
+        self.init(path: path, value: value)
+    }
+
+    /// Parses a dotted member path such as `data.status`.
+    public static func path(_ text: String) throws(MintError) -> [String] {
+        let components = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        guard !components.isEmpty, !components.contains(where: \.isEmpty) else {
+            throw MintError(.invalidOverride, "\"\(text)\" is not a member path such as price or data.status")
+        }
+        return components
+    }
+
+    /// Sets (or removes) the member at ``path`` in `object`, creating intermediate objects as
+    /// needed; fails when the path runs through a member that is not an object.
+    public func apply(to object: inout JSONObject) throws(MintError) {
+        try Self.apply(value, at: path[...], to: &object, fullPath: path)
+    }
+
+    private static func apply(
+        _ value: JSONValue?, at path: ArraySlice<String>, to object: inout JSONObject, fullPath: [String]
+    ) throws(MintError) {
+        let name = path[path.startIndex]
+        if path.count == 1 {
+            object[name] = value
+            return
+        }
+        var child: JSONObject
+        switch object[name] {
+        case nil:
+            guard value != nil else { return }
+            child = JSONObject()
+        case .object(let existing):
+            child = existing
+        default:
+            throw MintError(.invalidOverride, "\(fullPath.joined(separator: ".")): \(name) is not an object")
+        }
+        try apply(value, at: path.dropFirst(), to: &child, fullPath: fullPath)
+        object[name] = .object(child)
+    }
+}

@@ -1,0 +1,98 @@
+internal import COpenSSL
+public import Vouch
+
+/// Signs payloads as compact JWS (ES256) with an authority's signing key, loaded once.
+///
+/// The header is `{"alg":"ES256","x5c":[leaf,intermediate,root]}` (App Store) or
+/// `{"kid":"Apple_Xcode_Key","typ":"JWT","x5c":[certificate],"alg":"ES256"}` (Xcode), the
+/// certificates in standard base64 with padding; the signature is raw `r‖s` (64 bytes), as
+/// RFC 7518 §3.4 requires. The header segment is encoded once, so a signature costs one
+/// SHA-256 and one P-256 signing operation. ECDSA nonces come from OpenSSL's random generator:
+/// signing the same payload twice gives two different, equally valid signatures.
+///
+/// A signer only reads its key, so one instance may sign from several threads at once.
+public final class MintSigner: Sendable {
+    public let authority: MintAuthority
+    /// The protected header, in the member order it is written.
+    public let header: JSONObject
+    /// `BASE64URL(header) "."`, shared by every token.
+    let headerPrefix: [UInt8]
+
+    /// A signer with the header Apple (or Xcode) uses for `authority`'s style.
+    public convenience init(authority: MintAuthority) throws(MintError) {
+        let chain = try authority.certificateChain().map { JSONValue.string(String(decoding: Base64.encodeStandard($0), as: UTF8.self)) }
+        let header: JSONObject
+        switch authority.style {
+        case .appStore:
+            header = JSONObject([.init("alg", "ES256"), .init("x5c", .array(chain))])
+        case .xcode:
+            header = JSONObject([
+                .init("kid", "Apple_Xcode_Key"), .init("typ", "JWT"), .init("x5c", .array(chain)),
+                .init("alg", "ES256"),
+            ])
+        }
+        self.init(authority: authority, header: header)
+    }
+
+    /// A signer writing `header` as given (used to mint deliberately broken tokens).
+    init(authority: MintAuthority, header: JSONObject) {
+        self.authority = authority
+        self.header = header
+        self.headerPrefix = Base64.encodeURL(JSONWriter.encode(.object(header))) + [UInt8(ascii: ".")]
+    }
+
+    /// The compact JWS of `payload`, written as compact JSON in member order.
+    public func sign(payload: JSONObject) throws(MintError) -> String {
+        var writer = JSONWriter(reservingCapacity: 2048)
+        writer.write(object: payload)
+        return try sign(payloadBytes: writer.bytes)
+    }
+
+    /// The compact JWS of exactly `payloadBytes` (which need not be JSON at all).
+    public func sign(payloadBytes: some Collection<UInt8>) throws(MintError) -> String {
+        var token = headerPrefix
+        token.append(contentsOf: Base64.encodeURL(payloadBytes))
+        let signature = try signature(over: token)
+        token.append(UInt8(ascii: "."))
+        token.append(contentsOf: Base64.encodeURL(signature))
+        return String(decoding: token, as: UTF8.self)
+    }
+
+    /// The raw `r‖s` ES256 signature of `input` (the JWS signing input).
+    func signature(over input: [UInt8]) throws(MintError) -> [UInt8] {
+        guard let context = EVP_MD_CTX_new() else { throw .openSSL("EVP_MD_CTX_new") }
+        defer { EVP_MD_CTX_free(context) }
+        // The context takes its own reference to the key; the authority keeps ours.
+        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, authority.signingKey.pointer) == 1 else {
+            throw .openSSL("EVP_DigestSignInit")
+        }
+        // A DER ECDSA-Sig-Value on P-256 takes at most 72 bytes.
+        var der = [UInt8](repeating: 0, count: 80)
+        var length = der.count
+        guard EVP_DigestSign(context, &der, &length, input, input.count) == 1 else {
+            throw .openSSL("EVP_DigestSign")
+        }
+        return try Self.rawSignature(fromDER: Array(der[0..<length]), width: 32)
+    }
+
+    /// Converts a DER ECDSA-Sig-Value to fixed-width `r‖s`.
+    static func rawSignature(fromDER der: [UInt8], width: Int) throws(MintError) -> [UInt8] {
+        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
+        }
+        guard let parsed else { throw .openSSL("d2i_ECDSA_SIG") }
+        defer { ECDSA_SIG_free(parsed) }
+        var r: OpaquePointer? = nil
+        var s: OpaquePointer? = nil
+        // get0: r and s stay owned by `parsed`.
+        ECDSA_SIG_get0(parsed, &r, &s)
+        var raw = [UInt8](repeating: 0, count: 2 * width)
+        let ok = raw.withUnsafeMutableBufferPointer { buffer in
+            BN_bn2binpad(r, buffer.baseAddress, Int32(width)) == width
+                && BN_bn2binpad(s, buffer.baseAddress! + width, Int32(width)) == width
+        }
+        guard ok else { throw .openSSL("BN_bn2binpad") }
+        return raw
+    }
+}

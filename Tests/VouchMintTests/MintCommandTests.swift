@@ -1,0 +1,268 @@
+import Foundation
+import Testing
+import Vouch
+@testable import VouchCLI
+@testable import VouchMint
+
+@Suite struct MintCommandTests {
+    typealias Support = MintTestSupport
+
+    struct Result {
+        var status: Int32
+        var output: String
+        var errors: String
+        var lines: [Substring] { output.split(separator: "\n") }
+    }
+
+    private final class Streams {
+        var output: [UInt8] = []
+        var errors: [UInt8] = []
+    }
+
+    private func mint(_ arguments: [String], input: String = "") -> Result {
+        let streams = Streams()
+        var io = MintIO(
+            output: { streams.output += $0 }, error: { streams.errors += $0 }, readStandardInput: { Array(input.utf8) },
+            now: { Support.signingDate })
+        let status = MintCommand.run(arguments, io: &io)
+        return Result(
+            status: status, output: String(decoding: streams.output, as: UTF8.self),
+            errors: String(decoding: streams.errors, as: UTF8.self))
+    }
+
+    /// Runs `body` with a directory holding the suite's App Store and Xcode authorities.
+    private func withCA(_ body: (String) throws -> Void) throws {
+        try Support.withTemporaryDirectory { directory in
+            try Support.authority.write(to: directory)
+            try Support.xcodeAuthority.write(to: directory)
+            try body(directory.path)
+        }
+    }
+
+    private func expectUsageError(_ result: Result, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(result.status == 64, sourceLocation: sourceLocation)
+        #expect(result.output.isEmpty, sourceLocation: sourceLocation)
+        #expect(result.errors.hasPrefix("Error: \(message)"), "\(result.errors)", sourceLocation: sourceLocation)
+        #expect(result.errors.hasSuffix(MintCommand.usage + "\n"), sourceLocation: sourceLocation)
+    }
+
+    // MARK: Usage
+
+    @Test func helpPrintsTheUsageOnStandardOutput() {
+        for arguments in [["--help"], [], ["transaction", "--help"]] {
+            let result = mint(arguments)
+            #expect(result.status == 0)
+            #expect(result.output == MintCommand.usage + "\n")
+            #expect(result.errors.isEmpty)
+        }
+    }
+
+    @Test func usageErrorsExitWith64AndPrintTheUsageOnStandardError() {
+        expectUsageError(mint(["bogus", "--ca", "x"]), "unknown kind \"bogus\"")
+        expectUsageError(mint(["transaction", "--ca"]), "--ca needs a value")
+        expectUsageError(mint(["transaction"]), "mint transaction needs --ca DIR")
+        expectUsageError(mint(["ca"]), "mint ca needs --out DIR")
+        expectUsageError(mint(["ca", "--out", "x", "--count", "3"]), "--count does not apply to mint ca")
+        expectUsageError(mint(["ca", "--out", "x", "--seed", "3"]), "--seed does not apply to mint ca")
+        expectUsageError(mint(["transaction", "--ca", "x", "--no-leaf-oid"]), "--no-leaf-oid applies to mint ca")
+        expectUsageError(mint(["transaction", "--ca", "x", "--count", "0"]), "--count: \"0\" is not a number")
+        expectUsageError(mint(["transaction", "--ca", "x", "--date", "2025-02-30"]), "--date: \"2025-02-30\" is not a date")
+        expectUsageError(mint(["transaction", "--ca", "x", "--tamper", "nonsense"]), "--tamper: unknown defect \"nonsense\"")
+        expectUsageError(mint(["transaction", "--ca", "x", "--set", "price"]), "expected FIELD=VALUE")
+        expectUsageError(mint(["transaction", "--ca", "x", "--frobnicate"]), "unknown option --frobnicate")
+        expectUsageError(mint(["transaction", "--ca", "x", "--payload", "-", "--count", "2"]), "--payload signs one given payload")
+        expectUsageError(mint(["notification", "--ca", "x", "--xcode"]), "Xcode makes no notification data")
+    }
+
+    @Test func unreadableInputsExitWith66() throws {
+        try withCA { ca in
+            let missing = mint(["transaction", "--ca", "/nonexistent/vouch-mint"])
+            #expect(missing.status == 66)
+            #expect(missing.errors.hasPrefix("Error: cannot read /nonexistent/vouch-mint/leaf.der"))
+            let payload = mint(["transaction", "--ca", ca, "--payload", "/nonexistent/payload.json"])
+            #expect(payload.status == 66)
+            #expect(payload.errors == "Error: cannot read /nonexistent/payload.json\n")
+        }
+    }
+
+    @Test func aPayloadThatMustBeJSONButIsNotExitsWith65() throws {
+        try withCA { ca in
+            let result = mint(["transaction", "--ca", ca, "--payload", "-", "--set", "a=1"], input: "not json")
+            #expect(result.status == 65)
+            #expect(result.errors.hasPrefix("Error: stdin is not a JSON object"))
+        }
+    }
+
+    // MARK: ca
+
+    @Test func caWritesTheChainAndPrintsTheFiles() throws {
+        try Support.withTemporaryDirectory { directory in
+            let out = directory.appendingPathComponent("ca").path
+            let result = mint(["ca", "--out", out, "--not-before", "2020-01-01", "--not-after=2045-01-01"])
+            #expect(result.status == 0)
+            #expect(result.errors.isEmpty)
+            #expect(result.lines.map { $0.split(separator: "/").last! } == [
+                "root.der", "root.pem", "root.key.pem", "intermediate.der", "intermediate.pem", "intermediate.key.pem",
+                "leaf.der", "leaf.pem", "leaf.key.pem",
+            ])
+            let verified = try Support.openssl(
+                ["verify", "-x509_strict", "-attime", String(Int(Support.signingDate.timeIntervalSince1970)), "-CAfile",
+                 "root.pem", "-untrusted", "intermediate.pem", "leaf.pem"], in: URL(fileURLWithPath: out))
+            #expect(verified.output == "leaf.pem: OK\n")
+            let authority = try MintAuthority.load(from: URL(fileURLWithPath: out))
+            #expect(authority.signingValidity == Support.validity)
+        }
+    }
+
+    @Test func caDefaultsToTenYearsFromNow() throws {
+        try Support.withTemporaryDirectory { directory in
+            #expect(mint(["ca", "--out", directory.path]).status == 0)
+            let validity = try #require(try MintAuthority.load(from: directory).signingValidity)
+            #expect(validity.notBefore == Support.signingDate)
+            #expect(validity.notAfter == MintDate.parse("2035-06-01T12:00:00Z"))
+        }
+    }
+
+    @Test func caMakesAnExpiredLeafUnderAValidIntermediate() throws {
+        try Support.withTemporaryDirectory { directory in
+            let result = mint(["ca", "--out", directory.path, "--leaf-not-after", "2021-01-01"])
+            #expect(result.status == 0)
+            let validity = try #require(try MintAuthority.load(from: directory).signingValidity)
+            #expect(validity.notAfter == MintDate.parse("2021-01-01"))
+            #expect(validity.notBefore == MintDate.parse("2020-01-02"))
+            let text = try Support.openssl(["x509", "-in", "intermediate.pem", "-noout", "-enddate"], in: directory)
+            #expect(text.output == "notAfter=Jun  1 12:00:00 2035 GMT\n")
+        }
+    }
+
+    @Test func caLeavesOutTheMarkersWhenAsked() throws {
+        try Support.withTemporaryDirectory { directory in
+            #expect(mint(["ca", "--out", directory.path, "--no-leaf-oid"]).status == 0)
+            let leaf = try Support.openssl(["x509", "-in", "leaf.pem", "-noout", "-text"], in: directory)
+            let intermediate = try Support.openssl(["x509", "-in", "intermediate.pem", "-noout", "-text"], in: directory)
+            #expect(!leaf.output.contains("1.2.840.113635.100.6.11.1"))
+            #expect(intermediate.output.contains("1.2.840.113635.100.6.2.1"))
+        }
+    }
+
+    @Test func caXcodeWritesOneCertificate() throws {
+        try Support.withTemporaryDirectory { directory in
+            let result = mint(["ca", "--xcode", "--out", directory.path])
+            #expect(result.status == 0)
+            #expect(result.lines.map { $0.split(separator: "/").last! } == ["xcode.der", "xcode.pem", "xcode.key.pem"])
+            let validity = try #require(try MintAuthority.load(from: directory, style: .xcode).signingValidity)
+            #expect(validity.notBefore == Support.signingDate)
+            #expect(validity.notAfter == MintDate.parse("2026-06-01T12:00:00Z"))
+        }
+    }
+
+    // MARK: Tokens
+
+    @Test func countMintsDistinctVerifiableTokensOnePerLineInGeneratorOrder() throws {
+        try withCA { ca in
+            let arguments = ["transaction", "--ca", ca, "--count", "600", "--seed", "7", "--date", "2025-06-01T12:00:00Z"]
+            let result = mint(arguments)
+            #expect(result.status == 0)
+            #expect(result.errors.isEmpty)
+            let tokens = try result.lines.map { try Support.Token(String($0)) }
+            #expect(tokens.count == 600)
+            let generator = MintGenerator(seed: 7, date: Support.signingDate)
+            for index in [0, 1, 255, 256, 257, 511, 599] {
+                #expect(tokens[index].payload == (try generator.payload(.transaction, index: index, signer: Support.signer)))
+            }
+            #expect(Set(tokens.map(\.payloadBytes)).count == 600)
+            for token in tokens.prefix(20) { #expect(try token.signatureVerifies) }
+
+            let again = mint(arguments)
+            #expect(try again.lines.map { try Support.Token(String($0)).payloadBytes } == tokens.map(\.payloadBytes))
+        }
+    }
+
+    @Test func textSeedsAndSettingsApply() throws {
+        try withCA { ca in
+            let result = mint([
+                "renewal-info", "--ca", ca, "--seed", "alice", "--count", "3", "--set",
+                "environment=Production", "--unset", "appTransactionId",
+            ])
+            #expect(result.status == 0)
+            let generator = MintGenerator(seed: MintGenerator.seed("alice"), date: Support.signingDate, overrides: [
+                MintOverride(path: ["environment"], value: "Production"), MintOverride(path: ["appTransactionId"], value: nil),
+            ])
+            for (index, line) in result.lines.enumerated() {
+                let payload = try Support.Token(String(line)).payload
+                #expect(payload["environment"] == "Production")
+                #expect(payload["appTransactionId"] == nil)
+                #expect(payload == (try generator.payload(.renewalInfo, index: index, signer: Support.signer)))
+            }
+        }
+    }
+
+    @Test func tamperWritesEachTokenWithATabAndItsExpectedCode() throws {
+        try withCA { ca in
+            let result = mint(["transaction", "--ca", ca, "--count", "2", "--tamper", "all"])
+            #expect(result.status == 0)
+            let rows = result.lines.map { $0.split(separator: "\t") }
+            #expect(rows.count == 10)
+            #expect(rows.allSatisfy { $0.count == 2 })
+            #expect(rows.map { String($0[1]) } == [
+                "bad_signature", "bad_signature", "bad_signature", "untrusted_chain", "unsupported_algorithm",
+                "bad_signature", "bad_signature", "bad_signature", "untrusted_chain", "unsupported_algorithm",
+            ])
+            let algorithm = try Support.Token(String(rows[4][0]))
+            #expect(algorithm.header["alg"] == "HS256")
+            let chosen = mint(["transaction", "--ca", ca, "--tamper", "chain,alg", "--tamper", "chain"])
+            #expect(chosen.lines.map { $0.split(separator: "\t")[1] } == ["untrusted_chain", "unsupported_algorithm"])
+        }
+    }
+
+    @Test func aPayloadFileIsSignedByteForByte() throws {
+        try withCA { ca in
+            try Support.withTemporaryDirectory { directory in
+                let file = directory.appendingPathComponent("payload.json")
+                try Data("{\"b\" : 2, \"a\":1}\n\n".utf8).write(to: file)
+                let result = mint(["notification", "--ca", ca, "--payload", file.path])
+                #expect(result.status == 0)
+                let token = try Support.Token(String(try #require(result.lines.first)))
+                #expect(String(decoding: token.payloadBytes, as: UTF8.self) == "{\"b\" : 2, \"a\":1}")
+                #expect(try token.signatureVerifies)
+            }
+        }
+    }
+
+    @Test func aPayloadFromStandardInputTakesSettings() throws {
+        try withCA { ca in
+            let result = mint(
+                ["transaction", "--ca", ca, "--payload", "-", "--set", "price=990", "--unset", "drop"],
+                input: "{\"drop\":true,\"price\":1}")
+            #expect(result.status == 0)
+            let token = try Support.Token(String(try #require(result.lines.first)))
+            #expect(String(decoding: token.payloadBytes, as: UTF8.self) == "{\"price\":990}")
+        }
+    }
+
+    @Test func xcodeTokensCarryXcodesHeader() throws {
+        try withCA { ca in
+            let result = mint(["app-transaction", "--xcode", "--ca", ca])
+            #expect(result.status == 0)
+            let token = try Support.Token(String(try #require(result.lines.first)))
+            #expect(token.header["kid"] == "Apple_Xcode_Key")
+            #expect(try token.chain == [try Support.xcodeAuthority.anchorCertificate()])
+            #expect(token.payload["receiptType"] == "Xcode")
+            #expect(try token.signatureVerifies)
+        }
+    }
+
+    @Test func outWritesTheTokensToAFile() throws {
+        try withCA { ca in
+            try Support.withTemporaryDirectory { directory in
+                let file = directory.appendingPathComponent("tokens.txt")
+                let result = mint(["realtime-request", "--ca", ca, "--count", "3", "--out", file.path])
+                #expect(result.status == 0)
+                #expect(result.output.isEmpty)
+                let lines = try String(contentsOf: file, encoding: .utf8).split(separator: "\n")
+                #expect(lines.count == 3)
+                #expect(try Support.Token(String(lines[2])).payload["requestIdentifier"] != nil)
+            }
+        }
+    }
+}
