@@ -34,8 +34,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VouchTests",
-            dependencies: ["Vouch"],
-            resources: []
+            dependencies: ["Vouch", "VouchMint"]
         ),
         .testTarget(
             name: "VouchMintTests",

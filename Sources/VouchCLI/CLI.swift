@@ -28,6 +28,7 @@ enum CLI {
         ("verify", "Verify one signed token and print its payload", VerifyCommand.usage),
         ("inspect", "Decode a token without trusting it (UNVERIFIED)", InspectCommand.usage),
         ("batch", "Verify every line of a dump, one JSON record per line", BatchCommand.usage),
+        ("mint", "Make an Apple-shaped test PKI and signed test data", MintCommand.usage),
     ]
 
     static let usage = """
@@ -78,6 +79,7 @@ enum CLI {
             case "verify": return try VerifyCommand.run(rest)
             case "inspect": return try InspectCommand.run(rest)
             case "batch": return try BatchCommand.run(rest)
+            case "mint": return MintCommand.run(rest)
             default: return ExitCode.usage
             }
         } catch let error as UsageError {

@@ -41,10 +41,10 @@ struct XcodeDataTests {
         #expect(late.rejection(try TestVectors.text(Self.samples[0].0), as: .transaction)?.code == .certificateExpired)
     }
 
-    @Test func anotherXcodeCertificateIsNotTrusted() throws {
+    @Test func anotherXcodeCertificateIsAnUntrustedChain() throws {
         var configuration = Verifier.Configuration()
         configuration.xcodeCertificates = [try TestVectors.certificateDER("apple-app-store-server-library/certs/leaf_cert.pem")]
         let verifier = try Verifier(configuration: configuration)
-        #expect(verifier.rejection(try TestVectors.text(Self.samples[0].0))?.code == .xcodeNotTrusted)
+        #expect(verifier.rejection(try TestVectors.text(Self.samples[0].0))?.code == .untrustedChain)
     }
 }

@@ -196,12 +196,14 @@ final class Engine: Sendable {
                 segment: Array(segment), header: header,
                 anchor: .chain(leaf: certificates[0], intermediate: certificates[1]), key: key)
         case 1 where isXcodeShaped(header):
-            guard let trusted = xcodeCertificates.first(where: { $0.der == certificates[0].der }) else {
+            guard !xcodeCertificates.isEmpty else {
                 throw VerificationError(
                     .xcodeNotTrusted,
-                    xcodeCertificates.isEmpty
-                        ? "the token is signed by Xcode's StoreKit testing certificate, which is not trusted (see --xcode-cert)"
-                        : "the token is signed by an Xcode StoreKit testing certificate other than the trusted one")
+                    "the token is signed by Xcode's StoreKit testing certificate, which is not trusted (see --xcode-cert)")
+            }
+            guard let trusted = xcodeCertificates.first(where: { $0.der == certificates[0].der }) else {
+                throw VerificationError(
+                    .untrustedChain, "the token is signed by a StoreKit testing certificate other than the trusted one")
             }
             guard let key = trusted.publicKey, key.isP256 else {
                 throw VerificationError(.wrongKeyType, "the Xcode certificate's key is not EC P-256")
