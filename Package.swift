@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Vouch", targets: ["Vouch"]),
         .library(name: "VouchMint", targets: ["VouchMint"]),
         .executable(name: "vouch", targets: ["VouchCLI"]),
+        .executable(name: "vouch-bench", targets: ["VouchBench"]),
     ],
     targets: [
         .systemLibrary(
@@ -31,6 +32,10 @@ let package = Package(
         .executableTarget(
             name: "VouchCLI",
             dependencies: ["Vouch", "VouchMint"]
+        ),
+        .executableTarget(
+            name: "VouchBench",
+            dependencies: ["Vouch", "VouchMint", "COpenSSL"]
         ),
         .testTarget(
             name: "VouchTests",

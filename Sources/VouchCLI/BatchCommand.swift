@@ -137,6 +137,18 @@ enum BatchCommand {
         }
     }
 
+    /// This process's peak resident set size so far.
+    static func peakResidentBytes() -> Int {
+        var usage = rusage()
+        #if os(Linux)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss * 1024  // KiB on Linux
+        #else
+        getrusage(RUSAGE_SELF, &usage)
+        return usage.ru_maxrss  // bytes on macOS
+        #endif
+    }
+
     /// The total size when every input is a regular file.
     static func knownSize(of descriptors: [Int32]) -> Int? {
         var total = 0
@@ -152,7 +164,7 @@ enum BatchCommand {
         let rate = elapsed > 0 ? Double(summary.lines) / elapsed : 0
         var lines = [
             "vouch batch: \(summary.lines) lines, \(summary.verified) verified, \(summary.rejected) rejected in "
-                + String(format: "%.2f s (%.0f lines/s)", elapsed, rate)
+                + String(format: "%.2f s (%.0f lines/s), peak memory %.1f MiB", elapsed, rate, Double(peakResidentBytes()) / 1_048_576)
         ]
         if !summary.kinds.isEmpty {
             lines.append("  verified by kind: " + summary.kinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
@@ -175,6 +187,7 @@ enum BatchCommand {
             .init("errors", counts(summary.errors)),
             .init("elapsedSeconds", .number(String(format: "%.3f", elapsed))),
             .init("linesPerSecond", .number(String(format: "%.1f", elapsed > 0 ? Double(summary.lines) / elapsed : 0))),
+            .init("peakResidentBytes", .number(String(peakResidentBytes()))),
         ]))
     }
 

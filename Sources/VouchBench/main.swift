@@ -1,0 +1,290 @@
+import COpenSSL
+import Foundation
+import Vouch
+import VouchMint
+
+// vouch-bench: batch verification measured against OpenSSL's raw P-256 floor, in one run.
+//
+//   swift build -c release && swift run -c release vouch-bench [--lines N] [--no-million]
+//
+// Every throughput is printed with its ratio to the floor measured in the same run on the
+// same number of threads, since absolute figures move with the machine's load.
+
+struct Options {
+    var lines = 100_000
+    var million = true
+    var jobs = ProcessInfo.processInfo.activeProcessorCount
+
+    init(_ arguments: [String]) {
+        var index = 0
+        while index < arguments.count {
+            switch arguments[index] {
+            case "--lines":
+                index += 1
+                lines = Int(arguments[index]) ?? lines
+            case "--no-million":
+                million = false
+            case "--jobs":
+                index += 1
+                jobs = Int(arguments[index]) ?? jobs
+            default:
+                FileHandle.standardError.write(Data("usage: vouch-bench [--lines N] [--jobs N] [--no-million]\n".utf8))
+                exit(64)
+            }
+            index += 1
+        }
+    }
+}
+
+let options = Options(Array(CommandLine.arguments.dropFirst()))
+let jobs = options.jobs
+let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+    .deletingLastPathComponent().appendingPathComponent("vouch")
+guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+    print("vouch-bench: \(binary.path) is missing: run 'swift build -c release' first")
+    exit(69)
+}
+let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-bench-\(getpid())")
+try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: scratch) }
+
+func now() -> Double {
+    var time = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &time)
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+func log(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// Runs `body(thread)` on `threads` threads and returns the wall time.
+func timeOnThreads(_ threads: Int, _ body: @escaping @Sendable (Int) -> Void) -> Double {
+    let group = DispatchGroup()
+    let start = now()
+    for thread in 0..<threads {
+        group.enter()
+        let worker = Thread {
+            body(thread)
+            group.leave()
+        }
+        worker.stackSize = 4 << 20
+        worker.start()
+    }
+    group.wait()
+    return now() - start
+}
+
+// MARK: 1. Mint
+
+log("minting \(options.lines) transactions …")
+let validity = MintValidity(notBefore: MintDate.parse("2020-01-01")!, notAfter: MintDate.parse("2045-01-01")!)
+let authority = try MintAuthority.generate(MintAuthorityOptions(validity: validity))
+let signer = try MintSigner(authority: authority)
+let generator = MintGenerator(seed: 2026, date: MintDate.parse("2025-06-01T12:00:00Z")!)
+nonisolated(unsafe) var tokens = [String](repeating: "", count: options.lines)
+let mintTime = tokens.withUnsafeMutableBufferPointer { buffer in
+    nonisolated(unsafe) let buffer = buffer
+    return timeOnThreads(jobs) { thread in
+        for index in stride(from: thread, to: options.lines, by: jobs) {
+            buffer[index] = try! generator.token(.transaction, index: index, signer: signer)
+        }
+    }
+}
+let tokensFile = scratch.appendingPathComponent("transactions.jwsl")
+try Data((tokens.joined(separator: "\n") + "\n").utf8).write(to: tokensFile)
+let averageLength = tokens.reduce(0) { $0 + $1.utf8.count } / max(tokens.count, 1)
+let anchor = scratch.appendingPathComponent("root.der")
+try Data(try authority.anchorCertificate()).write(to: anchor)
+
+// MARK: 2. The floor: SHA-256 of the signing input and one P-256 verification, nothing else
+
+struct Prepared: @unchecked Sendable {
+    var inputs: [[UInt8]] = []
+    var signatures: [[UInt8]] = []
+}
+
+func derSignature(_ raw: [UInt8]) -> [UInt8] {
+    func integer(_ bytes: ArraySlice<UInt8>) -> [UInt8] {
+        var body = Array(bytes.drop(while: { $0 == 0 }))
+        if body.isEmpty || body[0] & 0x80 != 0 { body.insert(0, at: 0) }
+        return [0x02, UInt8(body.count)] + body
+    }
+    let content = integer(raw[0..<32]) + integer(raw[32..<64])
+    return [0x30, UInt8(content.count)] + content
+}
+
+var prepared = Prepared()
+for token in tokens {
+    let bytes = Array(token.utf8)
+    let lastDot = bytes.lastIndex(of: UInt8(ascii: "."))!
+    prepared.inputs.append(Array(bytes[..<lastDot]))
+    prepared.signatures.append(derSignature(Base64.decodeURL(bytes[(lastDot + 1)...])!))
+}
+let leafDER = try authority.certificateChain()[0]
+let leafKey: OpaquePointer = leafDER.withUnsafeBufferPointer { buffer in
+    var cursor = buffer.baseAddress
+    let certificate = d2i_X509(nil, &cursor, buffer.count)!
+    defer { X509_free(certificate) }
+    return X509_get_pubkey(certificate)!
+}
+nonisolated(unsafe) let sharedKey = leafKey
+let preparedInputs = prepared
+
+func floorRate(threads: Int) -> Double {
+    let count = preparedInputs.inputs.count
+    let failures = UnsafeMutablePointer<Int>.allocate(capacity: threads)
+    failures.initialize(repeating: 0, count: threads)
+    nonisolated(unsafe) let failureCounts = failures
+    defer { failures.deallocate() }
+    let elapsed = timeOnThreads(threads) { thread in
+        // One context per thread, initialised once, as a verifier that knows its key would.
+        let context = EVP_PKEY_CTX_new(sharedKey, nil)!
+        defer { EVP_PKEY_CTX_free(context) }
+        EVP_PKEY_verify_init(context)
+        var digest = [UInt8](repeating: 0, count: 32)
+        for index in stride(from: thread, to: count, by: threads) {
+            let input = preparedInputs.inputs[index], signature = preparedInputs.signatures[index]
+            _ = SHA256(input, input.count, &digest)
+            if EVP_PKEY_verify(context, signature, signature.count, digest, 32) != 1 { failureCounts[thread] += 1 }
+        }
+    }
+    let failed = (0..<threads).reduce(0) { $0 + failures[$1] }
+    precondition(failed == 0, "the floor rejected \(failed) genuine signatures")
+    return Double(count) / elapsed
+}
+
+log("measuring the OpenSSL floor …")
+let floor1 = max(floorRate(threads: 1), floorRate(threads: 1))
+let floorN = jobs > 1 ? max(floorRate(threads: jobs), floorRate(threads: jobs)) : floor1
+
+// MARK: 3. vouch batch, end to end (a separate process; output to /dev/null)
+
+/// Runs a shell command; returns the wall time and its exit status.
+func run(_ command: String) -> (seconds: Double, status: Int32) {
+    var pid: pid_t = 0
+    let arguments = ["/bin/sh", "-c", command]
+    var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+    defer { for pointer in argv { free(pointer) } }
+    let start = now()
+    guard posix_spawn(&pid, "/bin/sh", nil, nil, &argv, environ) == 0 else { return (0, -1) }
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    return (now() - start, (status >> 8) & 0xFF)
+}
+
+func shellQuote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
+let vouch = shellQuote(binary.path), file = shellQuote(tokensFile.path), root = shellQuote(anchor.path)
+let summaryFile = scratch.appendingPathComponent("summary.json")
+
+/// Runs `vouch batch` on the output of `feed` (or the tokens file); returns its rate and the
+/// peak RSS it reports itself (the shell's own figure would include this process's, which
+/// Linux carries across exec).
+func cliRun(jobs: Int, lines: Int, feed: String? = nil) -> (rate: Double, peakBytes: Int) {
+    let input = feed.map { "\($0) | " } ?? ""
+    let result = run("\(input)\(vouch) batch --jobs \(jobs) --root \(root) --summary-json \(shellQuote(summaryFile.path)) \(feed == nil ? file : "-") > /dev/null 2>/dev/null")
+    precondition(result.status == 0, "vouch batch exited \(result.status)")
+    let summary = try! StrictJSON.parseObject([UInt8](try! Data(contentsOf: summaryFile)))
+    precondition(summary["verified"]?.int64Value == Int64(lines), "vouch batch did not verify every line")
+    return (Double(lines) / result.seconds, Int(summary["peakResidentBytes"]?.int64Value ?? 0))
+}
+
+func cliRate(jobs: Int) -> (rate: Double, peakBytes: Int) { cliRun(jobs: jobs, lines: options.lines) }
+
+log("measuring vouch batch …")
+let cli1 = cliRate(jobs: 1)
+let cliN = cliRate(jobs: jobs)
+
+// MARK: 4. The library's batch API
+
+let configuration = {
+    var configuration = Verifier.Configuration()
+    configuration.trustAnchors = [try! authority.anchorCertificate()]
+    return configuration
+}()
+
+func linesRate(jobs: Int) throws -> Double {
+    let verifier = try Verifier(configuration: configuration)
+    let descriptor = open(tokensFile.path, O_RDONLY)
+    defer { close(descriptor) }
+    let reader = try LineReader.open(FileDescriptorSource(descriptor: descriptor))
+    var written = 0
+    let start = now()
+    let summary = try BatchVerifier(verifier: verifier, jobs: jobs).verifyLines(from: reader) { written += $0.count }
+    let elapsed = now() - start
+    precondition(summary.verified == options.lines && written > 0)
+    return Double(options.lines) / elapsed
+}
+
+func verifyAllRate(jobs: Int) throws -> Double {
+    let verifier = try Verifier(configuration: configuration)
+    let start = now()
+    let results = BatchVerifier(verifier: verifier, jobs: jobs).verifyAll(tokens)
+    let elapsed = now() - start
+    precondition(results.allSatisfy { (try? $0.get()) != nil })
+    return Double(options.lines) / elapsed
+}
+
+log("measuring the library …")
+let lines1 = try linesRate(jobs: 1), linesN = try linesRate(jobs: jobs)
+let all1 = try verifyAllRate(jobs: 1), allN = try verifyAllRate(jobs: jobs)
+
+// MARK: 5. Latency: the first token of a chain, then warm tokens
+
+var coldSamples: [Double] = []
+for index in 0..<15 {
+    let verifier = try Verifier(configuration: configuration)
+    let start = now()
+    _ = try verifier.verify(tokens[index])
+    coldSamples.append(now() - start)
+}
+let cold = coldSamples.sorted()[coldSamples.count / 2]
+let warmVerifier = try Verifier(configuration: configuration)
+_ = try warmVerifier.verify(tokens[0])
+let warmCount = min(5000, tokens.count)
+let warmStart = now()
+for index in 0..<warmCount { _ = try warmVerifier.verify(tokens[index]) }
+let warm = (now() - warmStart) / Double(warmCount)
+
+// MARK: 6. Peak RSS at 1,000,000 lines (the 100,000-line file ten times through a pipe)
+
+var million: (rate: Double, peakBytes: Int)? = nil
+if options.million {
+    log("verifying \(options.lines * 10) lines for peak RSS …")
+    million = cliRun(jobs: jobs, lines: options.lines * 10, feed: "for i in 1 2 3 4 5 6 7 8 9 10; do cat \(file); done")
+}
+
+// MARK: Report
+
+func format(_ rate: Double) -> String { String(format: "%.0f", rate) }
+func ratio(_ rate: Double, _ floor: Double) -> String { String(format: "%.2f", rate / floor) }
+func mib(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
+
+print("""
+    Vouch batch benchmark: \(options.lines) minted transactions (P-384 root and intermediate, P-256 leaf),
+    average token \(averageLength) bytes, \(jobs) threads for "all cores"; minted in \(String(format: "%.1f", mintTime)) s.
+
+    | measurement | threads | tokens/s | ratio to floor |
+    |---|---:|---:|---:|
+    | floor: OpenSSL SHA-256 + P-256 verify, prepared key and context | 1 | \(format(floor1)) | 1.00 |
+    | floor: OpenSSL SHA-256 + P-256 verify, prepared key and context | \(jobs) | \(format(floorN)) | 1.00 |
+    | `vouch batch`, full payload output | 1 | \(format(cli1.rate)) | \(ratio(cli1.rate, floor1)) |
+    | `vouch batch`, full payload output | \(jobs) | \(format(cliN.rate)) | \(ratio(cliN.rate, floorN)) |
+    | `BatchVerifier.verifyLines` (records written) | 1 | \(format(lines1)) | \(ratio(lines1, floor1)) |
+    | `BatchVerifier.verifyLines` (records written) | \(jobs) | \(format(linesN)) | \(ratio(linesN, floorN)) |
+    | `BatchVerifier.verifyAll` (typed results) | 1 | \(format(all1)) | \(ratio(all1, floor1)) |
+    | `BatchVerifier.verifyAll` (typed results) | \(jobs) | \(format(allN)) | \(ratio(allN, floorN)) |
+
+    | latency | µs | ratio to one floor verification |
+    |---|---:|---:|
+    | first token of a chain (cold: full chain validation), median of 15 | \(String(format: "%.0f", cold * 1e6)) | \(String(format: "%.1f", cold * floor1)) |
+    | a token whose chain is cached (warm), mean of \(warmCount) | \(String(format: "%.1f", warm * 1e6)) | \(String(format: "%.2f", warm * floor1)) |
+
+    | peak RSS of `vouch batch` (\(jobs) threads) | |
+    |---|---:|
+    | \(options.lines) lines | \(mib(cliN.peakBytes)) |
+    """)
+if let million {
+    print("| \(options.lines * 10) lines (through a pipe; \(format(million.rate)) tokens/s, \(ratio(million.rate, floorN)) of the floor) | \(mib(million.peakBytes)) |")
+}
