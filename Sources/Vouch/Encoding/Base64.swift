@@ -52,39 +52,49 @@ public enum Base64 {
             if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
         }
         guard length % 4 != 1 else { return nil }
-        var output = [UInt8]()
-        output.reserveCapacity(length / 4 * 3 + 2)
-        return table.withUnsafeBufferPointer { table -> [UInt8]? in
-            var index = 0
-            while index + 4 <= length {
-                let a = table[Int(input[index])], b = table[Int(input[index + 1])]
-                let c = table[Int(input[index + 2])], d = table[Int(input[index + 3])]
-                guard (a | b | c | d) & 0xC0 == 0 else { return nil }
-                let word = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-                output.append(UInt8(truncatingIfNeeded: word >> 16))
-                output.append(UInt8(truncatingIfNeeded: word >> 8))
-                output.append(UInt8(truncatingIfNeeded: word))
-                index += 4
+        let outputLength = length / 4 * 3 + (length % 4 == 0 ? 0 : length % 4 - 1)
+        var valid = true
+        let output = [UInt8](unsafeUninitializedCapacity: outputLength) { output, initialized in
+            table.withUnsafeBufferPointer { table in
+                var index = 0, written = 0
+                while index + 4 <= length {
+                    let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                    let c = table[Int(input[index + 2])], d = table[Int(input[index + 3])]
+                    guard (a | b | c | d) & 0xC0 == 0 else {
+                        valid = false
+                        return
+                    }
+                    output[written] = a << 2 | b >> 4
+                    output[written + 1] = b << 4 | c >> 2
+                    output[written + 2] = c << 6 | d
+                    index += 4
+                    written += 3
+                }
+                switch length - index {
+                case 2:
+                    let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                    // The bits below the last whole byte must be zero (canonical form).
+                    guard (a | b) & 0xC0 == 0, b & 0x0F == 0 else {
+                        valid = false
+                        return
+                    }
+                    output[written] = a << 2 | b >> 4
+                case 3:
+                    let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                    let c = table[Int(input[index + 2])]
+                    guard (a | b | c) & 0xC0 == 0, c & 0x03 == 0 else {
+                        valid = false
+                        return
+                    }
+                    output[written] = a << 2 | b >> 4
+                    output[written + 1] = b << 4 | c >> 2
+                default:
+                    break
+                }
             }
-            switch length - index {
-            case 0:
-                break
-            case 2:
-                let a = table[Int(input[index])], b = table[Int(input[index + 1])]
-                // The four bits below the last full byte must be zero (canonical form).
-                guard (a | b) & 0xC0 == 0, b & 0x0F == 0 else { return nil }
-                output.append(a << 2 | b >> 4)
-            case 3:
-                let a = table[Int(input[index])], b = table[Int(input[index + 1])]
-                let c = table[Int(input[index + 2])]
-                guard (a | b | c) & 0xC0 == 0, c & 0x03 == 0 else { return nil }
-                output.append(a << 2 | b >> 4)
-                output.append(b << 4 | c >> 2)
-            default:
-                return nil
-            }
-            return output
+            initialized = valid ? outputLength : 0
         }
+        return valid ? output : nil
     }
 
     private static func encode(_ bytes: some Collection<UInt8>, symbols: [UInt8], padded: Bool) -> [UInt8] {

@@ -84,6 +84,20 @@ public struct Timestamp: Sendable, Hashable, RawRepresentable, CustomStringConve
 
     /// The floor of a JSON number, computed on its decimal digits so no binary rounding occurs.
     private static func floor(ofNumber text: String) -> Int64? {
+        // The common case, a plain positive integer of up to 18 digits, needs no general parse.
+        let utf8 = text.utf8
+        if utf8.count <= 18, let first = utf8.first, first != UInt8(ascii: "0") || utf8.count == 1 {
+            var value: Int64 = 0
+            var plain = true
+            for byte in utf8 {
+                guard isDigit(byte) else {
+                    plain = false
+                    break
+                }
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
+            if plain { return value }
+        }
         var bytes = text.utf8[...]
         let negative = bytes.first == UInt8(ascii: "-")
         if negative { bytes = bytes.dropFirst() }

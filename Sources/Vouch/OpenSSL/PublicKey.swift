@@ -1,35 +1,48 @@
 internal import COpenSSL
+import Synchronization
 
 /// An `EVP_PKEY` public key, owned. OpenSSL 3 keys are safe to use from many threads for
 /// verification once built, so one instance is shared.
 final class PublicKey: @unchecked Sendable {
     let pointer: OpaquePointer
-    /// A context initialised for verification, never used itself: each verification works on
-    /// a duplicate, which is far cheaper than a fresh context. Only read after init, so
-    /// duplicating it from several threads at once is safe.
-    private let template: OpaquePointer?
+    /// Verification contexts ready for reuse: `EVP_PKEY_verify` leaves a context initialised,
+    /// so each thread borrows one instead of building a new one per signature.
+    private let contexts = Mutex<[Context]>([])
+
+    /// An `EVP_PKEY_CTX` owned by the pool while it sits there, by one thread while borrowed.
+    private struct Context: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+    private static let pooledContexts = 64
 
     /// Takes over one reference to `key`.
     init(owning key: OpaquePointer) {
         self.pointer = key
-        if let context = EVP_PKEY_CTX_new(key, nil), EVP_PKEY_verify_init(context) == 1 {
-            template = context
-        } else {
-            ERR_clear_error()
-            template = nil
-        }
     }
 
-    /// A new context ready for `EVP_PKEY_verify`; the caller frees it.
-    func verificationContext() -> OpaquePointer? {
-        if let template, let copy = EVP_PKEY_CTX_dup(template) { return copy }
-        guard let context = EVP_PKEY_CTX_new(pointer, nil) else { return nil }
-        guard EVP_PKEY_verify_init(context) == 1 else {
-            EVP_PKEY_CTX_free(context)
-            ERR_clear_error()
-            return nil
+    /// Runs `body` with a context initialised for `EVP_PKEY_verify` on this key, borrowed from
+    /// the pool (or new); `nil` when OpenSSL cannot make one.
+    func withVerificationContext<Result>(_ body: (OpaquePointer?) -> Result) -> Result {
+        var context = contexts.withLock { $0.popLast() }?.pointer
+        if context == nil, let fresh = EVP_PKEY_CTX_new(pointer, nil) {
+            if EVP_PKEY_verify_init(fresh) == 1 {
+                context = fresh
+            } else {
+                EVP_PKEY_CTX_free(fresh)
+                ERR_clear_error()
+            }
         }
-        return context
+        defer {
+            if let context {
+                let kept = contexts.withLock { pool in
+                    guard pool.count < Self.pooledContexts else { return false }
+                    pool.append(Context(pointer: context))
+                    return true
+                }
+                if !kept { EVP_PKEY_CTX_free(context) }
+            }
+        }
+        return body(context)
     }
 
     /// Parses a DER SubjectPublicKeyInfo.
@@ -51,7 +64,7 @@ final class PublicKey: @unchecked Sendable {
     }
 
     deinit {
-        EVP_PKEY_CTX_free(template)
+        for context in contexts.withLock({ $0 }) { EVP_PKEY_CTX_free(context.pointer) }
         EVP_PKEY_free(pointer)
     }
 

@@ -18,13 +18,14 @@ enum ES256 {
                 return withUnsafeMutableBytes(of: &digest) { digest in
                     let digestBytes = digest.bindMemory(to: UInt8.self)
                     _ = SHA256(message.bindMemory(to: UInt8.self).baseAddress, message.count, digestBytes.baseAddress)
-                    guard let context = key.verificationContext() else { return false }
-                    defer { EVP_PKEY_CTX_free(context) }
-                    let result = EVP_PKEY_verify(
-                        context, der.baseAddress!.assumingMemoryBound(to: UInt8.self), derLength,
-                        digestBytes.baseAddress, 32)
-                    if result != 1 { ERR_clear_error() }
-                    return result == 1
+                    return key.withVerificationContext { context in
+                        guard let context else { return false }
+                        let result = EVP_PKEY_verify(
+                            context, der.baseAddress!.assumingMemoryBound(to: UInt8.self), derLength,
+                            digestBytes.baseAddress, 32)
+                        if result != 1 { ERR_clear_error() }
+                        return result == 1
+                    }
                 }
             }
         }
