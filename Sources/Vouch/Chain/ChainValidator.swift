@@ -69,9 +69,9 @@ final class ChainValidator: @unchecked Sendable {
             let which = ["leaf", "intermediate", "root"][min(max(Int(depth), 0), 2)]
             switch code {
             case X509_V_ERR_CERT_HAS_EXPIRED:
-                throw VerificationError(.certificateExpired, "\(which) certificate: \(text) at \(Self.iso8601(time))")
+                throw VerificationError(.certificateExpired, "\(which) certificate: \(text) (validation time \(Self.iso8601(time)))")
             case X509_V_ERR_CERT_NOT_YET_VALID:
-                throw VerificationError(.certificateNotYetValid, "\(which) certificate: \(text) at \(Self.iso8601(time))")
+                throw VerificationError(.certificateNotYetValid, "\(which) certificate: \(text) (validation time \(Self.iso8601(time)))")
             default:
                 throw VerificationError(.untrustedChain, "\(which) certificate: \(text) (OpenSSL error \(code))")
             }
