@@ -10,22 +10,7 @@ final class Certificate: @unchecked Sendable {
     /// Parses exactly one DER certificate; trailing bytes are an error (`d2i_X509` would
     /// silently ignore them).
     init?(der: [UInt8]) {
-        guard !der.isEmpty else { return nil }
-        var cursor: UnsafePointer<UInt8>? = nil
-        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            cursor = buffer.baseAddress
-            let certificate = d2i_X509(nil, &cursor, buffer.count)
-            guard let certificate else { return nil }
-            guard cursor == buffer.baseAddress! + buffer.count else {
-                X509_free(certificate)
-                return nil
-            }
-            return certificate
-        }
-        guard let parsed else {
-            ERR_clear_error()
-            return nil
-        }
+        guard let parsed = DER.parseWhole(der, with: { d2i_X509(nil, $0, $1) }, free: X509_free) else { return nil }
         self.pointer = parsed
         self.der = der
     }

@@ -47,19 +47,7 @@ final class PublicKey: @unchecked Sendable {
 
     /// Parses a DER SubjectPublicKeyInfo.
     convenience init?(subjectPublicKeyInfo der: [UInt8]) {
-        let key: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            guard let key = d2i_PUBKEY(nil, &cursor, buffer.count) else { return nil }
-            guard cursor == buffer.baseAddress! + buffer.count else {
-                EVP_PKEY_free(key)
-                return nil
-            }
-            return key
-        }
-        guard let key else {
-            ERR_clear_error()
-            return nil
-        }
+        guard let key = DER.parseWhole(der, with: { d2i_PUBKEY(nil, $0, $1) }, free: EVP_PKEY_free) else { return nil }
         self.init(owning: key)
     }
 
