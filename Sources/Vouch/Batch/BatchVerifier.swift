@@ -98,7 +98,6 @@ public struct BatchVerifier: Sendable {
             next: { try reader.nextChunk() },
             sink: { output in
                 summary.add(output.summary)
-                summary.bytesConsumed = reader.consumed
                 try write(output.bytes)
                 progress(summary)
             })
@@ -109,6 +108,7 @@ public struct BatchVerifier: Sendable {
     func verify(_ chunk: LineChunk, format: RecordFormat) -> (bytes: [UInt8], summary: BatchSummary) {
         var writer = JSONWriter(reservingCapacity: chunk.lines.count * (format.payload == .none ? 128 : 1536))
         var summary = BatchSummary()
+        summary.bytesConsumed = chunk.inputBytes
         for (offset, line) in chunk.lines.enumerated() {
             let result = verify(line, in: chunk.bytes)
             summary.count(result)

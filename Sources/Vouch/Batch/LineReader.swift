@@ -14,6 +14,8 @@ public struct LineChunk: Sendable {
     public let firstLineNumber: Int
     public let bytes: [UInt8]
     public let lines: [Line]
+    /// Input bytes consumed (compressed bytes for gzip) since the previous chunk, for progress.
+    public let inputBytes: Int
 }
 
 /// Where input bytes come from.
@@ -135,6 +137,7 @@ public final class LineReader {
     private var atEnd = false
     private var pendingFailure: InputFailure?
     private var nextLineNumber = 1
+    private var consumedBefore = 0
 
     /// Input bytes consumed so far (compressed bytes for gzip), for progress.
     public var consumed: Int { source.consumed }
@@ -195,7 +198,12 @@ public final class LineReader {
             pendingFailure = nil
             throw failure
         }
-        return lines.isEmpty ? nil : LineChunk(firstLineNumber: first, bytes: bytes, lines: lines)
+        guard !lines.isEmpty else { return nil }
+        // What the source has delivered, less what still waits in the read buffer (whose
+        // bytes are inflated ones for gzip, so not comparable there).
+        let consumed = source is GzipSource ? source.consumed : source.consumed - (filled - position)
+        defer { consumedBefore = consumed }
+        return LineChunk(firstLineNumber: first, bytes: bytes, lines: lines, inputBytes: consumed - consumedBefore)
     }
 
     /// Appends one line to `output`; `nil` at the end of input.
