@@ -93,24 +93,23 @@ final class Engine: Sendable {
     let maximumTokenSize: Int
 
     init(configuration: Verifier.Configuration) throws(VerificationError) {
-        var anchors: [Certificate] = []
-        for (index, der) in configuration.trustAnchors.enumerated() {
-            guard let certificate = Certificate(derOrPEM: der) else {
-                throw VerificationError(.badCertificateEncoding, "trust anchor \(index + 1) is not a DER or PEM certificate")
-            }
-            anchors.append(certificate)
-        }
-        var xcode: [Certificate] = []
-        for (index, der) in configuration.xcodeCertificates.enumerated() {
-            guard let certificate = Certificate(derOrPEM: der) else {
-                throw VerificationError(.badCertificateEncoding, "Xcode certificate \(index + 1) is not a DER or PEM certificate")
-            }
-            xcode.append(certificate)
-        }
-        chain = ChainValidator(anchors: anchors, strict: configuration.strictX509)
-        xcodeCertificates = xcode
+        chain = ChainValidator(
+            anchors: try Self.certificates(configuration.trustAnchors, named: "trust anchor"),
+            strict: configuration.strictX509)
+        xcodeCertificates = try Self.certificates(configuration.xcodeCertificates, named: "Xcode certificate")
         validationTime = configuration.validationTime
         maximumTokenSize = configuration.maximumTokenSize
+    }
+
+    private static func certificates(_ list: [[UInt8]], named name: String) throws(VerificationError) -> [Certificate] {
+        var certificates: [Certificate] = []
+        for (index, bytes) in list.enumerated() {
+            guard let certificate = Certificate(derOrPEM: bytes) else {
+                throw VerificationError(.badCertificateEncoding, "\(name) \(index + 1) is not a DER or PEM certificate")
+            }
+            certificates.append(certificate)
+        }
+        return certificates
     }
 
     func verify(
