@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import Vouch
 
@@ -21,6 +22,29 @@ struct StrictJSONTests {
         let many = (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
         #expect(!rejects("{\(many)}"))
         #expect(rejects("{\(many),\"k7\":0}"))
+    }
+
+    /// Names that share length and first bytes used to make the duplicate check quadratic:
+    /// 60,000 such members (a 1 MiB batch line) took minutes.
+    @Test func checksManyMembersSharingAFingerprintInLinearTime() throws {
+        let members = (0..<60_000).map { String(format: "\"aaaaaa%06d\":0", $0) }
+        let start = ContinuousClock.now
+        let object = try StrictJSON.parseObject(Array("{\(members.joined(separator: ","))}".utf8))
+        #expect(object.members.count == 60_000)
+        #expect(ContinuousClock.now - start < .seconds(10))
+        let duplicated = "{\(members.joined(separator: ",")),\"aaaaaa059999\":1}"
+        #expect(throws: StrictJSON.ParseError.self) { try StrictJSON.parse(Array(duplicated.utf8)) }
+    }
+
+    /// Swift compares names by canonical equivalence; duplicates are found the same way in
+    /// small objects (fingerprints) and large ones (a hashed set).
+    @Test func canonicallyEquivalentNamesAreDuplicatesInSmallAndLargeObjects() {
+        let filler = (0..<40).map { "\"f\($0)\":0" }.joined(separator: ",")
+        for (first, second) in [("\u{E9}", "e\u{301}"), ("e\u{301}", "\u{E9}"), ("K", "\u{212A}"), ("\u{212A}", "K")] {
+            #expect(rejects("{\"\(first)\":1,\"\(second)\":2}"), "\(first.unicodeScalars.map(\.value))")
+            #expect(rejects("{\(filler),\"\(first)\":1,\"\(second)\":2}"), "\(first.unicodeScalars.map(\.value))")
+        }
+        #expect(!rejects("{\"\u{E9}\":1,\"e\":2}"))
     }
 
     @Test func rejectsWhatFoundationAccepts() {

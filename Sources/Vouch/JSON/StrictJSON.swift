@@ -104,6 +104,11 @@ private struct Parser {
         position += count
     }
 
+    /// Objects up to this many members find duplicates by comparing fingerprints; larger ones
+    /// switch to a hashed set, so that many names sharing a fingerprint cannot make the check
+    /// quadratic (String hashing is seeded per process).
+    static let linearDuplicateCheckLimit = 32
+
     mutating func parseObject(depth: Int) throws(StrictJSON.ParseError) -> JSONObject {
         guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }
         position += 1  // {
@@ -111,6 +116,7 @@ private struct Parser {
         // A cheap fingerprint per name (length and first bytes) so that duplicate checks
         // compare text only when fingerprints match.
         var fingerprints: [UInt64] = []
+        var names: Set<String>? = nil
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
@@ -122,11 +128,17 @@ private struct Parser {
             }
             let nameOffset = position
             let name = try parseString()
-            let fingerprint = Self.fingerprint(name)
-            for (index, other) in fingerprints.enumerated() where other == fingerprint && members[index].name == name {
-                throw duplicate(name, at: nameOffset)
+            if members.count < Self.linearDuplicateCheckLimit {
+                let fingerprint = Self.fingerprint(name)
+                for (index, other) in fingerprints.enumerated()
+                where (other == fingerprint || other == Self.anyName || fingerprint == Self.anyName) && members[index].name == name {
+                    throw duplicate(name, at: nameOffset)
+                }
+                fingerprints.append(fingerprint)
+            } else {
+                if names == nil { names = Set(members.map(\.name)) }
+                guard names!.insert(name).inserted else { throw duplicate(name, at: nameOffset) }
             }
-            fingerprints.append(fingerprint)
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':'") }
             position += 1
@@ -148,7 +160,13 @@ private struct Parser {
         }
     }
 
+    /// The fingerprint of names with a byte outside ASCII: Swift compares strings by canonical
+    /// equivalence, so such a name can equal one of another length or other first bytes ("é"
+    /// precomposed and decomposed). It is compared with every name, like the hashed set does.
+    static let anyName = UInt64.max
+
     static func fingerprint(_ name: String) -> UInt64 {
+        if name.utf8.contains(where: { $0 >= 0x80 }) { return anyName }
         var value = UInt64(truncatingIfNeeded: name.utf8.count) << 48
         for (index, byte) in name.utf8.prefix(6).enumerated() { value |= UInt64(byte) << (8 * index) }
         return value
