@@ -47,6 +47,22 @@ struct StrictJSONTests {
         #expect(!rejects("{\"\u{E9}\":1,\"e\":2}"))
     }
 
+    @Test func tellsADepthLimitFromASyntaxError() {
+        let limits = StrictJSON.Limits(maximumDepth: 2)
+        do {
+            _ = try StrictJSON.parse(Array("[[[1]]]".utf8), limits: limits)
+            Issue.record("accepted three levels under a limit of two")
+        } catch {
+            #expect(error.isNestingTooDeep)
+        }
+        do {
+            _ = try StrictJSON.parse(Array("[[1,]]".utf8), limits: limits)
+            Issue.record("accepted a trailing comma")
+        } catch {
+            #expect(!error.isNestingTooDeep)
+        }
+    }
+
     @Test func rejectsWhatFoundationAccepts() {
         #expect(rejects("[1,]"))
         #expect(rejects(#"{"id":0,}"#))

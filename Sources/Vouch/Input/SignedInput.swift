@@ -27,7 +27,9 @@ public enum SignedInput {
         do {
             object = try StrictJSON.parseObject(trimmed, limits: .init(maximumDepth: 16))
         } catch {
-            throw VerificationError(.malformedToken, "the input looks like JSON but is not a strict JSON object: \(error)")
+            throw VerificationError(
+                error.isNestingTooDeep ? .jsonTooDeep : .malformedToken,
+                "the input looks like JSON but is not a strict JSON object: \(error)")
         }
         let candidates = field.map { [$0] } ?? knownFields
         for name in candidates {

@@ -9,6 +9,9 @@ public enum StrictJSON {
     public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
         public var message: String
         public var offset: Int
+        /// Whether the document was refused for nesting deeper than ``Limits/maximumDepth``
+        /// (a resource limit) rather than for its syntax.
+        public var isNestingTooDeep = false
 
         public var description: String { "\(message) at byte \(offset)" }
     }
@@ -104,13 +107,17 @@ private struct Parser {
         position += count
     }
 
+    func tooDeep() -> StrictJSON.ParseError {
+        StrictJSON.ParseError(message: "nesting deeper than \(maximumDepth)", offset: position, isNestingTooDeep: true)
+    }
+
     /// Objects up to this many members find duplicates by comparing fingerprints; larger ones
     /// switch to a hashed set, so that many names sharing a fingerprint cannot make the check
     /// quadratic (String hashing is seeded per process).
     static let linearDuplicateCheckLimit = 32
 
     mutating func parseObject(depth: Int) throws(StrictJSON.ParseError) -> JSONObject {
-        guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }
+        guard depth <= maximumDepth else { throw tooDeep() }
         position += 1  // {
         var members: [JSONObject.Member] = []
         // A cheap fingerprint per name (length and first bytes) so that duplicate checks
@@ -177,7 +184,7 @@ private struct Parser {
     }
 
     mutating func parseArray(depth: Int) throws(StrictJSON.ParseError) -> [JSONValue] {
-        guard depth <= maximumDepth else { throw error("nesting deeper than \(maximumDepth)") }
+        guard depth <= maximumDepth else { throw tooDeep() }
         position += 1  // [
         var elements: [JSONValue] = []
         skipWhitespace()

@@ -45,6 +45,8 @@ struct ProtectedHeader: @unchecked Sendable {
 
     static let maximumSegmentSize = 16 * 1024
     static let maximumCertificates = 3
+    /// DER bytes per `x5c` certificate; Apple's are about 1 KiB, its G3 root 583 bytes.
+    static let maximumCertificateSize = 4 * 1024
 
     /// Parses a header segment (base64url text).
     init(segment: UnsafeBufferPointer<UInt8>) throws(VerificationError) {
@@ -58,7 +60,7 @@ struct ProtectedHeader: @unchecked Sendable {
         do {
             json = try StrictJSON.parseObject(bytes, limits: .init(maximumDepth: 4))
         } catch {
-            throw VerificationError(.badHeaderJSON, "header: \(error)")
+            throw VerificationError(error.isNestingTooDeep ? .jsonTooDeep : .badHeaderJSON, "header: \(error)")
         }
         guard let algorithm = json["alg"] else {
             throw VerificationError(.unsupportedAlgorithm, "the header has no alg; only ES256 is accepted")
@@ -86,6 +88,10 @@ struct ProtectedHeader: @unchecked Sendable {
             }
             guard let der = Base64.decodeStandard(text.utf8) else {
                 throw VerificationError(.badCertificateEncoding, "x5c[\(index)] is not canonical padded base64")
+            }
+            guard der.count <= Self.maximumCertificateSize else {
+                throw VerificationError(
+                    .certificateTooLarge, "x5c[\(index)] is \(der.count) bytes; the limit is \(Self.maximumCertificateSize)")
             }
             guard let certificate = Certificate(der: der) else {
                 throw VerificationError(.badCertificateEncoding, "x5c[\(index)] is not exactly one DER certificate")

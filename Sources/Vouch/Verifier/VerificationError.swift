@@ -18,6 +18,9 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
         public static let badBase64URL = Code(rawValue: "bad_base64url")
         /// The protected header is not a strict UTF-8 JSON object, or a member has the wrong type.
         public static let badHeaderJSON = Code(rawValue: "bad_header_json")
+        /// A JSON document (header, payload or JSON input) nests arrays and objects deeper than
+        /// its limit.
+        public static let jsonTooDeep = Code(rawValue: "json_too_deep")
         /// `alg` is anything but `ES256`.
         public static let unsupportedAlgorithm = Code(rawValue: "unsupported_algorithm")
         /// The header carries `crit`.
@@ -28,6 +31,8 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
         public static let wrongChainLength = Code(rawValue: "wrong_chain_length")
         /// An `x5c` entry is not standard base64 of exactly one DER certificate.
         public static let badCertificateEncoding = Code(rawValue: "bad_certificate_encoding")
+        /// An `x5c` entry is larger than the certificate size limit.
+        public static let certificateTooLarge = Code(rawValue: "certificate_too_large")
         /// The chain does not lead to a trust anchor (OpenSSL's reason in the text).
         public static let untrustedChain = Code(rawValue: "untrusted_chain")
         /// A certificate of the chain had expired at the validation time.
@@ -67,8 +72,8 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
 
         /// Every code, in documentation order.
         public static let all: [Code] = [
-            .tokenTooLarge, .malformedToken, .badBase64URL, .badHeaderJSON, .unsupportedAlgorithm,
-            .critPresent, .missingX5C, .wrongChainLength, .badCertificateEncoding, .untrustedChain,
+            .tokenTooLarge, .malformedToken, .badBase64URL, .badHeaderJSON, .jsonTooDeep, .unsupportedAlgorithm,
+            .critPresent, .missingX5C, .wrongChainLength, .badCertificateEncoding, .certificateTooLarge, .untrustedChain,
             .certificateExpired, .certificateNotYetValid, .missingMarkerOID, .wrongKeyType, .leafIsCA,
             .badSignatureLength, .badSignature, .badPayloadJSON, .unknownKind, .wrongKind, .wrongBundleId,
             .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted, .emptyLine, .lineTooLong,

@@ -154,7 +154,7 @@ final class Engine: Sendable {
         do {
             payload = try StrictJSON.parseObject(payloadBytes, limits: .init(maximumDepth: 32))
         } catch {
-            throw VerificationError(.badPayloadJSON, "payload: \(error)")
+            throw VerificationError(error.isNestingTooDeep ? .jsonTooDeep : .badPayloadJSON, "payload: \(error)")
         }
         let detectedKind = PayloadKind.detect(in: payload)
         let time = validationMilliseconds(payload: payload, kind: requiredKind ?? detectedKind, now: now)
