@@ -43,14 +43,38 @@ final class ChainValidator: @unchecked Sendable {
     /// Validates `leaf ← intermediate ← anchor` at `time` (seconds since 1970) and returns the
     /// validity window of the path found.
     func validate(leaf: Certificate, intermediate: Certificate, at time: Int64) throws(VerificationError) -> Window {
+        try validatePath(leaf: leaf, untrusted: [intermediate], at: time) { chain throws(VerificationError) in
+            // The path must be exactly leaf, our intermediate, an anchor.
+            guard vouch_sk_X509_num(chain) == 3, X509_cmp(vouch_sk_X509_value(chain, 1), intermediate.pointer) == 0,
+                let anchorPointer = vouch_sk_X509_value(chain, 2),
+                let anchor = anchors.first(where: { X509_cmp($0.pointer, anchorPointer) == 0 })
+            else {
+                throw VerificationError(.untrustedChain, "the path is not leaf, x5c intermediate, trusted root")
+            }
+            let certificates = [leaf, intermediate, anchor]
+            let notBefore = certificates.compactMap(\.notBefore).max() ?? .min
+            let notAfter = certificates.compactMap(\.notAfter).min() ?? .max
+            return Window(notBefore: notBefore, notAfter: notAfter)
+        }
+    }
+
+    /// RFC 5280 path validation alone: from `leaf` through any of `untrusted` to an anchor at
+    /// `time`, with no rule on the path's shape. `inspect` sees the path OpenSSL built (leaf
+    /// first, a `STACK_OF(X509)` borrowed from the context) while it is alive.
+    func validatePath<Result>(
+        leaf: Certificate, untrusted certificates: [Certificate], at time: Int64,
+        inspect: (OpaquePointer) throws(VerificationError) -> Result
+    ) throws(VerificationError) -> Result {
         guard let context = X509_STORE_CTX_new() else {
             throw VerificationError(.untrustedChain, "out of memory")
         }
         defer { X509_STORE_CTX_free(context) }
-        // The stack borrows the intermediate; freeing the stack leaves the certificate alone.
+        // The stack borrows the certificates; freeing the stack leaves them alone.
         let untrusted = vouch_sk_X509_new_null()
         defer { vouch_sk_X509_free(untrusted) }
-        vouch_sk_X509_push(untrusted, intermediate.pointer)
+        for certificate in certificates {
+            vouch_sk_X509_push(untrusted, certificate.pointer)
+        }
         guard X509_STORE_CTX_init(context, store, leaf.pointer, untrusted) == 1 else {
             ERR_clear_error()
             throw VerificationError(.untrustedChain, "cannot initialise the chain check")
@@ -76,18 +100,11 @@ final class ChainValidator: @unchecked Sendable {
                 throw VerificationError(.untrustedChain, "\(which) certificate: \(text) (OpenSSL error \(code))")
             }
         }
-        // The path must be exactly leaf, our intermediate, an anchor.
-        guard let chain = X509_STORE_CTX_get0_chain(context), vouch_sk_X509_num(chain) == 3,
-            X509_cmp(vouch_sk_X509_value(chain, 1), intermediate.pointer) == 0,
-            let anchorPointer = vouch_sk_X509_value(chain, 2),
-            let anchor = anchors.first(where: { X509_cmp($0.pointer, anchorPointer) == 0 })
-        else {
-            throw VerificationError(.untrustedChain, "the path is not leaf, x5c intermediate, trusted root")
+        // get0: the path belongs to the context, alive until the deferred free above.
+        guard let chain = X509_STORE_CTX_get0_chain(context) else {
+            throw VerificationError(.untrustedChain, "OpenSSL reported no path")
         }
-        let certificates = [leaf, intermediate, anchor]
-        let notBefore = certificates.compactMap(\.notBefore).max() ?? .min
-        let notAfter = certificates.compactMap(\.notAfter).min() ?? .max
-        return Window(notBefore: notBefore, notAfter: notAfter)
+        return try inspect(chain)
     }
 
     static func iso8601(_ seconds: Int64) -> String {

@@ -31,9 +31,13 @@ final class Certificate: @unchecked Sendable {
     /// RFC 5280 version number (1 or 3), as OpenSSL reports it plus one.
     var version: Int { Int(X509_get_version(pointer)) + 1 }
 
-    /// Whether OpenSSL considers this a CA (basicConstraints CA, keyCertSign usage, or a v1
-    /// self-signed certificate).
-    var isCA: Bool { X509_check_ca(pointer) != 0 }
+    /// Whether this is a CA certificate: OpenSSL considers it one (basicConstraints CA with
+    /// keyCertSign allowed, or a v1 self-signed certificate), or its basicConstraints say CA at
+    /// all. `X509_check_ca` alone answers no for `CA:TRUE` with a keyUsage lacking keyCertSign,
+    /// and an end-entity must not claim to be a CA either way (RFC 5280 §4.2.1.9).
+    var isCA: Bool {
+        X509_check_ca(pointer) != 0 || X509_get_extension_flags(pointer) & UInt32(EXFLAG_CA) != 0
+    }
 
     func hasExtension(_ oid: ObjectIdentifier) -> Bool {
         X509_get_ext_by_OBJ(pointer, oid.pointer, -1) >= 0
