@@ -112,23 +112,98 @@ import Testing
         #expect(process.terminationStatus == 74)
     }
 
-    @Test func memoryStaysBoundedOnAHugeLineWithoutNewline() throws {
-        // 256 MiB of one line through standard input; vouch reports its own peak RSS (a
-        // parent's figure would include this test process's, which Linux carries across exec).
-        let summary = try scratchFile([]).deletingLastPathComponent().appendingPathComponent("summary.json")
-        let script = "head -c 268435456 /dev/zero | tr '\\0' 'A' | \"$0\" batch --payload none --summary-json \"$1\" > /dev/null"
+    struct Measured {
+        let status: Int32
+        let records: [String]
+        /// The peak resident set of the vouch process, as its summary reports it, in KiB.
+        let peakKiB: Int
+    }
+
+    /// Runs `producer | vouch batch --payload none ARGUMENTS` through a shell and reads vouch's
+    /// own peak RSS from its JSON summary (a parent's figure would include this test
+    /// process's, which Linux carries across exec).
+    func measureBatch(fedBy producer: String, _ arguments: [String] = []) throws -> Measured {
+        let folder = try scratchFile([]).deletingLastPathComponent()
+        let output = folder.appendingPathComponent("records.jsonl"), summary = folder.appendingPathComponent("summary.json")
+        let script = "s=$1; o=$2; shift 2; \(producer) | \"$0\" batch --payload none --summary-json \"$s\" \"$@\" > \"$o\""
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script, VouchBinary.url.path, summary.path]
+        process.arguments = ["-c", script, VouchBinary.url.path, summary.path, output.path] + arguments
         process.standardError = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        #expect(process.terminationStatus == 1)
         let report = try VouchBinary.object(String(decoding: try Data(contentsOf: summary), as: UTF8.self))
-        #expect(report["lines"] as? Int == 1)
-        #expect(report["errors"] as? [String: Int] == ["line_too_long": 1])
         let peak = try #require(report["peakResidentBytes"] as? Int)
-        #expect(peak > 0)
-        #expect(peak < 100 << 20, "peak RSS \(peak) bytes")
+        let records = String(decoding: try Data(contentsOf: output), as: UTF8.self).split(separator: "\n").map(String.init)
+        return Measured(status: process.terminationStatus, records: records, peakKiB: peak / 1024)
+    }
+
+    /// The bound every hostile stream below stays under: the reader holds at most one line of
+    /// 1 MiB, and a few chunks of lines are in flight.
+    static let peakLimitKiB = 100 * 1024
+
+    @Test func memoryStaysBoundedOnAGibibyteWithoutNewline() throws {
+        let measured = try measureBatch(fedBy: "head -c 1073741824 /dev/zero | tr '\\0' 'A'")
+        #expect(measured.status == 1)
+        #expect(measured.records.count == 1)
+        #expect(measured.records.first?.contains(#""code":"line_too_long","reason":"the line is 1073741824 bytes"#) == true)
+        #expect(measured.peakKiB > 0)
+        #expect(measured.peakKiB < Self.peakLimitKiB, "peak RSS \(measured.peakKiB) KiB")
+    }
+
+    @Test func randomBinaryGetsOneRecordPerLineInBoundedMemory() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-random-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: file) }
+        var generator = SystemRandomNumberGenerator()
+        var bytes = [UInt8](repeating: 0, count: 16 << 20)
+        for index in stride(from: 0, to: bytes.count, by: 8) {
+            withUnsafeBytes(of: generator.next() as UInt64) { bytes.replaceSubrange(index..<index + 8, with: $0) }
+        }
+        try Data(bytes).write(to: file)
+        let newlines = bytes.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) }
+        let expected = newlines + (bytes.last == 0x0A ? 0 : 1)
+        let measured = try measureBatch(fedBy: "cat '\(file.path)'", ["--jobs", "2"])
+        #expect(measured.status == 1)
+        #expect(measured.records.count == expected)
+        #expect(measured.records.enumerated().allSatisfy { $1.hasPrefix("{\"line\":\($0 + 1),\"status\":\"rejected\"") })
+        #expect(measured.peakKiB < Self.peakLimitKiB, "peak RSS \(measured.peakKiB) KiB")
+    }
+
+    @Test func hostileLinesEachGetOneRecordWithTheirCode() throws {
+        let token = try Self.realLines()[0]
+        var input: [UInt8] = []
+        input += Array(token.utf8) + [0x0D, 0x0A]                                  // 1 CRLF: verified
+        input += [0x00, 0x00, 0x00, 0x0A]                                         // 2 NUL bytes
+        input += [0xC0, 0xAF, 0xFF, 0x0A]                                         // 3 invalid UTF-8
+        input += Array(repeating: UInt8(ascii: "["), count: 40) + [0x0A]          // 4 not a JSON object
+        input += Array(("{\"signedPayload\":" + String(repeating: "[", count: 20)).utf8) + [0x0A]  // 5 too deep
+        input += [0x0A]                                                           // 6 empty
+        input += Array(repeating: UInt8(ascii: "."), count: (1 << 20) + 1) + [0x0A]  // 7 over 1 MiB
+        input += Array(token.utf8)                                                // 8 last line, no newline
+        let result = try VouchBinary.run(["batch", "--payload", "none", "-"], input: input)
+        #expect(result.status == 1)
+        let records = try result.stdout.split(separator: "\n").map { try VouchBinary.object(String($0)) }
+        #expect(records.map { $0["line"] as? Int } == Array(1...8))
+        let codes = records.map { ($0["error"] as? [String: Any])?["code"] as? String }
+        #expect(codes == [nil, "malformed_token", "malformed_token", "malformed_token", "json_too_deep", "empty_line", "line_too_long", nil])
+    }
+
+    @Test func aTruncatedGzipStreamGivesTheRecordsOfItsCompleteLinesThenExits66() throws {
+        let lines = Array(repeating: try Self.realLines(), count: 20).flatMap { $0 }
+        let file = try scratchFile(lines)
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gzip.arguments = ["-k", file.path]
+        try gzip.run()
+        gzip.waitUntilExit()
+        let compressed = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file.path + ".gz")))
+        let result = try VouchBinary.run(["batch", "--payload", "none", "-"], input: Array(compressed.prefix(compressed.count / 2)))
+        #expect(result.status == 66)
+        #expect(result.stderr.contains("the gzip stream is truncated"))
+        let records = result.stdout.split(separator: "\n")
+        #expect(records.count > 0)
+        #expect(records.count < lines.count)
+        // Every line delimited before the cut verified; a last partial line may be rejected.
+        #expect(records.dropLast().allSatisfy { $0.contains(#""status":"verified""#) })
     }
 }
