@@ -1,0 +1,264 @@
+import Foundation
+import Testing
+import Vouch
+@testable import VouchMint
+
+/// The error contract: every ``VerificationError/Code`` is reachable from the command line, and
+/// `vouch verify --json` (or `vouch batch` for the line codes) reports exactly that code for
+/// the example input the README's error table names.
+@Suite(.serialized) struct ErrorContractTests {
+    struct Example: Sendable, CustomTestStringConvertible {
+        let code: String
+        /// How the README's table describes the input.
+        let input: String
+        let arguments: [String]
+        let stdin: [UInt8]
+
+        var testDescription: String { code }
+    }
+
+    static let realToken = try! VouchBinary.text("apple-real/real/transaction-production-1.jws")
+    static let mintedRoot = VouchBinary.vector("minted/ca/root.der")
+
+    static func segments(_ token: String) -> [String] {
+        token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    static func base64URL(_ bytes: some Collection<UInt8>) -> String {
+        String(decoding: Base64.encodeURL(bytes), as: UTF8.self)
+    }
+
+    static func base64(_ bytes: some Collection<UInt8>) -> String {
+        String(decoding: Base64.encodeStandard(bytes), as: UTF8.self)
+    }
+
+    /// The real token with its header JSON text replaced (payload and signature unchanged).
+    static func withHeaderText(_ text: String) -> [UInt8] {
+        let parts = segments(realToken)
+        return Array(([base64URL(Array(text.utf8))] + parts[1...]).joined(separator: ".").utf8)
+    }
+
+    /// The real token with its header object changed.
+    static func withHeader(_ change: (inout JSONObject) -> Void) -> [UInt8] {
+        var header = try! StrictJSON.parseObject(Base64.decodeURL(segments(realToken)[0].utf8)!)
+        change(&header)
+        return withHeaderText(JSONWriter.string(.object(header)))
+    }
+
+    /// The real token's x5c, changed.
+    static func withChain(_ change: (inout [JSONValue]) -> Void) -> [UInt8] {
+        withHeader { header in
+            var chain = header["x5c"]!.arrayValue!
+            change(&chain)
+            header["x5c"] = .array(chain)
+        }
+    }
+
+    static func withSignature(_ signature: String) -> [UInt8] {
+        let parts = segments(realToken)
+        return Array((parts[0] + "." + parts[1] + "." + signature).utf8)
+    }
+
+    static let mintedSigner = try! MintSigner(authority: MintAuthority.load(from: VouchBinary.packageRoot.appendingPathComponent("TestVectors/minted/ca")))
+
+    /// A token over the minted chain whose leaf is issued now, by the minted intermediate, with
+    /// these extensions on a key of `curve`. The signature is 64 zero bytes: the leaf is checked
+    /// before the signature is.
+    static func tokenWithMintedLeaf(extensions: [CertificateProfile.Extension], curve: MintKey.Curve) throws -> [UInt8] {
+        let base = mintedSigner.authority
+        let key = try MintKey.generate(curve)
+        let validity = try #require(base.signingValidity)
+        let leaf = try MintCertificate.issue(
+            CertificateProfile(
+                subject: [("CN", "Vouch contract test leaf"), ("O", "Vouch Mint (test only)")],
+                notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: nil, extensions: extensions,
+                digest: .sha384),
+            subjectKey: key, issuer: base.certificates[1], issuerKey: try #require(base.keys[1]))
+        let chain = try [leaf.der()] + base.certificateChain().dropFirst()
+        let header = JSONObject([.init("alg", "ES256"), .init("x5c", .array(chain.map { .string(base64($0)) }))])
+        let payload = try MintGenerator(seed: 1, date: validity.notBefore.addingTimeInterval(86_400 * 365))
+            .payload(.transaction, index: 0, signer: mintedSigner)
+        return Array([base64URL(JSONWriter.encode(.object(header))), base64URL(JSONWriter.encode(.object(payload))),
+                      base64URL([UInt8](repeating: 0, count: 64))].joined(separator: ".").utf8)
+    }
+
+    static func mintedLine(_ file: String) throws -> [UInt8] {
+        Array(try VouchBinary.text("minted/\(file)").split(separator: "\n")[0].utf8)
+    }
+
+    static func examples() throws -> [String: Example] {
+        let parts = segments(realToken)
+        let signature = Base64.decodeURL(parts[2].utf8)!
+        var flipped = Array(parts[2])
+        flipped[10] = flipped[10] == "A" ? "B" : "A"
+        let markerExtension = CertificateProfile.Extension(name: "1.2.840.113635.100.6.11.1", value: "DER:05:00")
+        var notification = try MintGenerator(seed: 1, date: Date(timeIntervalSince1970: 1_748_779_200))
+            .payload(.notification, index: 0, signer: mintedSigner)
+        var data = try #require(notification["data"]?.objectValue)
+        data["signedTransactionInfo"] = "not a token"
+        notification["data"] = .object(data)
+
+        let list: [Example] = [
+            Example(
+                code: "token_too_large", input: "65,537 bytes of `A`", arguments: [],
+                stdin: [UInt8](repeating: UInt8(ascii: "A"), count: 64 * 1024 + 1)),
+            Example(code: "malformed_token", input: "`not a token`", arguments: [], stdin: Array("not a token".utf8)),
+            Example(
+                code: "bad_base64url", input: "a real token with `==` after its signature", arguments: [],
+                stdin: withSignature(parts[2] + "==")),
+            Example(
+                code: "bad_header_json", input: #"a header `{"alg":"ES256","alg":"ES256"}`"#, arguments: [],
+                stdin: withHeaderText(#"{"alg":"ES256","alg":"ES256"}"#)),
+            Example(
+                code: "json_too_deep", input: #"a header `{"alg":"ES256","x":[[[[[]]]]]}` (limit 4 levels)"#,
+                arguments: [], stdin: withHeaderText(#"{"alg":"ES256","x":[[[[[]]]]]}"#)),
+            Example(
+                code: "unsupported_algorithm", input: #"a real token whose header says `"alg":"none"`"#, arguments: [],
+                stdin: withHeader { $0["alg"] = "none" }),
+            Example(
+                code: "crit_present", input: #"a real token whose header adds `"crit":["exp"]`"#, arguments: [],
+                stdin: withHeader { $0["crit"] = .array(["exp"]) }),
+            Example(
+                code: "missing_x5c", input: "a real token without `x5c`", arguments: [],
+                stdin: withHeader { $0["x5c"] = nil }),
+            Example(
+                code: "wrong_chain_length", input: "a real token with `x5c[2]` removed", arguments: [],
+                stdin: withChain { $0.removeLast() }),
+            Example(
+                code: "bad_certificate_encoding", input: "a real token whose `x5c[1]` has a byte after the certificate",
+                arguments: [],
+                stdin: withChain { $0[1] = .string(base64(Base64.decodeStandard($0[1].stringValue!.utf8)! + [0])) }),
+            Example(
+                code: "certificate_too_large", input: "a real token whose `x5c[0]` is 5,000 bytes", arguments: [],
+                stdin: withChain { $0[0] = .string(base64([UInt8](repeating: 0x30, count: 5000))) }),
+            Example(
+                code: "untrusted_chain", input: "a minted token (TestVectors/minted) checked against Apple's root",
+                arguments: [], stdin: try Self.mintedLine("transaction.txt")),
+            Example(
+                code: "certificate_expired", input: "a minted token whose leaf expired before its signed date",
+                arguments: ["--root", VouchBinary.vector("minted/ca-expired-leaf/root.der")],
+                stdin: try Self.mintedLine("expired-leaf-transaction.txt")),
+            Example(
+                code: "certificate_not_yet_valid", input: "a minted token whose leaf is valid only from 2040",
+                arguments: ["--root", VouchBinary.vector("minted/ca-not-yet-valid-leaf/root.der")],
+                stdin: try Self.mintedLine("not-yet-valid-leaf-transaction.txt")),
+            Example(
+                code: "missing_marker_oid", input: "a minted token whose leaf lacks 1.2.840.113635.100.6.11.1",
+                arguments: ["--root", VouchBinary.vector("minted/ca-no-leaf-oid/root.der")],
+                stdin: try Self.mintedLine("no-leaf-oid-transaction.txt")),
+            Example(
+                code: "wrong_key_type", input: "a minted chain whose leaf key is P-384", arguments: ["--root", mintedRoot],
+                stdin: try Self.tokenWithMintedLeaf(
+                    extensions: [.init(name: "basicConstraints", value: "critical,CA:FALSE"),
+                                 .init(name: "keyUsage", value: "critical,digitalSignature"), markerExtension],
+                    curve: .p384)),
+            Example(
+                code: "leaf_is_ca", input: "a real token whose `x5c[0]` is its `x5c[2]` (Apple's root)", arguments: [],
+                stdin: withChain { $0[0] = $0[2] }),
+            Example(
+                code: "bad_signature_length", input: "a real token with a 63-byte signature", arguments: [],
+                stdin: withSignature(base64URL(signature.prefix(63)))),
+            Example(
+                code: "bad_signature", input: "a real token with one signature character changed", arguments: [],
+                stdin: withSignature(String(flipped))),
+            Example(
+                code: "bad_payload_json", input: "`[1]` signed by the minted leaf", arguments: ["--root", mintedRoot],
+                stdin: Array(try mintedSigner.sign(payloadBytes: Array("[1]".utf8)).utf8)),
+            Example(
+                code: "unknown_kind", input: "`{}` signed by the minted leaf", arguments: ["--root", mintedRoot],
+                stdin: Array(try mintedSigner.sign(payloadBytes: Array("{}".utf8)).utf8)),
+            Example(
+                code: "wrong_kind", input: "a real transaction with `--kind notification`",
+                arguments: ["--kind", "notification"], stdin: Array(realToken.utf8)),
+            Example(
+                code: "wrong_bundle_id", input: "a real transaction with `--bundle-id com.example.other`",
+                arguments: ["--bundle-id", "com.example.other"], stdin: Array(realToken.utf8)),
+            Example(
+                code: "wrong_app_apple_id", input: "a real Production app transaction with `--app-apple-id 1`",
+                arguments: ["--app-apple-id", "1"],
+                stdin: Array(try VouchBinary.text("apple-real/real/appTransaction-production-1.jws").utf8)),
+            Example(
+                code: "wrong_environment", input: "a real Production transaction with `--environment sandbox`",
+                arguments: ["--environment", "sandbox"], stdin: Array(realToken.utf8)),
+            Example(
+                code: "nested_token_invalid",
+                input: "a minted notification whose `data.signedTransactionInfo` is `not a token`",
+                arguments: ["--root", mintedRoot], stdin: Array(try mintedSigner.sign(payload: notification).utf8)),
+            Example(
+                code: "xcode_not_trusted", input: "TestVectors/apple-xcode/neg-xcode-signed-transaction.jws",
+                arguments: [], stdin: Array(try VouchBinary.text("apple-xcode/neg-xcode-signed-transaction.jws").utf8)),
+            Example(code: "empty_line", input: "`vouch batch` given an empty line", arguments: ["batch"], stdin: [0x0A]),
+            Example(
+                code: "line_too_long", input: "`vouch batch` given a line of 1 MiB + 1 byte", arguments: ["batch"],
+                stdin: [UInt8](repeating: UInt8(ascii: "A"), count: (1 << 20) + 1) + [0x0A]),
+        ]
+        return Dictionary(uniqueKeysWithValues: list.map { ($0.code, $0) })
+    }
+
+    static let all = Result { try examples() }
+
+    @Test func everyCodeHasAnExample() throws {
+        let examples = try Self.all.get()
+        #expect(Set(examples.keys) == Set(VerificationError.Code.all.map(\.rawValue)))
+        #expect(examples.count == VerificationError.Code.all.count)
+    }
+
+    @Test(arguments: VerificationError.Code.all.map(\.rawValue))
+    func theCLIReportsExactlyThisCode(code: String) throws {
+        let example = try #require(try Self.all.get()[code], "no example for \(code)")
+        let arguments = example.arguments.first == "batch"
+            ? example.arguments + ["--payload", "none", "-"]
+            : ["verify", "--json"] + example.arguments + ["-"]
+        let result = try VouchBinary.run(arguments, input: example.stdin)
+        #expect(result.status == 1, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        try #require(lines.count == 1, "\(result.stdout)")
+        let record = try VouchBinary.object(String(lines[0]))
+        #expect(record["status"] as? String == "rejected")
+        let error = try #require(record["error"] as? [String: Any])
+        #expect(error["code"] as? String == code, "\(error["reason"] ?? "")")
+        #expect((error["reason"] as? String)?.isEmpty == false)
+        #expect(result.stderr.contains(code))
+    }
+
+    @Test func aNestedFailureCarriesTheNestedCode() throws {
+        let example = try #require(try Self.all.get()["nested_token_invalid"])
+        let result = try VouchBinary.run(["verify", "--json"] + example.arguments + ["-"], input: example.stdin)
+        let record = try VouchBinary.object(result.stdout)
+        let nested = try #require((record["error"] as? [String: Any])?["nested"] as? [String: Any])
+        #expect(nested["field"] as? String == "data.signedTransactionInfo")
+        #expect(nested["code"] as? String == "malformed_token")
+    }
+
+    /// basicConstraints `CA:TRUE` with a keyUsage lacking keyCertSign: OpenSSL's `X509_check_ca`
+    /// alone says "not a CA" (x509-limbo's webpki::ee-basicconstraints-ca).
+    @Test func aLeafSayingCAWithoutCertificateSigningIsRefused() throws {
+        let token = try Self.tokenWithMintedLeaf(
+            extensions: [.init(name: "basicConstraints", value: "critical,CA:TRUE"),
+                         .init(name: "keyUsage", value: "critical,digitalSignature"),
+                         .init(name: "1.2.840.113635.100.6.11.1", value: "DER:05:00")],
+            curve: .p256)
+        let result = try VouchBinary.run(["verify", "--json", "--root", Self.mintedRoot, "-"], input: token)
+        let record = try VouchBinary.object(result.stdout)
+        #expect((record["error"] as? [String: Any])?["code"] as? String == "leaf_is_ca")
+    }
+
+    /// `vouch verify` reads at most 1 MiB; a JSON body over that is too large as a whole.
+    @Test func anInputOverOneMiBIsTooLarge() throws {
+        let body = Array(#"{"signedPayload":""#.utf8) + [UInt8](repeating: UInt8(ascii: "A"), count: 1 << 20) + Array(#""}"#.utf8)
+        let result = try VouchBinary.run(["verify", "--json", "-"], input: body)
+        #expect(result.status == 1)
+        let record = try VouchBinary.object(result.stdout)
+        #expect((record["error"] as? [String: Any])?["code"] as? String == "token_too_large")
+        #expect(((record["error"] as? [String: Any])?["reason"] as? String)?.contains("larger than 1048576 bytes") == true)
+    }
+
+    /// The README's error table lists every code with the example input used here.
+    @Test func theReadmeTableListsEveryCodeWithItsExample() throws {
+        let readme = try String(contentsOf: VouchBinary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        for example in try Self.all.get().values {
+            #expect(readme.contains("| `\(example.code)` |"), "\(example.code) is not in the README's table")
+            #expect(readme.contains("| \(example.input) |"), "the README does not give \(example.code)'s example")
+        }
+    }
+}
