@@ -47,6 +47,15 @@ enum VouchBinary {
             stderr: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
     }
 
+    /// The sanitizer this test process (and so the `vouch` built beside it) runs under, if any.
+    static let sanitizer: String? = {
+        guard let process = dlopen(nil, RTLD_NOW) else { return nil }
+        defer { dlclose(process) }
+        if dlsym(process, "__asan_init") != nil { return "address" }
+        if dlsym(process, "__tsan_init") != nil { return "thread" }
+        return nil
+    }()
+
     static func vector(_ path: String) -> String { "TestVectors/\(path)" }
 
     static func text(_ path: String) throws -> String {

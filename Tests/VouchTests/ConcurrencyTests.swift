@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import Vouch
 
@@ -30,7 +29,7 @@ struct ConcurrencyTests {
         let single = try Verifier()
         let expected = tokens.map { token in Self.outcome(Result { () throws(VerificationError) in try single.verify(token) }) }
         let shared = try Verifier()
-        let mismatches = Mutex<[String]>([])
+        let mismatches = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
             for step in 0..<(tokens.count * 3) {
                 let index = (step * 7 + thread * 13) % tokens.count

@@ -1,4 +1,3 @@
-import Synchronization
 internal import Foundation
 
 /// A header seen before, with what was learnt from it: its parsed certificates, the leaf key,
@@ -19,7 +18,7 @@ final class Signer: Sendable {
     let anchor: Anchor
     let key: PublicKey
     /// Set after the first successful validation; the certificates alone decide it.
-    let validatedWindow = Mutex<ChainValidator.Window?>(nil)
+    let validatedWindow = Locked<ChainValidator.Window?>(nil)
 
     init(segment: [UInt8], header: ProtectedHeader, anchor: Anchor, key: PublicKey) {
         self.segment = segment
@@ -33,7 +32,7 @@ final class Signer: Sendable {
 /// segment's bytes. App Store data uses few signing certificates at a time (one leaf lives
 /// about two years), so a short list searched from the most recent entry is enough.
 final class SignerCache: Sendable {
-    private let entries = Mutex<[Signer]>([])
+    private let entries = Locked<[Signer]>([])
     let capacity: Int
 
     init(capacity: Int = 32) {
@@ -70,5 +69,33 @@ extension Signer {
         case .chain(let leaf, _): leaf
         case .xcode(let certificate): certificate
         }
+    }
+}
+
+/// A value only reached under a lock: Synchronization's `Mutex`, in a form ThreadSanitizer
+/// sees. On Linux `Mutex` is built from the standard library's atomics and futex calls, which
+/// are not instrumented, so ThreadSanitizer reports every access it guards as a race; a
+/// pthread mutex is intercepted and understood.
+final class Locked<Value: Sendable>: @unchecked Sendable {
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    private var value: Value
+
+    init(_ value: Value) {
+        mutex = .allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        pthread_mutex_init(mutex, nil)
+        self.value = value
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deinitialize(count: 1)
+        mutex.deallocate()
+    }
+
+    func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return try body(&value)
     }
 }
