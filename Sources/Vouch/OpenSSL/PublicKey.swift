@@ -1,5 +1,4 @@
 internal import COpenSSL
-import Synchronization
 
 /// An `EVP_PKEY` public key, owned. OpenSSL 3 keys are safe to use from many threads for
 /// verification once built, so one instance is shared.
@@ -7,7 +6,7 @@ final class PublicKey: @unchecked Sendable {
     let pointer: OpaquePointer
     /// Verification contexts ready for reuse: `EVP_PKEY_verify` leaves a context initialised,
     /// so each thread borrows one instead of building a new one per signature.
-    private let contexts = Mutex<[Context]>([])
+    private let contexts = Locked<[Context]>([])
 
     /// An `EVP_PKEY_CTX` owned by the pool while it sits there, by one thread while borrowed.
     private struct Context: @unchecked Sendable {
