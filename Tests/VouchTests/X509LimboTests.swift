@@ -59,9 +59,8 @@ struct X509LimboTests {
     static func vouchVerdict(_ test: Case) -> VerificationError.Code? {
         let x5c = [test.peer] + test.intermediates + [test.trusted[0]]
         guard x5c.count <= ProtectedHeader.maximumCertificates else { return .wrongChainLength }
-        guard let certificates = Optional(x5c.compactMap { $0 }), certificates.count == x5c.count else {
-            return .badCertificateEncoding
-        }
+        let certificates = x5c.compactMap { $0 }
+        guard certificates.count == x5c.count else { return .badCertificateEncoding }
         guard certificates.count == 3 else { return .wrongChainLength }
         do throws(VerificationError) {
             _ = try AppleChainPolicy.leafKey(of: certificates[0])
