@@ -135,8 +135,8 @@ let leafKey: OpaquePointer = leafDER.withUnsafeBufferPointer { buffer in
 nonisolated(unsafe) let sharedKey = leafKey
 let preparedInputs = prepared
 
-func floorRate(threads: Int) -> Double {
-    let count = preparedInputs.inputs.count
+func floorRate(threads: Int, sample: Int = .max) -> Double {
+    let count = min(sample, preparedInputs.inputs.count)
     let failures = UnsafeMutablePointer<Int>.allocate(capacity: threads)
     failures.initialize(repeating: 0, count: threads)
     nonisolated(unsafe) let failureCounts = failures
@@ -224,22 +224,61 @@ func verifyAllRate(jobs: Int) throws -> Double {
     return Double(options.lines) / elapsed
 }
 
-// Each measurement runs `options.rounds` times, the rounds interleaved so that a burst of
-// load elsewhere on the machine hits all of them alike; the best of each is kept.
-var floor1 = 0.0, floorN = 0.0, lines1 = 0.0, linesN = 0.0, all1 = 0.0, allN = 0.0
-var cli1 = (rate: 0.0, peakBytes: 0), cliN = (rate: 0.0, peakBytes: 0)
-for round in 1...options.rounds {
-    log("round \(round) of \(options.rounds): floor, vouch batch, library …")
-    floor1 = max(floor1, floorRate(threads: 1))
-    floorN = max(floorN, floorRate(threads: jobs))
-    let cli1Round = cliRate(jobs: 1), cliNRound = cliRate(jobs: jobs)
-    if cli1Round.rate > cli1.rate { cli1 = cli1Round }
-    if cliNRound.rate > cliN.rate { cliN = cliNRound }
-    lines1 = max(lines1, try linesRate(jobs: 1))
-    linesN = max(linesN, try linesRate(jobs: jobs))
-    all1 = max(all1, try verifyAllRate(jobs: 1))
-    allN = max(allN, try verifyAllRate(jobs: jobs))
+/// A throughput and the floor measured around it: a short floor run on the same number of
+/// threads just before and just after, so both see the same load on the machine.
+struct Paired {
+    var rates: [Double] = []
+    var ratios: [Double] = []
+    var peakBytes = 0
+
+    mutating func add(rate: Double, floor: Double) {
+        rates.append(rate)
+        ratios.append(rate / floor)
+    }
+
+    static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    var rate: Double { Self.median(rates) }
+    var ratio: Double { Self.median(ratios) }
 }
+
+let floorSample = min(options.lines, 30_000)
+func bracketed(threads: Int, _ measure: () throws -> Double) rethrows -> (rate: Double, floor: Double) {
+    let before = floorRate(threads: threads, sample: floorSample)
+    let rate = try measure()
+    let after = floorRate(threads: threads, sample: floorSample)
+    return (rate, (before + after) / 2)
+}
+
+// Each measurement runs `options.rounds` times, rounds interleaved; the table gives medians.
+var floors: [Int: [Double]] = [1: [], jobs: []]
+var cli1 = Paired(), cliN = Paired(), lines1 = Paired(), linesN = Paired(), all1 = Paired(), allN = Paired()
+for round in 1...options.rounds {
+    log("round \(round) of \(options.rounds): vouch batch, library, each between two floor runs …")
+    var peak = 0
+    var result = bracketed(threads: 1) { () -> Double in
+        let run = cliRate(jobs: 1)
+        return run.rate
+    }
+    cli1.add(rate: result.rate, floor: result.floor)
+    floors[1]!.append(result.floor)
+    result = bracketed(threads: jobs) { () -> Double in
+        let run = cliRate(jobs: jobs)
+        peak = run.peakBytes
+        return run.rate
+    }
+    cliN.add(rate: result.rate, floor: result.floor)
+    cliN.peakBytes = max(cliN.peakBytes, peak)
+    floors[jobs]!.append(result.floor)
+    result = try bracketed(threads: 1) { try linesRate(jobs: 1) }
+    lines1.add(rate: result.rate, floor: result.floor)
+    result = try bracketed(threads: jobs) { try linesRate(jobs: jobs) }
+    linesN.add(rate: result.rate, floor: result.floor)
+    result = try bracketed(threads: 1) { try verifyAllRate(jobs: 1) }
+    all1.add(rate: result.rate, floor: result.floor)
+    result = try bracketed(threads: jobs) { try verifyAllRate(jobs: jobs) }
+    allN.add(rate: result.rate, floor: result.floor)
+}
+let floor1 = Paired.median(floors[1]!), floorN = Paired.median(floors[jobs]!)
 
 // MARK: 5. Latency: the first token of a chain, then warm tokens
 
@@ -260,10 +299,15 @@ let warm = (now() - warmStart) / Double(warmCount)
 
 // MARK: 6. Peak RSS at 1,000,000 lines (the 100,000-line file ten times through a pipe)
 
-var million: (rate: Double, peakBytes: Int)? = nil
+var million: (rate: Double, peakBytes: Int, floor: Double)? = nil
 if options.million {
     log("verifying \(options.lines * 10) lines for peak RSS …")
-    million = cliRun(jobs: jobs, lines: options.lines * 10, feed: "for i in 1 2 3 4 5 6 7 8 9 10; do cat \(file); done")
+    let result = bracketed(threads: jobs) { () -> Double in
+        let run = cliRun(jobs: jobs, lines: options.lines * 10, feed: "for i in 1 2 3 4 5 6 7 8 9 10; do cat \(file); done")
+        million = (run.rate, run.peakBytes, 0)
+        return run.rate
+    }
+    million?.floor = result.floor
 }
 
 // MARK: Report
@@ -275,18 +319,19 @@ func mib(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_
 print("""
     Vouch batch benchmark: \(options.lines) minted transactions (P-384 root and intermediate, P-256 leaf),
     average token \(averageLength) bytes, \(jobs) threads for "all cores"; minted in \(String(format: "%.1f", mintTime)) s.
-    Throughputs are the best of \(options.rounds) interleaved rounds.
+    Each figure is the median of \(options.rounds) interleaved rounds; each ratio divides a run by the floor measured
+    on the same threads just before and after it (\(floorSample) signatures each time), so both see the same load.
 
     | measurement | threads | tokens/s | ratio to floor |
     |---|---:|---:|---:|
     | floor: OpenSSL SHA-256 + P-256 verify, prepared key and context | 1 | \(format(floor1)) | 1.00 |
     | floor: OpenSSL SHA-256 + P-256 verify, prepared key and context | \(jobs) | \(format(floorN)) | 1.00 |
-    | `vouch batch`, full payload output | 1 | \(format(cli1.rate)) | \(ratio(cli1.rate, floor1)) |
-    | `vouch batch`, full payload output | \(jobs) | \(format(cliN.rate)) | \(ratio(cliN.rate, floorN)) |
-    | `BatchVerifier.verifyLines` (records written) | 1 | \(format(lines1)) | \(ratio(lines1, floor1)) |
-    | `BatchVerifier.verifyLines` (records written) | \(jobs) | \(format(linesN)) | \(ratio(linesN, floorN)) |
-    | `BatchVerifier.verifyAll` (typed results) | 1 | \(format(all1)) | \(ratio(all1, floor1)) |
-    | `BatchVerifier.verifyAll` (typed results) | \(jobs) | \(format(allN)) | \(ratio(allN, floorN)) |
+    | `vouch batch`, full payload output | 1 | \(format(cli1.rate)) | \(String(format: "%.2f", cli1.ratio)) |
+    | `vouch batch`, full payload output | \(jobs) | \(format(cliN.rate)) | \(String(format: "%.2f", cliN.ratio)) |
+    | `BatchVerifier.verifyLines` (records written) | 1 | \(format(lines1.rate)) | \(String(format: "%.2f", lines1.ratio)) |
+    | `BatchVerifier.verifyLines` (records written) | \(jobs) | \(format(linesN.rate)) | \(String(format: "%.2f", linesN.ratio)) |
+    | `BatchVerifier.verifyAll` (typed results) | 1 | \(format(all1.rate)) | \(String(format: "%.2f", all1.ratio)) |
+    | `BatchVerifier.verifyAll` (typed results) | \(jobs) | \(format(allN.rate)) | \(String(format: "%.2f", allN.ratio)) |
 
     | latency | µs | ratio to one floor verification |
     |---|---:|---:|
@@ -298,5 +343,5 @@ print("""
     | \(options.lines) lines | \(mib(cliN.peakBytes)) |
     """)
 if let million {
-    print("| \(options.lines * 10) lines (through a pipe; \(format(million.rate)) tokens/s, \(ratio(million.rate, floorN)) of the floor) | \(mib(million.peakBytes)) |")
+    print("| \(options.lines * 10) lines (through a pipe; \(format(million.rate)) tokens/s, \(ratio(million.rate, million.floor)) of the floor) | \(mib(million.peakBytes)) |")
 }
