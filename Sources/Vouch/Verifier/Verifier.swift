@@ -1,5 +1,4 @@
 internal import Foundation
-import Synchronization
 
 /// Verifies App Store signed data (compact JWS, ES256, `x5c` chain) offline.
 ///
