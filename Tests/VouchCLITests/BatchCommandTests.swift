@@ -17,6 +17,16 @@ import Testing
         return url
     }
 
+    /// Writes `file.gz` beside `file` with the system's gzip.
+    func gzipKeepingOriginal(_ file: URL) throws {
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
+        gzip.arguments = ["-k", file.path]
+        try gzip.run()
+        gzip.waitUntilExit()
+        #expect(gzip.terminationStatus == 0)
+    }
+
     @Test func verifiesEveryLineInOrderAndExitsZero() throws {
         let lines = try Self.realLines()
         let file = try scratchFile(lines)
@@ -82,11 +92,7 @@ import Testing
     @Test func readsStandardInputAndGzip() throws {
         let lines = try Self.realLines()
         let file = try scratchFile(lines)
-        let gzip = Process()
-        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        gzip.arguments = ["-k", file.path]
-        try gzip.run()
-        gzip.waitUntilExit()
+        try gzipKeepingOriginal(file)
         let compressed = try VouchBinary.run(["batch", file.path + ".gz"])
         let piped = try VouchBinary.run(["batch", "-"], input: [UInt8](try Data(contentsOf: file)))
         let plain = try VouchBinary.run(["batch", file.path])
@@ -199,11 +205,7 @@ import Testing
     @Test func aTruncatedGzipStreamGivesTheRecordsOfItsCompleteLinesThenExits66() throws {
         let lines = Array(repeating: try Self.realLines(), count: 20).flatMap { $0 }
         let file = try scratchFile(lines)
-        let gzip = Process()
-        gzip.executableURL = URL(fileURLWithPath: "/bin/gzip")
-        gzip.arguments = ["-k", file.path]
-        try gzip.run()
-        gzip.waitUntilExit()
+        try gzipKeepingOriginal(file)
         let compressed = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file.path + ".gz")))
         let result = try VouchBinary.run(["batch", "--payload", "none", "-"], input: Array(compressed.prefix(compressed.count / 2)))
         #expect(result.status == 66)

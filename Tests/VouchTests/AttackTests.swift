@@ -118,7 +118,7 @@ struct AttackTests {
     @Test func signaturesOfOtherLengthsAreRejected() {
         let parts = TokenParts.segments(token)
         let signature = Base64.decodeURL(Array(parts[2].utf8))!
-        for length in [63, 65, 0, 96] where length > 0 {
+        for length in [63, 65, 32, 96] {
             let forged = Array((signature + signature).prefix(length))
             let segment = String(decoding: Base64.encodeURL(forged), as: UTF8.self)
             #expect(code(parts[0] + "." + parts[1] + "." + segment) == .badSignatureLength, "\(length)")

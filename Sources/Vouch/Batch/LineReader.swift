@@ -139,9 +139,6 @@ public final class LineReader {
     private var nextLineNumber = 1
     private var consumedBefore = 0
 
-    /// Input bytes consumed so far (compressed bytes for gzip), for progress.
-    public var consumed: Int { source.consumed }
-
     /// Opens a source, inflating it when it starts with the gzip magic number (1F 8B).
     public static func open(
         _ base: any ByteSource, maximumLineLength: Int = defaultMaximumLineLength, chunkLines: Int = 256
