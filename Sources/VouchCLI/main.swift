@@ -1,7 +1,6 @@
 import Foundation
 
 /// `vouch`: verify App Store signed data offline.
-// A closed pipe is reported as a write error (exit 74), not a silent death.
+// A closed pipe must be an EPIPE write error (exit 74, one line), not a death by signal.
 signal(SIGPIPE, SIG_IGN)
-let arguments = Array(CommandLine.arguments.dropFirst())
-exit(CLI.run(arguments))
+exit(CommandRegistry.vouch.run(Array(CommandLine.arguments.dropFirst()), console: .standard))

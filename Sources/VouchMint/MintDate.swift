@@ -1,7 +1,8 @@
 public import Foundation
 
-/// Strict UTC date text for the `mint` options: `2025-03-01`, `2025-03-01T12:30:00Z` or
-/// `2025-03-01T12:30:00.250Z`. No time zones other than `Z`, no locale.
+/// Strict date text for the command-line options: `2025-03-01` (midnight UTC),
+/// `2025-03-01T12:30:00Z`, `2025-03-01T12:30:00.250Z` (one to nine fraction digits, kept to the
+/// millisecond) or an offset instead of `Z` (`2025-03-01T14:30:00+02:00`). No locale.
 public enum MintDate {
     /// The instant `text` names, or `nil` when it is not one of the accepted forms or not a real
     /// calendar date.
@@ -23,7 +24,7 @@ public enum MintDate {
             byte(7, is: "-"), let day = number(8..<10),
             (1...12).contains(month), (1...UTCCalendar.daysIn(month: month, year: year)).contains(day)
         else { return nil }
-        var hour = 0, minute = 0, second = 0, milliseconds = 0
+        var hour = 0, minute = 0, second = 0, milliseconds = 0, offset = 0
         if bytes.count > 10 {
             guard byte(10, is: "T"), let h = number(11..<13), byte(13, is: ":"), let m = number(14..<16),
                 byte(16, is: ":"), let s = number(17..<19), h < 24, m < 60, s < 60
@@ -31,13 +32,28 @@ public enum MintDate {
             (hour, minute, second) = (h, m, s)
             var index = 19
             if byte(19, is: ".") {
-                guard let fraction = number(20..<23) else { return nil }
-                milliseconds = fraction
-                index = 23
+                // One to nine digits; digits past the millisecond are dropped.
+                var digits = 0
+                while let digit = number((20 + digits)..<(21 + digits)), digits < 9 {
+                    if digits < 3 { milliseconds = milliseconds * 10 + digit }
+                    digits += 1
+                }
+                guard digits > 0 else { return nil }
+                for _ in digits..<max(digits, 3) { milliseconds *= 10 }
+                index = 20 + digits
             }
-            guard byte(index, is: "Z"), index + 1 == bytes.count else { return nil }
+            if byte(index, is: "Z") {
+                guard index + 1 == bytes.count else { return nil }
+            } else {
+                guard byte(index, is: "+") || byte(index, is: "-"), let h = number((index + 1)..<(index + 3)),
+                    byte(index + 3, is: ":"), let m = number((index + 4)..<(index + 6)), h < 24, m < 60,
+                    index + 6 == bytes.count
+                else { return nil }
+                offset = (byte(index, is: "+") ? 1 : -1) * (h * 3600 + m * 60)
+            }
         }
         let seconds = UTCCalendar.seconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+            - Int64(offset)
         return Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(milliseconds) / 1000)
     }
 

@@ -183,6 +183,13 @@ public final class MintAuthority: Sendable {
         style == .appStore ? ["leaf", "intermediate", "root"] : ["xcode"]
     }
 
+    /// The files ``write(to:)`` writes into `directory` for `style`.
+    public static func files(for style: Style, in directory: URL) -> [URL] {
+        fileNames(for: style).reversed().flatMap { name in
+            ["\(name).der", "\(name).pem", "\(name).key.pem"].map { directory.appendingPathComponent($0) }
+        }
+    }
+
     /// Writes `NAME.der`, `NAME.pem` and `NAME.key.pem` (mode 0600) for each certificate
     /// (`leaf`, `intermediate`, `root`, or `xcode`), creating `directory` if needed and
     /// replacing existing files. Returns the files written, roots first.

@@ -18,7 +18,9 @@ public import Vouch
 ///
 /// `signedDate` falls within the day before `date`, on the same side of the signing
 /// certificate's validity as `date` itself: with a current certificate every token verifies at
-/// its signed date, with an expired one none does.
+/// its signed date, with an expired one none does. It never falls in the certificate's first
+/// second (a `date` inside it counts as the next second), where a verifier cannot reuse a
+/// validated chain: tokens of an authority minted a moment earlier verify at the cached rate.
 ///
 /// Overrides are applied as ``MintOverride`` describes. Scenario fields (`environment`,
 /// `bundleId`, `appAppleId`, `productId`, `type`, `storefront`, `originalTransactionId`,

@@ -18,18 +18,33 @@ public struct MintOverride: Sendable, Hashable {
         self.value = value
     }
 
-    /// Parses `FIELD=VALUE`: the value is JSON when it parses as JSON (`990`, `true`, `null`,
-    /// `"123"`, `[1,2]`), otherwise the text itself as a string (`Production`).
+    /// Parses `FIELD=VALUE`, VALUE converted to the JSON type Apple documents for FIELD (see
+    /// ``MintFieldType``): `transactionId=1001` is the string `"1001"`, `price=990` the number
+    /// 990, `isUpgraded=true` the boolean; a VALUE that is not of that type is an error that
+    /// says so. Written as a JSON string literal (`quantity="7"`) or `null`, VALUE is taken as
+    /// it is, to make deliberately mistyped data. A member Apple does not document gets VALUE as
+    /// JSON when it parses (`[1,2]`), otherwise as text.
     public init(parsing assignment: String) throws(MintError) {
         guard let equals = assignment.firstIndex(of: "=") else {
             throw MintError(.invalidOverride, "expected FIELD=VALUE, got \"\(assignment)\"")
         }
         let path = try Self.path(String(assignment[..<equals]))
         let text = String(assignment[assignment.index(after: equals)...])
+        let literal = try? StrictJSON.parse(Array(text.utf8))
         let value: JSONValue
-        do {
-            value = try StrictJSON.parse(Array(text.utf8))
-        } catch {
+        switch (literal, MintFieldType.of(path[path.count - 1])) {
+        case (.string?, _), (.null?, _):
+            value = literal!
+        case (_, let type?):
+            guard let converted = type.value(from: text) else {
+                throw MintError(
+                    .invalidOverride,
+                    "\(path.joined(separator: ".")) is \(type.description) in Apple's documentation; \"\(text)\" is not")
+            }
+            value = converted
+        case (let parsed?, nil):
+            value = parsed
+        case (nil, nil):
             value = .string(text)
         }
         self.init(path: path, value: value)

@@ -63,13 +63,18 @@ struct PayloadBuilder {
         self.environment = environment
         self.sandbox = !xcode && environment.stringValue != "Production"
 
-        let anchor = Int64((generator.date.timeIntervalSince1970 * 1000).rounded(.down))
+        var anchor = Int64((generator.date.timeIntervalSince1970 * 1000).rounded(.down))
         var low = anchor - Self.day
         if let validity = signer.authority.signingValidity {
             let notBefore = Int64(validity.notBefore.timeIntervalSince1970) * 1000
             let notAfter = Int64(validity.notAfter.timeIntervalSince1970) * 1000 + 999
             if anchor >= notBefore && anchor <= notAfter {
-                low = max(low, notBefore)
+                // Never in the leaf's first second: a verifier keeps a validated chain only for
+                // times strictly inside its window, so tokens of a freshly minted authority
+                // would all be validated from scratch. Within that second, DATE itself moves
+                // to the next one.
+                low = max(low, min(notBefore + 1000, notAfter))
+                anchor = max(anchor, low)
             } else if anchor > notAfter {
                 low = max(low, notAfter + 1)
             }

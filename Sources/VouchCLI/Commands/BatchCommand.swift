@@ -1,10 +1,12 @@
 import Foundation
 import Vouch
 
-enum BatchCommand {
-    static let usage = """
-        Usage: vouch batch [options] [FILE ...|-]
-
+/// `vouch batch`: every line of a dump verified, one JSON record per line.
+struct BatchCommand: Command {
+    let path = ["batch"]
+    let summary = "Verify every line of a dump, one JSON record per line"
+    let usage = "vouch batch [options] [FILE ...|-]"
+    let discussion = """
         Verifies every line of the inputs (files in order, or standard input for '-' or no
         FILE) and prints one JSON record per line, in input order, on stdout:
           {"line":N,"status":"verified"|"rejected","kind":…,"payload":…[,"error":{"code":…,"reason":…}]}
@@ -14,38 +16,29 @@ enum BatchCommand {
         Gzipped input (by its magic bytes) is read transparently. Line numbers continue
         across files.
 
-        Options:
-          --jobs N               Verify on N threads (default: all cores)
-          --payload WHAT         full (default), none, or FIELD,FIELD… (dotted paths such as
-                                 data.bundleId reach into objects)
-          --summary-json FILE    Also write the summary as JSON to FILE
-          --no-line-number       Leave "line" out of each record (for split dumps)
-          --first-line N         Number the first line N (default 1)
-          --field NAME           In JSON lines, read the token from this member
-          --kind KIND            Require this kind of every token (default: detected)
-          --root FILE            Trust this root certificate (DER or PEM) instead of the
-                                 embedded Apple Root CA - G3; repeatable
-          --bundle-id ID         Require this bundleId
-          --app-apple-id N       Require this appAppleId (checked for Production data)
-          --environment ENV      Require Production, Sandbox, Xcode or LocalTesting
-          --at WHEN              Validate chains at: signed (default), now, or ISO-8601
-          --xcode-cert FILE      Trust this Xcode StoreKit testing certificate; repeatable
-          --no-strict-x509       Relax OpenSSL's RFC 5280 strict checks
-          -h, --help             Show this help
-
         A summary (counts by status, kind and error code, time, lines/s) goes to stderr at
-        the end; while running, a progress line too when stderr is a terminal.
-
-        Exit status: 0 every line verified, 1 any line rejected, 64 usage error,
+        the end; while running, a progress line too when stderr is a terminal. When the
+        output cannot be written, the summary counts the records written before it.
+        """
+    let positionals = Positionals.any
+    let exitStatus = """
+        0 every line verified, 1 any line rejected, 64 usage error,
         66 unreadable or truncated input, 74 output write error.
         """
 
-    static let valued: Set<String> = VerifyCommand.valued.union(["--jobs", "--payload", "--summary-json", "--first-line"])
-    static let flags: Set<String> = ["--no-strict-x509", "--no-line-number"]
+    var options: [CommandOption] {
+        [
+            .value("--jobs", short: "j", "N", help: "Verify on N threads (default: all cores)"),
+            .value("--payload", "WHAT", help: "full (default), none, or FIELD,FIELD… (dotted paths such as\ndata.bundleId reach into objects)"),
+            .value("--summary-json", "FILE", help: "Also write the summary as JSON to FILE (- for stdout)"),
+            .flag("--no-line-number", help: "Leave \"line\" out of each record (for split dumps)"),
+            .value("--first-line", "N", help: "Number the first line N (default 1)"),
+            .value("--field", "NAME", help: "In JSON lines, read the token from this member"),
+        ] + TrustOptions.options
+    }
 
-    static func run(_ words: [String]) throws -> Int32 {
-        let arguments = try Arguments(words, valued: valued, flags: flags)
-        let options = try TrustOptions(arguments)
+    func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let options = try TrustOptions(arguments, console: console)
         var batch = BatchVerifier(verifier: try options.makeVerifier(), kind: options.kind, field: arguments.value("--field"))
         if let text = arguments.value("--jobs") {
             guard let jobs = Int(text), (1...1024).contains(jobs) else {
@@ -53,7 +46,7 @@ enum BatchCommand {
             }
             batch.jobs = jobs
         }
-        var format = BatchVerifier.RecordFormat(payload: try payloadSelection(arguments.value("--payload") ?? "full"))
+        var format = BatchVerifier.RecordFormat(payload: try Self.payloadSelection(arguments.value("--payload") ?? "full"))
         format.lineNumbers = !arguments.flag("--no-line-number")
         if let text = arguments.value("--first-line") {
             guard let first = Int(text), first >= 1 else { throw UsageError("--first-line must be a whole number ≥ 1; got '\(text)'") }
@@ -62,66 +55,71 @@ enum BatchCommand {
 
         // Open every input first: an unreadable one stops the run before any output.
         let paths = arguments.positionals.isEmpty ? ["-"] : arguments.positionals
-        var inputs: [(name: String, descriptor: Int32)] = []
-        defer { for input in inputs where input.descriptor != 0 { close(input.descriptor) } }
+        var inputs: [(name: String, descriptor: Int32, owned: Bool)] = []
+        defer { for input in inputs where input.owned { close(input.descriptor) } }
         for path in paths {
             if path == "-" {
-                inputs.append(("standard input", 0))
+                inputs.append(("standard input", console.inputDescriptor, false))
                 continue
             }
             var status = stat()
-            let descriptor = open(path, O_RDONLY)
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw InputError("cannot read \(path): \(String(cString: strerror(errno)))") }
-            inputs.append((path, descriptor))
+            inputs.append((path, descriptor, true))
             if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
                 throw InputError("cannot read \(path): it is a directory")
             }
         }
-        let totalSize = knownSize(of: inputs.map(\.descriptor))
-        let progress = Progress(enabled: isatty(2) == 1, totalBytes: totalSize)
+        let totalSize = Self.knownSize(of: inputs.map(\.descriptor))
+        let progress = Progress(console: console, totalBytes: totalSize)
         let start = Date()
 
         var summary = BatchSummary()
-        var failure: (code: Int32, message: String)? = nil
+        // What reached the output: whole chunks as the pipeline counted them, plus the records
+        // of a chunk cut short by a failed write, read back from the bytes that got through.
+        var report = BatchReport()
+        var failure: (any Error)? = nil
         for input in inputs {
+            // The pipeline's running totals for this input, as far as the report has them.
+            var counted = BatchSummary()
             do {
                 let reader = try LineReader.open(FileDescriptorSource(descriptor: input.descriptor))
                 let done = summary
                 let part = try batch.verifyLines(
                     from: reader, format: format,
                     write: { bytes in
-                        guard Output.write(bytes: bytes, to: .standardOutput) else { throw WriteFailure(errno: errno) }
+                        do {
+                            try console.output.write(bytes)
+                        } catch let error as WriteError {
+                            report.add(records: bytes.prefix(error.written))
+                            throw error
+                        }
                     },
-                    progress: { progress.update(done, $0, elapsed: Date().timeIntervalSince(start)) })
+                    progress: { current in
+                        report.add(current, since: counted)
+                        counted = current
+                        progress.update(done, current, elapsed: Date().timeIntervalSince(start))
+                    })
                 summary.add(part)
                 format.firstLine += part.lines
-            } catch let error as InputFailure {
-                failure = (ExitCode.unreadableInput, "cannot read \(input.name): \(error)")
+            } catch let error as WriteError {
+                failure = error
                 break
-            } catch let error as WriteFailure {
-                failure = (ExitCode.writeError, "cannot write the output: \(String(cString: strerror(error.errno)))")
+            } catch {
+                failure = InputError("cannot read \(input.name): \(error)")
                 break
             }
         }
         progress.clear()
         let elapsed = Date().timeIntervalSince(start)
-        Output.error(describe(summary, elapsed: elapsed))
+        console.diagnose(Self.describe(report, elapsed: elapsed))
         if let path = arguments.value("--summary-json") {
-            let json = JSONWriter.encode(summaryJSON(summary, elapsed: elapsed)) + [0x0A]
-            guard FileManager.default.createFile(atPath: path, contents: Data(json)) else {
-                Output.error("Error: cannot write the summary to \(path)")
-                return ExitCode.writeError
-            }
+            let destination = try console.destination(path)
+            try destination.write(JSONWriter.encode(Self.summaryJSON(report, elapsed: elapsed)) + [0x0A])
+            try destination.close()
         }
-        if let failure {
-            Output.error("Error: \(failure.message)")
-            return failure.code
-        }
-        return summary.rejected == 0 ? ExitCode.verified : ExitCode.rejected
-    }
-
-    struct WriteFailure: Error {
-        let errno: Int32
+        if let failure { throw failure }
+        return report.rejected == 0 ? ExitCode.success : ExitCode.rejected
     }
 
     static func payloadSelection(_ text: String) throws(UsageError) -> VerificationRecord.PayloadSelection {
@@ -160,7 +158,7 @@ enum BatchCommand {
         return total
     }
 
-    static func describe(_ summary: BatchSummary, elapsed: TimeInterval) -> String {
+    static func describe(_ summary: BatchReport, elapsed: TimeInterval) -> String {
         let rate = elapsed > 0 ? Double(summary.lines) / elapsed : 0
         var lines = [
             "vouch batch: \(summary.lines) lines, \(summary.verified) verified, \(summary.rejected) rejected in "
@@ -175,7 +173,7 @@ enum BatchCommand {
         return lines.joined(separator: "\n")
     }
 
-    static func summaryJSON(_ summary: BatchSummary, elapsed: TimeInterval) -> JSONValue {
+    static func summaryJSON(_ summary: BatchReport, elapsed: TimeInterval) -> JSONValue {
         func counts(_ dictionary: [String: Int]) -> JSONValue {
             .object(JSONObject(dictionary.sorted { $0.key < $1.key }.map { .init($0.key, .number(String($0.value))) }))
         }
@@ -193,13 +191,15 @@ enum BatchCommand {
 
     /// A progress line on stderr, redrawn at most twice a second.
     final class Progress {
+        let console: Console
         let enabled: Bool
         let totalBytes: Int?
         var lastDraw = Date.distantPast
         var drawn = false
 
-        init(enabled: Bool, totalBytes: Int?) {
-            self.enabled = enabled
+        init(console: Console, totalBytes: Int?) {
+            self.console = console
+            self.enabled = console.errorIsTerminal
             self.totalBytes = totalBytes
         }
 
@@ -213,12 +213,49 @@ enum BatchCommand {
                 let remaining = done > 0 ? elapsed / done - elapsed : 0
                 text += String(format: ", %.1f%%, ETA %.0f s", done * 100, remaining)
             }
-            Output.write(text + "\u{1B}[K", to: .standardError)
+            try? console.error.write(text + "\u{1B}[K")
             drawn = true
         }
 
         func clear() {
-            if drawn { Output.write("\r\u{1B}[K", to: .standardError) }
+            if drawn { try? console.error.write("\r\u{1B}[K") }
+        }
+    }
+}
+
+/// The counts a batch run reports: of the records that reached the output.
+struct BatchReport {
+    var lines = 0
+    var verified = 0
+    var rejected = 0
+    var kinds: [String: Int] = [:]
+    var errors: [String: Int] = [:]
+
+    /// Adds what `current` counted beyond `before` (the pipeline's running totals).
+    mutating func add(_ current: BatchSummary, since before: BatchSummary) {
+        lines += current.lines - before.lines
+        verified += current.verified - before.verified
+        rejected += current.rejected - before.rejected
+        for (kind, count) in current.kinds { kinds[kind, default: 0] += count - (before.kinds[kind] ?? 0) }
+        for (code, count) in current.errors { errors[code, default: 0] += count - (before.errors[code] ?? 0) }
+        kinds = kinds.filter { $0.value != 0 }
+        errors = errors.filter { $0.value != 0 }
+    }
+
+    /// Adds the complete records (`{…}\n` lines of the record format) at the start of `bytes`.
+    mutating func add(records bytes: ArraySlice<UInt8>) {
+        var start = bytes.startIndex
+        while let end = bytes[start...].firstIndex(of: 0x0A) {
+            defer { start = end + 1 }
+            guard let record = try? StrictJSON.parseObject(Array(bytes[start..<end])) else { continue }
+            lines += 1
+            if record["status"]?.stringValue == "verified" {
+                verified += 1
+                if let kind = record["kind"]?.stringValue { kinds[kind, default: 0] += 1 }
+            } else {
+                rejected += 1
+                if let code = record["error"]?.objectValue?["code"]?.stringValue { errors[code, default: 0] += 1 }
+            }
         }
     }
 }

@@ -1,37 +1,37 @@
 import Foundation
 import Vouch
 
-enum InspectCommand {
-    static let usage = """
-        Usage: vouch inspect [FILE|-]
-
+/// `vouch inspect`: a token decoded without trusting anything.
+struct InspectCommand: Command {
+    let path = ["inspect"]
+    let summary = "Decode a token without trusting it (UNVERIFIED)"
+    let usage = "vouch inspect [options] [FILE|-]"
+    let discussion = """
         Decodes a token WITHOUT verifying anything, for a look at data that does not verify:
         the header, each x5c certificate (subject, issuer, validity, key, Apple marker
         extensions, SHA-256) and the payload, dates shown as ISO-8601 beside the raw
         milliseconds. The first line of output is always UNVERIFIED.
-
-        Options:
-          --field NAME   In JSON input, read the token from this member
-          -h, --help     Show this help
-
-        Exit status: 0 decoded, 1 not a decodable JWS, 64 usage error, 66 unreadable input.
         """
+    let options: [CommandOption] = [.value("--field", "NAME", help: "In JSON input, read the token from this member")]
+    let positionals = Positionals.oneInput
+    let exitStatus = "0 decoded, 1 not a decodable JWS, 64 usage error, 66 unreadable input,\n74 output write error."
 
-    static func run(_ words: [String]) throws -> Int32 {
-        let arguments = try Arguments(words, valued: ["--field"], flags: [])
-        let (bytes, complete) = try Output.readInput(try arguments.singleInput(), limit: VerifyCommand.inputLimit)
+    func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let (bytes, complete) = try console.readInput(arguments.input, limit: VerifyCommand.inputLimit)
+        let lines: [String]
         do throws(VerificationError) {
             guard complete else { throw VerificationError(.tokenTooLarge, "the input is larger than \(VerifyCommand.inputLimit) bytes") }
             let token = try SignedInput.token(in: bytes, field: arguments.value("--field"))
             let inspection = try Inspection(token: String(decoding: token, as: UTF8.self))
-            var lines = ["UNVERIFIED: decoded without checking the signature, the chain or any claim"]
-            describe(inspection, indent: 0, into: &lines)
-            Output.write(lines.joined(separator: "\n") + "\n", to: .standardOutput)
-            return 0
+            var text = ["UNVERIFIED: decoded without checking the signature, the chain or any claim"]
+            Self.describe(inspection, indent: 0, into: &text)
+            lines = text
         } catch {
-            Output.error("vouch: cannot decode: \(error.code): \(error.reason)")
+            console.diagnose("vouch: cannot decode: \(error.code): \(error.reason)")
             return ExitCode.rejected
         }
+        try console.output.write(lines.joined(separator: "\n") + "\n")
+        return ExitCode.success
     }
 
     static func describe(_ inspection: Inspection, indent: Int, into lines: inout [String]) {
@@ -39,7 +39,7 @@ enum InspectCommand {
         lines.append("\(pad)header:")
         var header = inspection.header
         header["x5c"] = header["x5c"].map { _ in .string("(\(inspection.certificates.count) certificates, below)") }
-        Output.describe(header, indent: indent + 1, into: &lines)
+        PayloadText.describe(header, indent: indent + 1, into: &lines)
         for (index, certificate) in inspection.certificates.enumerated() {
             lines.append("\(pad)certificate x5c[\(index)]:")
             guard let certificate else {
@@ -57,7 +57,7 @@ enum InspectCommand {
         lines.append("\(pad)signature: \(inspection.signatureLength.map { "\($0) bytes" } ?? "not base64url")")
         if let payload = inspection.payload {
             lines.append("\(pad)payload\(inspection.kind.map { " (\($0))" } ?? ""):")
-            Output.describe(payload, indent: indent + 1, into: &lines)
+            PayloadText.describe(payload, indent: indent + 1, into: &lines)
         } else {
             lines.append("\(pad)payload: not a base64url JSON object")
         }

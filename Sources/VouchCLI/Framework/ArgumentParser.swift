@@ -1,0 +1,127 @@
+/// The words after a command's name, sorted into options and positional words.
+struct ParsedArguments: Sendable {
+    /// Values by long option name, in the order given.
+    private var valuesByName: [String: [String]] = [:]
+    private var flagsGiven: Set<String> = []
+    /// Every valued option in the order given, for options whose relative order matters.
+    private var sequence: [(name: String, value: String)] = []
+    /// The positional words, in order (`-` among them for standard input).
+    private(set) var positionals: [String] = []
+
+    /// The value of `name` (its last one when given twice), or `nil` when absent.
+    func value(_ name: String) -> String? { valuesByName[name]?.last }
+
+    /// Every value of a repeatable option, in order.
+    func values(_ name: String) -> [String] { valuesByName[name] ?? [] }
+
+    /// The values of any of `names`, in the order given across them (`--set` and `--unset`).
+    func occurrences(of names: Set<String>) -> [(name: String, value: String)] {
+        sequence.filter { names.contains($0.name) }
+    }
+
+    /// Whether the flag `name` was given.
+    func flag(_ name: String) -> Bool { flagsGiven.contains(name) }
+
+    /// Whether `name`, flag or valued, was given.
+    func contains(_ name: String) -> Bool { flagsGiven.contains(name) || valuesByName[name] != nil }
+
+    /// The single input of a command with ``Positionals/oneInput``: a path, `-`, or `nil`.
+    var input: String? { positionals.first }
+
+    fileprivate mutating func add(_ option: CommandOption, value: String?) {
+        if let value {
+            valuesByName[option.name, default: []].append(value)
+            sequence.append((option.name, value))
+        } else {
+            flagsGiven.insert(option.name)
+        }
+    }
+
+    fileprivate mutating func addPositional(_ word: String) { positionals.append(word) }
+}
+
+/// The one argument parser of `vouch`, in swift-argument-parser's manners:
+/// - `--name value` and `--name=value`; a one-letter alias as `-j 4` or `-j4`;
+/// - an option that takes a value takes the next word whatever it looks like, so
+///   `--field --help` reads the member named `--help`;
+/// - `--` ends the options: every later word is positional, `-x` included;
+/// - `-` alone is a positional word (standard input);
+/// - `-h` and `--help` in an option's place ask for help, and win over any other mistake.
+enum ArgumentParser {
+    enum Outcome {
+        case arguments(ParsedArguments)
+        case help
+    }
+
+    static func parse(
+        _ words: [String], options: [CommandOption], positionals: Positionals
+    ) throws(UsageError) -> Outcome {
+        var parsed = ParsedArguments()
+        var firstError: UsageError? = nil
+        var index = 0
+        var optionsEnded = false
+        func fail(_ error: UsageError) {
+            if firstError == nil { firstError = error }
+        }
+        while index < words.count {
+            let word = words[index]
+            index += 1
+            if optionsEnded || word == "-" || !word.hasPrefix("-") {
+                if let maximum = positionals.maximum, parsed.positionals.count >= maximum {
+                    fail(UsageError(maximum == 0 ? "unexpected argument \"\(word)\"" : "unexpected argument \"\(word)\"; expected at most \(maximum) input"))
+                }
+                parsed.addPositional(word)
+                continue
+            }
+            if word == "--" {
+                optionsEnded = true
+                continue
+            }
+            if word == "--help" || word == "-h" { return .help }
+
+            // Which option, and a value attached to the word itself.
+            let option: CommandOption?
+            var attached: String? = nil
+            let spelled: String
+            if word.hasPrefix("--") {
+                if let equals = word.firstIndex(of: "=") {
+                    spelled = String(word[..<equals])
+                    attached = String(word[word.index(after: equals)...])
+                } else {
+                    spelled = word
+                }
+                option = options.first { $0.name == spelled }
+            } else {
+                let letter = word[word.index(after: word.startIndex)]
+                spelled = "-\(letter)"
+                option = options.first { $0.short == letter }
+                let rest = word.dropFirst(2)
+                if !rest.isEmpty { attached = String(rest) }
+                if let option, !option.takesValue, attached != nil {
+                    fail(UsageError("unknown option \(word)", unknownOption: word))
+                    continue
+                }
+            }
+            guard let option else {
+                fail(UsageError("unknown option \(spelled)", unknownOption: spelled))
+                continue
+            }
+            if option.takesValue {
+                if let attached {
+                    parsed.add(option, value: attached)
+                } else if index < words.count {
+                    parsed.add(option, value: words[index])
+                    index += 1
+                } else {
+                    fail(UsageError("\(spelled) needs a value"))
+                }
+            } else if attached != nil {
+                fail(UsageError("\(spelled) takes no value"))
+            } else {
+                parsed.add(option, value: nil)
+            }
+        }
+        if let firstError { throw firstError }
+        return .arguments(parsed)
+    }
+}

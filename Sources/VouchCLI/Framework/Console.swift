@@ -1,0 +1,194 @@
+import Foundation
+import Vouch
+
+/// Where bytes go: standard output, standard error, a file, or memory in a test.
+protocol OutputSink: Sendable {
+    /// Writes every byte or throws; a command stops at the first failure.
+    func write(_ bytes: [UInt8]) throws(WriteError)
+}
+
+extension OutputSink {
+    func write(_ text: String) throws(WriteError) { try write(Array(text.utf8)) }
+}
+
+/// A file descriptor written with `write(2)`, retried on `EINTR` and short writes. With
+/// SIGPIPE ignored (see `main.swift`), a closed pipe is `EPIPE` here, not a signal.
+struct DescriptorSink: OutputSink {
+    let descriptor: Int32
+    /// How errors name it: "standard output" or the path.
+    let name: String
+
+    func write(_ bytes: [UInt8]) throws(WriteError) {
+        let (failure, offset): (Int32?, Int) = bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return (errno, offset)
+                }
+                offset += written
+            }
+            return (nil, offset)
+        }
+        if let failure { throw WriteError(destination: name, errno: failure, written: offset) }
+    }
+}
+
+/// Bytes collected in memory, for running a command inside a test.
+final class MemorySink: OutputSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [UInt8] = []
+
+    init() {}
+
+    func write(_ bytes: [UInt8]) throws(WriteError) {
+        lock.lock()
+        defer { lock.unlock() }
+        stored += bytes
+    }
+
+    var bytes: [UInt8] {
+        lock.lock()
+        defer { lock.unlock() }
+        return stored
+    }
+
+    var text: String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// Everything a command reads from and writes to outside its arguments: the three standard
+/// streams and the clock. Commands touch nothing else of the process, so a test runs one
+/// in-process with memory sinks, a file as standard input and a fixed clock.
+struct Console: Sendable {
+    var output: any OutputSink
+    var error: any OutputSink
+    /// The descriptor read for `-` (or no input): 0, or an open file in a test.
+    var inputDescriptor: Int32
+    /// Whether standard error is a terminal (progress lines are drawn only then).
+    var errorIsTerminal: Bool
+    var now: @Sendable () -> Date
+
+    /// The process's own streams and clock.
+    static var standard: Console {
+        Console(
+            output: DescriptorSink(descriptor: 1, name: "standard output"),
+            error: DescriptorSink(descriptor: 2, name: "standard error"),
+            inputDescriptor: 0, errorIsTerminal: isatty(2) == 1, now: { Date() })
+    }
+
+    /// Writes `text` and a newline to standard output.
+    func print(_ text: String) throws(WriteError) {
+        try output.write(text + "\n")
+    }
+
+    /// Writes `text` and a newline to standard error. A failure there has nowhere to be
+    /// reported, so it is ignored.
+    func diagnose(_ text: String) {
+        try? error.write(text + "\n")
+    }
+
+    /// Where `--out PATH` writes: standard output for `-`, otherwise the file, created or
+    /// truncated through `open(2)` as a shell's `>` would, so a symbolic link is written
+    /// through rather than replaced.
+    func destination(_ path: String?) throws(WriteError) -> OutputFile {
+        guard let path, path != "-" else { return OutputFile(sink: output, descriptor: nil) }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666)
+        guard descriptor >= 0 else { throw WriteError(destination: path, errno: errno) }
+        return OutputFile(sink: DescriptorSink(descriptor: descriptor, name: path), descriptor: descriptor)
+    }
+
+    /// Reads a whole input: a path, or the input descriptor for `nil` and `-`. At most `limit`
+    /// bytes are kept; `complete` is false when there was more.
+    func readInput(_ path: String?, limit: Int) throws(InputError) -> (bytes: [UInt8], complete: Bool) {
+        let name = path.flatMap { $0 == "-" ? nil : $0 }
+        let descriptor: Int32
+        if let name {
+            descriptor = open(name, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw InputError("cannot read \(name): \(String(cString: strerror(errno)))") }
+        } else {
+            descriptor = inputDescriptor
+        }
+        defer { if name != nil { close(descriptor) } }
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            throw InputError("cannot read \(name ?? "standard input"): it is a directory")
+        }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while bytes.count <= limit {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw InputError("cannot read \(name ?? "standard input"): \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { return (bytes, true) }
+            bytes += chunk[..<count]
+        }
+        return (Array(bytes.prefix(limit)), false)
+    }
+
+    /// Reads a certificate file (DER or PEM; a PEM file may hold several).
+    func readCertificates(_ path: String, option: String) throws -> [[UInt8]] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError("cannot read \(option) \(path)")
+        }
+        let certificates = CertificateFile.certificates(in: [UInt8](data))
+        guard !certificates.isEmpty else {
+            throw UsageError("\(option) \(path) holds no DER or PEM certificate")
+        }
+        return certificates
+    }
+}
+
+/// An output opened for `--out`: standard output or a file to close when done.
+struct OutputFile: Sendable {
+    let sink: any OutputSink
+    let descriptor: Int32?
+
+    func write(_ bytes: [UInt8]) throws(WriteError) { try sink.write(bytes) }
+
+    /// Closes a file, reporting a failure a delayed write surfaces only there.
+    func close() throws(WriteError) {
+        guard let descriptor else { return }
+        if Foundation.close(descriptor) != 0 {
+            throw WriteError(destination: (sink as? DescriptorSink)?.name ?? "output", errno: errno)
+        }
+    }
+}
+
+/// Readable text for payloads: indented `name: value` lines.
+enum PayloadText {
+    /// Writes a JSON value as indented `name: value` lines; numbers of `…Date` members get
+    /// their ISO-8601 form beside the raw milliseconds.
+    static func describe(_ object: JSONObject, indent: Int, into lines: inout [String]) {
+        let pad = String(repeating: "  ", count: indent)
+        for member in object.members {
+            switch member.value {
+            case .object(let inner):
+                lines.append("\(pad)\(member.name):")
+                describe(inner, indent: indent + 1, into: &lines)
+            case .array(let elements) where elements.contains(where: { $0.objectValue != nil }):
+                lines.append("\(pad)\(member.name):")
+                for (index, element) in elements.enumerated() {
+                    if let inner = element.objectValue {
+                        lines.append("\(pad)  [\(index)]")
+                        describe(inner, indent: indent + 2, into: &lines)
+                    } else {
+                        lines.append("\(pad)  [\(index)] \(JSONWriter.string(element))")
+                    }
+                }
+            default:
+                lines.append("\(pad)\(member.name): \(scalar(member.value, name: member.name))")
+            }
+        }
+    }
+
+    static func scalar(_ value: JSONValue, name: String) -> String {
+        let text = JSONWriter.string(value)
+        if name.hasSuffix("Date"), case .number(let number) = value, let timestamp = Timestamp(rawValue: number) {
+            return "\(text) (\(timestamp.iso8601))"
+        }
+        return text
+    }
+}
