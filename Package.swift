@@ -47,7 +47,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VouchCLITests",
-            dependencies: ["Vouch", "VouchMint"]
+            dependencies: ["Vouch", "VouchMint", "VouchCLI"]
         ),
     ]
 )

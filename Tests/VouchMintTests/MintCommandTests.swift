@@ -14,20 +14,21 @@ import Vouch
         var lines: [Substring] { output.split(separator: "\n") }
     }
 
-    private final class Streams {
-        var output: [UInt8] = []
-        var errors: [UInt8] = []
-    }
-
+    /// Runs `vouch mint ARGUMENTS` in-process, `input` as standard input, the clock at
+    /// ``MintTestSupport/signingDate``.
     private func mint(_ arguments: [String], input: String = "") -> Result {
-        let streams = Streams()
-        var io = MintIO(
-            output: { streams.output += $0 }, error: { streams.errors += $0 }, readStandardInput: { Array(input.utf8) },
+        let output = MemorySink(), errors = MemorySink()
+        var descriptors: [Int32] = [0, 0]
+        guard pipe(&descriptors) == 0 else { return Result(status: -1, output: "", errors: "no pipe") }
+        let bytes = Array(input.utf8)
+        _ = bytes.withUnsafeBytes { write(descriptors[1], $0.baseAddress, $0.count) }
+        close(descriptors[1])
+        defer { close(descriptors[0]) }
+        let console = Console(
+            output: output, error: errors, inputDescriptor: descriptors[0], errorIsTerminal: false,
             now: { Support.signingDate })
-        let status = MintCommand.run(arguments, io: &io)
-        return Result(
-            status: status, output: String(decoding: streams.output, as: UTF8.self),
-            errors: String(decoding: streams.errors, as: UTF8.self))
+        let status = CommandRegistry.vouch.run(["mint"] + arguments, console: console)
+        return Result(status: status, output: output.text, errors: errors.text)
     }
 
     /// Runs `body` with a directory holding the suite's App Store and Xcode authorities.
@@ -39,22 +40,40 @@ import Vouch
         }
     }
 
+    /// A usage error: `Error: MESSAGE…`, one usage line, where to read more; exit 64.
     private func expectUsageError(_ result: Result, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
         #expect(result.status == 64, sourceLocation: sourceLocation)
         #expect(result.output.isEmpty, sourceLocation: sourceLocation)
         #expect(result.errors.hasPrefix("Error: \(message)"), "\(result.errors)", sourceLocation: sourceLocation)
-        #expect(result.errors.hasSuffix(MintCommand.usage + "\n"), sourceLocation: sourceLocation)
+        let lines = result.errors.split(separator: "\n", omittingEmptySubsequences: false)
+        #expect(lines.count == 4 && lines.last == "", "\(result.errors)", sourceLocation: sourceLocation)
+        #expect(lines.dropFirst().first?.hasPrefix("Usage: vouch mint ") == true, sourceLocation: sourceLocation)
+        #expect(lines.dropFirst(2).first?.hasPrefix("See 'vouch mint") == true, sourceLocation: sourceLocation)
+        #expect(lines.dropFirst(2).first?.hasSuffix(" --help'.") == true, sourceLocation: sourceLocation)
     }
 
     // MARK: Usage
 
     @Test func helpPrintsTheUsageOnStandardOutput() {
-        for arguments in [["--help"], [], ["transaction", "--help"]] {
+        let registry = CommandRegistry.vouch
+        let expected: [([String], String)] = [
+            (["--help"], registry.help(for: MintCommands.group)),
+            (["transaction", "--help"], registry.help(for: MintTokensCommand(kind: .transaction))),
+            (["ca", "-h"], registry.help(for: MintCACommand())),
+        ]
+        for (arguments, help) in expected {
             let result = mint(arguments)
             #expect(result.status == 0)
-            #expect(result.output == MintCommand.usage + "\n")
+            #expect(result.output == help)
             #expect(result.errors.isEmpty)
         }
+    }
+
+    @Test func mintAloneBehavesLikeVouchAlone() {
+        let result = mint([])
+        #expect(result.status == 64)
+        #expect(result.output.isEmpty)
+        #expect(result.errors == CommandRegistry.vouch.help(for: MintCommands.group))
     }
 
     @Test func usageErrorsExitWith64AndPrintTheUsageOnStandardError() {
@@ -263,6 +282,81 @@ import Vouch
                 #expect(lines.count == 3)
                 #expect(try Support.Token(String(lines[2])).payload["requestIdentifier"] != nil)
             }
+        }
+    }
+
+    @Test func outTreatsADashAsStandardOutputAndWritesThroughASymbolicLink() throws {
+        try withCA { ca in
+            try Support.withTemporaryDirectory { directory in
+                let dash = mint(["transaction", "--ca", ca, "--count", "2", "--out", "-"])
+                #expect(dash.status == 0)
+                #expect(dash.lines.count == 2)
+                let target = directory.appendingPathComponent("target.txt"), link = directory.appendingPathComponent("link.txt")
+                try Data("old\n".utf8).write(to: target)
+                try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+                let result = mint(["transaction", "--ca", ca, "--count", "2", "-o", link.path])
+                #expect(result.status == 0)
+                #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
+                #expect(try String(contentsOf: target, encoding: .utf8).split(separator: "\n").count == 2)
+            }
+        }
+    }
+
+    @Test func caRefusesToReplaceAnAuthorityWithoutForce() throws {
+        try Support.withTemporaryDirectory { directory in
+            #expect(mint(["ca", "--out", directory.path]).status == 0)
+            let key = try Data(contentsOf: directory.appendingPathComponent("leaf.key.pem"))
+            let again = mint(["ca", "--out", directory.path])
+            expectUsageError(again, "\(directory.appendingPathComponent("root.der").path) exists; use --force")
+            #expect(try Data(contentsOf: directory.appendingPathComponent("leaf.key.pem")) == key)
+            let forced = mint(["ca", "--out", directory.path, "--force"])
+            #expect(forced.status == 0)
+            #expect(forced.lines.count == 9)
+            #expect(try Data(contentsOf: directory.appendingPathComponent("leaf.key.pem")) != key)
+            // An Xcode certificate beside it is a different set of files.
+            #expect(mint(["ca", "--xcode", "--out", directory.path]).status == 0)
+        }
+    }
+
+    @Test func setConvertsTheValueToTheFieldsDocumentedType() throws {
+        try withCA { ca in
+            let result = mint([
+                "transaction", "--ca", ca, "--set", "transactionId=1001", "--set", "price=990", "--set", "isUpgraded=true",
+                "--set", "quantity=\"7\"",
+            ])
+            #expect(result.status == 0, "\(result.errors)")
+            let token = String(try #require(result.lines.first))
+            let payload = try Support.Token(token).payload
+            #expect(payload["transactionId"] == .string("1001"))
+            #expect(payload["price"] == .number("990"))
+            #expect(payload["isUpgraded"] == true)
+            #expect(payload["quantity"] == .string("7"))
+        }
+    }
+
+    @Test func aSetTransactionIdOfDigitsVerifies() throws {
+        try withCA { ca in
+            let result = mint(["transaction", "--ca", ca, "--set", "transactionId=1001", "--set", "originalTransactionId=1000"])
+            let token = String(try #require(result.lines.first))
+            var configuration = Verifier.Configuration()
+            configuration.trustAnchors = [try Support.authority.anchorCertificate()]
+            let verified = try Verifier(configuration: configuration).verify(token)
+            #expect(verified.payload["transactionId"] == "1001")
+            #expect(verified.payload["originalTransactionId"] == "1000")
+        }
+    }
+
+    @Test func aSetValueOfTheWrongTypeIsAUsageErrorThatSaysSo() throws {
+        try withCA { ca in
+            expectUsageError(
+                mint(["transaction", "--ca", ca, "--set", "price=cheap"]),
+                "price is an integer in Apple's documentation; \"cheap\" is not")
+            expectUsageError(
+                mint(["notification", "--ca", ca, "--set", "data.status=1.5"]),
+                "data.status is an integer in Apple's documentation; \"1.5\" is not")
+            expectUsageError(
+                mint(["renewal-info", "--ca", ca, "--set", "isInBillingRetryPeriod=yes"]),
+                "isInBillingRetryPeriod is true or false in Apple's documentation; \"yes\" is not")
         }
     }
 }

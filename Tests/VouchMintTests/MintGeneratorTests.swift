@@ -353,6 +353,26 @@ import Vouch
         }
     }
 
+    @Test func noTokenIsSignedInTheLeafsFirstSecond() throws {
+        var options = MintAuthorityOptions(validity: Support.validity)
+        options.leaf = MintValidity(notBefore: MintDate.parse("2025-06-01T12:00:00Z")!, notAfter: Support.validity.notAfter)
+        let fresh = try MintSigner(authority: try MintAuthority.generate(options))
+        let leafStart = Support.milliseconds(options.leaf.notBefore)
+        // DATE a few seconds after the leaf's start, and DATE inside its very first second.
+        for date in ["2025-06-01T12:00:03Z", "2025-06-01T12:00:00.400Z"] {
+            let generator = MintGenerator(seed: 9, date: MintDate.parse(date)!)
+            var seconds = Set<Int64>()
+            for index in 0..<200 {
+                let payload = try generator.payload(.transaction, index: index, signer: fresh)
+                let signed = try #require(payload["signedDate"]?.int64Value)
+                #expect(signed >= leafStart + 1000)
+                #expect(signed <= max(Support.milliseconds(MintDate.parse(date)!), leafStart + 1000))
+                seconds.insert(signed / 1000)
+            }
+            #expect(!seconds.contains(leafStart / 1000))
+        }
+    }
+
     @Test func appTransactionsAreDatedByTheirReceiptAndCarryNoSignedDate() throws {
         for payload in try payloads(.appTransaction, 0..<20) {
             #expect(payload["signedDate"] == nil)
