@@ -1,3 +1,5 @@
+import Vouch
+
 /// The fictional apps, products and storefronts minted payloads are drawn from.
 ///
 /// Storefront codes, their App Store storefront identifiers and currencies are real, and prices
@@ -5,10 +7,10 @@
 /// Bundle and product identifiers live under `com.example`, so minted data is never mistaken
 /// for a real app's.
 enum MintCatalog {
-    static let autoRenewable = "Auto-Renewable Subscription"
-    static let nonRenewing = "Non-Renewing Subscription"
-    static let consumable = "Consumable"
-    static let nonConsumable = "Non-Consumable"
+    static let autoRenewable = ProductType.autoRenewableSubscription.rawValue
+    static let nonRenewing = ProductType.nonRenewingSubscription.rawValue
+    static let consumable = ProductType.consumable.rawValue
+    static let nonConsumable = ProductType.nonConsumable.rawValue
 
     /// A subscription duration as ISO 8601 (`P1M`) with its accelerated sandbox length.
     struct Period: Equatable {

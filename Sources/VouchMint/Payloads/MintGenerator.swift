@@ -58,8 +58,27 @@ public struct MintGenerator: Sendable {
             throw MintError(.unsupported, "Xcode does not produce \(kind.rawValue) data")
         }
         guard index >= 0 else { throw MintError(.unsupported, "index must not be negative") }
-        var builder = PayloadBuilder(generator: self, index: index, signer: signer)
-        return try builder.payload(kind)
+        let scenario = MintScenario(overrides: overrides, xcode: signer.authority.style == .xcode)
+        var builder = PayloadBuilder(generator: self, index: index, authority: signer.authority, scenario: scenario)
+        var payload = builder.payload(kind)
+        if kind == .notification, case .object(var data)? = payload["data"] {
+            try signNested(in: &data, scenario: scenario, signer: signer)
+            payload["data"] = .object(data)
+        }
+        for override in scenario.directOverrides(for: kind) {
+            try override.apply(to: &payload)
+        }
+        return payload
+    }
+
+    /// Signs the nested payloads a notification's `data` holds as objects, after the
+    /// overrides addressed to them (`data.signedTransactionInfo.price`).
+    private func signNested(in data: inout JSONObject, scenario: MintScenario, signer: MintSigner) throws(MintError) {
+        for member in ["signedTransactionInfo", "signedRenewalInfo"] {
+            guard case .object(var nested)? = data[member] else { continue }
+            for override in scenario.nestedOverrides(for: member) { try override.apply(to: &nested) }
+            data[member] = .string(try signer.sign(payload: nested))
+        }
     }
 
     /// The signed token of item `index`.
