@@ -61,6 +61,7 @@ struct MintCACommand: Command {
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         guard let out = arguments.value("--out") else { throw UsageError("mint ca needs --out DIR") }
+        guard out != "-" else { throw UsageError("mint ca writes files: --out names a directory, not standard output") }
         func date(_ name: String) throws -> Date? { try arguments.value(name).map { try Spelling.date($0, option: name) } }
         let xcode = arguments.flag("--xcode")
         let now = console.now()

@@ -7,7 +7,28 @@
 ///
 /// To add a command, write a type conforming to `Command` and list an instance in
 /// ``CommandRegistry/vouch``; a command below a group (`mint ca`) names the group in its
-/// ``path``, and the group is declared in the registry too.
+/// ``path``, and the group is declared in the registry too:
+///
+/// ```swift
+/// struct RefundsCommand: Command {
+///     let path = ["refunds"]
+///     let summary = "List the refunds in a dump"
+///     let usage = "vouch refunds [options] [FILE|-]"
+///     let discussion = "Reads …"
+///     let positionals = Positionals.oneInput
+///     let exitStatus = "0 success, 64 usage error, 66 unreadable input, 74 output write error."
+///     var options: [CommandOption] {
+///         [.value("--since", "DATE", help: "Only refunds from DATE on")] + TrustOptions.options
+///     }
+///     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+///         let since = try arguments.value("--since").map { try Spelling.date($0, option: "--since") }
+///         try console.output.write("…\n")
+///         return ExitCode.success
+///     }
+/// }
+/// ```
+///
+/// An option is one ``CommandOption`` in ``options``: the parser accepts it, `--help` lists it.
 protocol Command: Sendable {
     /// The words naming the command after `vouch`: `["verify"]`, `["mint", "ca"]`.
     var path: [String] { get }
