@@ -84,7 +84,7 @@ struct CommandRegistry: Sendable {
     /// mistake.
     private func run(_ group: CommandGroup, _ words: [String], console: Console) throws -> Int32 {
         guard let first = words.first else {
-            console.diagnose(help(for: group).dropLast().description)
+            try? console.error.write(help(for: group))
             return ExitCode.usage
         }
         switch first {
