@@ -66,7 +66,7 @@ final class ChainValidator: @unchecked Sendable {
         inspect: (OpaquePointer) throws(VerificationError) -> Result
     ) throws(VerificationError) -> Result {
         guard let context = X509_STORE_CTX_new() else {
-            throw VerificationError(.untrustedChain, "out of memory")
+            throw VerificationError(.internalError, "cannot allocate the chain check (X509_STORE_CTX_new)")
         }
         defer { X509_STORE_CTX_free(context) }
         // The stack borrows the certificates; freeing the stack leaves them alone.
@@ -77,7 +77,7 @@ final class ChainValidator: @unchecked Sendable {
         }
         guard X509_STORE_CTX_init(context, store, leaf.pointer, untrusted) == 1 else {
             ERR_clear_error()
-            throw VerificationError(.untrustedChain, "cannot initialise the chain check")
+            throw VerificationError(.internalError, "cannot initialise the chain check (X509_STORE_CTX_init)")
         }
         let parameters = X509_STORE_CTX_get0_param(context)
         X509_VERIFY_PARAM_set_time(parameters, time_t(time))

@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// A JSON value as parsed by ``StrictJSON``: objects keep their members in document order and
 /// numbers keep their exact text, so writing a value back yields the same document.
 public enum JSONValue: Sendable, Hashable {
@@ -89,10 +91,124 @@ public struct JSONObject: Sendable, Hashable {
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByNilLiteral
+    ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
 {
     public init(stringLiteral value: String) { self = .string(value) }
     public init(booleanLiteral value: Bool) { self = .bool(value) }
     public init(integerLiteral value: Int64) { self = .number(String(value)) }
-    public init(nilLiteral: ()) { self = .null }
+    public init(arrayLiteral elements: JSONValue...) { self = .array(elements) }
+    public init(dictionaryLiteral members: (String, JSONValue)...) {
+        self = .object(JSONObject(members.map { JSONObject.Member($0.0, $0.1) }))
+    }
+}
+
+extension JSONObject: ExpressibleByDictionaryLiteral {
+    /// An object with these members, in this order (`JSON null` is written `.null`).
+    public init(dictionaryLiteral members: (String, JSONValue)...) {
+        self.init(members.map { Member($0.0, $0.1) })
+    }
+}
+
+/// `Codable` for storing values with Foundation's coders.
+///
+/// Encoding writes the value back: members in order, numbers as the same number (integers
+/// with their exact text; other numbers through `Decimal`, exact to 38 significant digits, so
+/// `1697679936049.7297` stays `1697679936049.7297` while `1e3` becomes `1000`). Decoding takes
+/// what the decoder gives: numbers as integers where they are, else as `Decimal`; object
+/// members in the decoder's order (`JSONDecoder` does not keep document order).
+extension JSONValue: Codable {
+    struct MemberKey: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    public init(from decoder: any Decoder) throws {
+        if let container = try? decoder.container(keyedBy: MemberKey.self) {
+            var members: [JSONObject.Member] = []
+            for key in container.allKeys {
+                members.append(JSONObject.Member(key.stringValue, try container.decode(JSONValue.self, forKey: key)))
+            }
+            self = .object(JSONObject(members))
+            return
+        }
+        if var container = try? decoder.unkeyedContainer() {
+            var elements: [JSONValue] = []
+            while !container.isAtEnd {
+                elements.append(try container.decode(JSONValue.self))
+            }
+            self = .array(elements)
+            return
+        }
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let string = try? container.decode(String.self) {
+            self = .string(string)
+        } else if let integer = try? container.decode(Int64.self) {
+            self = .number(String(integer))
+        } else if let integer = try? container.decode(UInt64.self) {
+            self = .number(String(integer))
+        } else if let decimal = try? container.decode(Decimal.self), decimal.isFinite {
+            self = .number(decimal.description)
+        } else if let double = try? container.decode(Double.self), double.isFinite {
+            self = .number(String(double))
+        } else {
+            throw DecodingError.dataCorruptedError(in: container, debugDescription: "not a JSON value")
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .null:
+            var container = encoder.singleValueContainer()
+            try container.encodeNil()
+        case .bool(let bool):
+            var container = encoder.singleValueContainer()
+            try container.encode(bool)
+        case .string(let string):
+            var container = encoder.singleValueContainer()
+            try container.encode(string)
+        case .number(let text):
+            var container = encoder.singleValueContainer()
+            if let integer = Int64(text) {
+                try container.encode(integer)
+            } else if let integer = UInt64(text) {
+                try container.encode(integer)
+            } else if let decimal = Decimal(string: text, locale: Locale(identifier: "en_US_POSIX")), decimal.isFinite {
+                try container.encode(decimal)
+            } else if let double = Double(text), double.isFinite {
+                try container.encode(double)
+            } else {
+                throw EncodingError.invalidValue(
+                    text, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "the number \(text) has no finite value"))
+            }
+        case .array(let elements):
+            var container = encoder.unkeyedContainer()
+            for element in elements {
+                try container.encode(element)
+            }
+        case .object(let object):
+            try object.encode(to: encoder)
+        }
+    }
+}
+
+extension JSONObject: Codable {
+    public init(from decoder: any Decoder) throws {
+        guard case .object(let object) = try JSONValue(from: decoder) else {
+            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected a JSON object"))
+        }
+        self = object
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: JSONValue.MemberKey.self)
+        for member in members {
+            try container.encode(member.value, forKey: JSONValue.MemberKey(stringValue: member.name))
+        }
+    }
 }

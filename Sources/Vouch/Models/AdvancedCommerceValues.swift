@@ -16,6 +16,14 @@ public struct AdvancedCommercePeriod: PayloadEnum {
     public static let p1Y = Self(rawValue: "P1Y")
 
     public static let knownValues: [Self] = [.p1W, .p1M, .p2M, .p3M, .p6M, .p1Y]
+    public static let knownNames: [Self: String] = [
+        .p1W: "p1W",
+        .p1M: "p1M",
+        .p2M: "p2M",
+        .p3M: "p3M",
+        .p6M: "p6M",
+        .p1Y: "p1Y",
+    ]
 }
 
 /// The period of an Advanced Commerce offer (`offer.period`).
@@ -37,6 +45,17 @@ public struct AdvancedCommerceOfferPeriod: PayloadEnum {
     public static let p1Y = Self(rawValue: "P1Y")
 
     public static let knownValues: [Self] = [.p3D, .p1W, .p2W, .p1M, .p2M, .p3M, .p6M, .p9M, .p1Y]
+    public static let knownNames: [Self: String] = [
+        .p3D: "p3D",
+        .p1W: "p1W",
+        .p2W: "p2W",
+        .p1M: "p1M",
+        .p2M: "p2M",
+        .p3M: "p3M",
+        .p6M: "p6M",
+        .p9M: "p9M",
+        .p1Y: "p1Y",
+    ]
 }
 
 /// Why an Advanced Commerce offer applies (`offer.reason`).
@@ -52,6 +71,7 @@ public struct AdvancedCommerceOfferReason: PayloadEnum {
     public static let retention = Self(rawValue: "RETENTION")
 
     public static let knownValues: [Self] = [.acquisition, .winBack, .retention]
+    public static let knownNames: [Self: String] = [.acquisition: "acquisition", .winBack: "winBack", .retention: "retention"]
 }
 
 /// Why an Advanced Commerce item was refunded (`refundReason`).
@@ -74,6 +94,15 @@ public struct AdvancedCommerceRefundReason: PayloadEnum {
         .unintendedPurchase, .fulfillmentIssue, .unsatisfiedWithPurchase, .legal, .other, .modifyItemsRefund,
         .simulateRefundDecline,
     ]
+    public static let knownNames: [Self: String] = [
+        .unintendedPurchase: "unintendedPurchase",
+        .fulfillmentIssue: "fulfillmentIssue",
+        .unsatisfiedWithPurchase: "unsatisfiedWithPurchase",
+        .legal: "legal",
+        .other: "other",
+        .modifyItemsRefund: "modifyItemsRefund",
+        .simulateRefundDecline: "simulateRefundDecline",
+    ]
 }
 
 /// How much of an Advanced Commerce item was refunded (`refundType`).
@@ -89,6 +118,7 @@ public struct AdvancedCommerceRefundType: PayloadEnum {
     public static let custom = Self(rawValue: "CUSTOM")
 
     public static let knownValues: [Self] = [.full, .prorated, .custom]
+    public static let knownNames: [Self: String] = [.full: "full", .prorated: "prorated", .custom: "custom"]
 }
 
 /// Where a scheduled Advanced Commerce price increase stands (`priceIncreaseInfo.status`).
@@ -104,4 +134,5 @@ public struct AdvancedCommercePriceIncreaseInfoStatus: PayloadEnum {
     public static let accepted = Self(rawValue: "ACCEPTED")
 
     public static let knownValues: [Self] = [.scheduled, .pending, .accepted]
+    public static let knownNames: [Self: String] = [.scheduled: "scheduled", .pending: "pending", .accepted: "accepted"]
 }

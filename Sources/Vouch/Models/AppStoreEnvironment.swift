@@ -15,4 +15,10 @@ public struct AppStoreEnvironment: PayloadEnum {
     public static let localTesting = Self(rawValue: "LocalTesting")
 
     public static let knownValues: [Self] = [.production, .sandbox, .xcode, .localTesting]
+    public static let knownNames: [Self: String] = [
+        .production: "production",
+        .sandbox: "sandbox",
+        .xcode: "xcode",
+        .localTesting: "localTesting",
+    ]
 }

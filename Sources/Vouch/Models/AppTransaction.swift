@@ -68,4 +68,10 @@ public struct PurchasePlatform: PayloadEnum {
     public static let visionOS = Self(rawValue: "visionOS")
 
     public static let knownValues: [Self] = [.iOS, .macOS, .tvOS, .visionOS]
+    public static let knownNames: [Self: String] = [
+        .iOS: "iOS",
+        .macOS: "macOS",
+        .tvOS: "tvOS",
+        .visionOS: "visionOS",
+    ]
 }

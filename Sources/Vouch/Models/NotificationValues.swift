@@ -42,6 +42,31 @@ public struct NotificationType: PayloadEnum {
         .renewalExtended, .revoke, .test, .renewalExtension, .refundReversed, .externalPurchaseToken,
         .oneTimeCharge, .metadataUpdate, .migration, .priceChange, .rescindConsent,
     ]
+    public static let knownNames: [Self: String] = [
+        .subscribed: "subscribed",
+        .didChangeRenewalPref: "didChangeRenewalPref",
+        .didChangeRenewalStatus: "didChangeRenewalStatus",
+        .offerRedeemed: "offerRedeemed",
+        .didRenew: "didRenew",
+        .expired: "expired",
+        .didFailToRenew: "didFailToRenew",
+        .gracePeriodExpired: "gracePeriodExpired",
+        .priceIncrease: "priceIncrease",
+        .refund: "refund",
+        .refundDeclined: "refundDeclined",
+        .consumptionRequest: "consumptionRequest",
+        .renewalExtended: "renewalExtended",
+        .revoke: "revoke",
+        .test: "test",
+        .renewalExtension: "renewalExtension",
+        .refundReversed: "refundReversed",
+        .externalPurchaseToken: "externalPurchaseToken",
+        .oneTimeCharge: "oneTimeCharge",
+        .metadataUpdate: "metadataUpdate",
+        .migration: "migration",
+        .priceChange: "priceChange",
+        .rescindConsent: "rescindConsent",
+    ]
 }
 
 /// Details of some notification types (`subtype`).
@@ -77,6 +102,27 @@ public struct NotificationSubtype: PayloadEnum {
         .billingRetry, .priceIncrease, .gracePeriod, .pending, .accepted, .billingRecovery, .productNotForSale,
         .summary, .failure, .unreported, .activeTokenReminder, .created,
     ]
+    public static let knownNames: [Self: String] = [
+        .initialBuy: "initialBuy",
+        .resubscribe: "resubscribe",
+        .downgrade: "downgrade",
+        .upgrade: "upgrade",
+        .autoRenewEnabled: "autoRenewEnabled",
+        .autoRenewDisabled: "autoRenewDisabled",
+        .voluntary: "voluntary",
+        .billingRetry: "billingRetry",
+        .priceIncrease: "priceIncrease",
+        .gracePeriod: "gracePeriod",
+        .pending: "pending",
+        .accepted: "accepted",
+        .billingRecovery: "billingRecovery",
+        .productNotForSale: "productNotForSale",
+        .summary: "summary",
+        .failure: "failure",
+        .unreported: "unreported",
+        .activeTokenReminder: "activeTokenReminder",
+        .created: "created",
+    ]
 }
 
 /// The status of an auto-renewable subscription when the notification was signed (`status`).
@@ -94,6 +140,13 @@ public struct SubscriptionStatus: PayloadEnum {
     public static let revoked = Self(rawValue: 5)
 
     public static let knownValues: [Self] = [.active, .expired, .billingRetry, .billingGracePeriod, .revoked]
+    public static let knownNames: [Self: String] = [
+        .active: "active",
+        .expired: "expired",
+        .billingRetry: "billingRetry",
+        .billingGracePeriod: "billingGracePeriod",
+        .revoked: "revoked",
+    ]
 }
 
 /// The customer's reason for a refund request (`consumptionRequestReason`).
@@ -113,6 +166,13 @@ public struct ConsumptionRequestReason: PayloadEnum {
     public static let knownValues: [Self] = [
         .unintendedPurchase, .fulfillmentIssue, .unsatisfiedWithPurchase, .legal, .other,
     ]
+    public static let knownNames: [Self: String] = [
+        .unintendedPurchase: "unintendedPurchase",
+        .fulfillmentIssue: "fulfillmentIssue",
+        .unsatisfiedWithPurchase: "unsatisfiedWithPurchase",
+        .legal: "legal",
+        .other: "other",
+    ]
 }
 
 /// The type of an external purchase custom link token (`tokenType`).
@@ -127,4 +187,5 @@ public struct ExternalPurchaseTokenType: PayloadEnum {
     public static let services = Self(rawValue: "SERVICES")
 
     public static let knownValues: [Self] = [.acquisition, .services]
+    public static let knownNames: [Self: String] = [.acquisition: "acquisition", .services: "services"]
 }

@@ -1,3 +1,5 @@
+internal import Foundation
+
 /// A payload member that is present but has the wrong JSON type or an out-of-range value.
 ///
 /// Decoding is lenient about what is missing (a missing or `null` member is `nil`) and about
@@ -25,12 +27,30 @@ public struct PayloadFieldError: Error, Sendable, Hashable, CustomStringConverti
 /// A typed payload decoded from a JSON object produced by ``StrictJSON``.
 ///
 /// The source object is kept whole in ``json``, so members this version does not model
-/// survive decoding.
-public protocol PayloadModel: Sendable, Hashable {
+/// survive decoding. `Codable` goes through ``json``: encoding writes the payload's own
+/// member names and values (see ``JSONValue``'s `Codable`), decoding reads any JSON object
+/// and decodes it as ``init(json:)`` does.
+public protocol PayloadModel: Sendable, Hashable, Codable {
     /// Decodes the modelled members of `json`; unknown members never fail the decode.
     init(json: JSONObject) throws(PayloadFieldError)
     /// The object the model was decoded from, members in document order.
     var json: JSONObject { get }
+}
+
+extension PayloadModel {
+    public init(from decoder: any Decoder) throws {
+        let object = try JSONObject(from: decoder)
+        do {
+            try self.init(json: object)
+        } catch {
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: error.description, underlyingError: error))
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        try json.encode(to: encoder)
+    }
 }
 
 /// A payload the App Store signs, which carries the date it was signed.
@@ -43,19 +63,34 @@ public protocol SignedPayload: PayloadModel {
 /// documented values.
 ///
 /// Any raw value is accepted, so a value Apple adds later decodes and keeps its raw value;
-/// ``isKnown`` tells whether it is one this version documents.
-public protocol PayloadEnum: RawRepresentable, Sendable, Hashable, CustomStringConvertible
-where RawValue: Sendable & Hashable {
+/// ``isKnown`` tells whether it is one this version documents. `Codable` as the raw value.
+public protocol PayloadEnum: RawRepresentable, Sendable, Hashable, Codable, CustomStringConvertible
+where RawValue: Sendable & Hashable & Codable {
     init(rawValue: RawValue)
     /// Every value Apple documents for this field.
     static var knownValues: [Self] { get }
+    /// The name of each documented value's constant, such as `refundedDueToIssue`.
+    static var knownNames: [Self: String] { get }
 }
 
 extension PayloadEnum {
     /// Whether the value is one Apple documents (as of this version).
     public var isKnown: Bool { Self.knownValues.contains(self) }
 
+    /// A readable name: the constant's name for a documented value (`refundedDueToIssue` for
+    /// `revocationReason` 1), `unknown(RAW)` for any other (`unknown(7)`, `unknown(NEW_TYPE)`).
+    public var name: String { Self.knownNames[self] ?? "unknown(\(rawValue))" }
+
     public var description: String { "\(rawValue)" }
+
+    public init(from decoder: any Decoder) throws {
+        self.init(rawValue: try decoder.singleValueContainer().decode(RawValue.self))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
 }
 
 /// Reads typed members from one payload object: the one place that maps JSON types to model

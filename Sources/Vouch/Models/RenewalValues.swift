@@ -17,6 +17,13 @@ public struct ExpirationIntent: PayloadEnum {
     public static let knownValues: [Self] = [
         .customerCancelled, .billingError, .customerDidNotConsentToPriceIncrease, .productNotAvailable, .other,
     ]
+    public static let knownNames: [Self: String] = [
+        .customerCancelled: "customerCancelled",
+        .billingError: "billingError",
+        .customerDidNotConsentToPriceIncrease: "customerDidNotConsentToPriceIncrease",
+        .productNotAvailable: "productNotAvailable",
+        .other: "other",
+    ]
 }
 
 /// Whether an auto-renewable subscription renews at the end of its period (`autoRenewStatus`).
@@ -31,6 +38,7 @@ public struct AutoRenewStatus: PayloadEnum {
     public static let on = Self(rawValue: 1)
 
     public static let knownValues: [Self] = [.off, .on]
+    public static let knownNames: [Self: String] = [.off: "off", .on: "on"]
 }
 
 /// Whether the customer has responded to a subscription price increase (`priceIncreaseStatus`).
@@ -47,6 +55,7 @@ public struct PriceIncreaseStatus: PayloadEnum {
     public static let knownValues: [Self] = [
         .customerHasNotResponded, .customerConsentedOrWasNotifiedWithoutNeedingConsent,
     ]
+    public static let knownNames: [Self: String] = [.customerHasNotResponded: "customerHasNotResponded", .customerConsentedOrWasNotifiedWithoutNeedingConsent: "customerConsentedOrWasNotifiedWithoutNeedingConsent"]
 }
 
 /// How the next renewal of a subscription with a 12-month commitment is billed
@@ -62,4 +71,5 @@ public struct RenewalBillingPlanType: PayloadEnum {
     public static let monthly = Self(rawValue: "MONTHLY")
 
     public static let knownValues: [Self] = [.billedUpfront, .monthly]
+    public static let knownNames: [Self: String] = [.billedUpfront: "billedUpfront", .monthly: "monthly"]
 }

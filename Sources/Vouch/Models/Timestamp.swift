@@ -6,7 +6,11 @@ public import Foundation
 /// `1697679936049.7297` and negative values for year-1 dates. ``rawValue`` keeps the text,
 /// ``milliseconds`` is its floor, so comparisons on whole milliseconds never round up into the
 /// future.
-public struct Timestamp: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+///
+/// Timestamps order by the instant they denote, fractions included; two texts of one instant
+/// (`1000` and `1e3`) are ordered by their text, so the order is total and agrees with `==`
+/// (which compares the text). Encoded with `Codable`, a timestamp is the JSON number itself.
+public struct Timestamp: Sendable, Hashable, RawRepresentable, Comparable, Codable, CustomStringConvertible {
     /// The number exactly as it appeared in the payload.
     public let rawValue: String
     /// The number rounded down to a whole millisecond (exact for integers).
@@ -23,6 +27,55 @@ public struct Timestamp: Sendable, Hashable, RawRepresentable, CustomStringConve
     public init(milliseconds: Int64) {
         self.rawValue = String(milliseconds)
         self.milliseconds = milliseconds
+    }
+
+    /// The instant `date`, rounded down to a whole millisecond (clamped to the `Int64` range).
+    public init(_ date: Date) {
+        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        if milliseconds >= 0x1p63 {
+            self.init(milliseconds: .max)
+        } else if milliseconds < -0x1p63 || milliseconds.isNaN {
+            self.init(milliseconds: milliseconds.isNaN ? 0 : .min)
+        } else {
+            self.init(milliseconds: Int64(milliseconds))
+        }
+    }
+
+    /// A whole number of seconds since 1970 (certificate validity), clamped to the range.
+    init(seconds: Int64) {
+        let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        self.init(milliseconds: overflow ? (seconds < 0 ? .min : .max) : milliseconds)
+    }
+
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
+        if lhs.milliseconds != rhs.milliseconds { return lhs.milliseconds < rhs.milliseconds }
+        if lhs.rawValue == rhs.rawValue { return false }
+        // Same whole millisecond: compare what lies below it, then the text.
+        let left = lhs.fraction, right = rhs.fraction
+        if left != right { return left < right }
+        return lhs.rawValue < rhs.rawValue
+    }
+
+    /// The part below the whole millisecond, as a decimal in [0, 1) (exact to 38 digits).
+    private var fraction: Decimal {
+        guard let exact = Decimal(string: rawValue, locale: Locale(identifier: "en_US_POSIX")) else { return 0 }
+        return exact - Decimal(milliseconds)
+    }
+
+    /// Decodes a JSON number (its text kept where the decoder allows: integers exactly,
+    /// fractions through `Decimal`).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        guard case .number(let text) = try JSONValue(from: decoder), let timestamp = Timestamp(rawValue: text) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "a timestamp is a number of milliseconds within the 64-bit range")
+        }
+        self = timestamp
+    }
+
+    /// Encodes the JSON number (see ``JSONValue/encode(to:)``).
+    public func encode(to encoder: any Encoder) throws {
+        try JSONValue.number(rawValue).encode(to: encoder)
     }
 
     /// The instant, fraction included (to `Double` precision).

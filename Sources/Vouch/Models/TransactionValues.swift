@@ -16,6 +16,12 @@ public struct ProductType: PayloadEnum {
     public static let knownValues: [Self] = [
         .autoRenewableSubscription, .nonConsumable, .consumable, .nonRenewingSubscription,
     ]
+    public static let knownNames: [Self: String] = [
+        .autoRenewableSubscription: "autoRenewableSubscription",
+        .nonConsumable: "nonConsumable",
+        .consumable: "consumable",
+        .nonRenewingSubscription: "nonRenewingSubscription",
+    ]
 }
 
 /// Whether the customer bought the product or has it through Family Sharing (`inAppOwnershipType`).
@@ -30,6 +36,7 @@ public struct InAppOwnershipType: PayloadEnum {
     public static let purchased = Self(rawValue: "PURCHASED")
 
     public static let knownValues: [Self] = [.familyShared, .purchased]
+    public static let knownNames: [Self: String] = [.familyShared: "familyShared", .purchased: "purchased"]
 }
 
 /// Why the App Store refunded or revoked a transaction (`revocationReason`).
@@ -46,6 +53,7 @@ public struct RevocationReason: PayloadEnum {
     public static let refundedDueToIssue = Self(rawValue: 1)
 
     public static let knownValues: [Self] = [.refundedForOtherReason, .refundedDueToIssue]
+    public static let knownNames: [Self: String] = [.refundedForOtherReason: "refundedForOtherReason", .refundedDueToIssue: "refundedDueToIssue"]
 }
 
 /// The kind of refund or revocation that applies to a transaction (`revocationType`).
@@ -61,6 +69,7 @@ public struct RevocationType: PayloadEnum {
     public static let familyRevoke = Self(rawValue: "FAMILY_REVOKE")
 
     public static let knownValues: [Self] = [.refundFull, .refundProrated, .familyRevoke]
+    public static let knownNames: [Self: String] = [.refundFull: "refundFull", .refundProrated: "refundProrated", .familyRevoke: "familyRevoke"]
 }
 
 /// The type of subscription offer (`offerType`).
@@ -77,6 +86,12 @@ public struct OfferType: PayloadEnum {
     public static let winBackOffer = Self(rawValue: 4)
 
     public static let knownValues: [Self] = [.introductoryOffer, .promotionalOffer, .offerCode, .winBackOffer]
+    public static let knownNames: [Self: String] = [
+        .introductoryOffer: "introductoryOffer",
+        .promotionalOffer: "promotionalOffer",
+        .offerCode: "offerCode",
+        .winBackOffer: "winBackOffer",
+    ]
 }
 
 /// The payment mode of a discount offer (`offerDiscountType`).
@@ -93,6 +108,12 @@ public struct OfferDiscountType: PayloadEnum {
     public static let oneTime = Self(rawValue: "ONE_TIME")
 
     public static let knownValues: [Self] = [.freeTrial, .payAsYouGo, .payUpFront, .oneTime]
+    public static let knownNames: [Self: String] = [
+        .freeTrial: "freeTrial",
+        .payAsYouGo: "payAsYouGo",
+        .payUpFront: "payUpFront",
+        .oneTime: "oneTime",
+    ]
 }
 
 /// Whether a transaction is a customer's purchase or a system-initiated renewal (`transactionReason`).
@@ -107,6 +128,7 @@ public struct TransactionReason: PayloadEnum {
     public static let renewal = Self(rawValue: "RENEWAL")
 
     public static let knownValues: [Self] = [.purchase, .renewal]
+    public static let knownNames: [Self: String] = [.purchase: "purchase", .renewal: "renewal"]
 }
 
 /// How a monthly subscription with a 12-month commitment is billed (`billingPlanType`).
@@ -121,4 +143,5 @@ public struct BillingPlanType: PayloadEnum {
     public static let monthly = Self(rawValue: "MONTHLY")
 
     public static let knownValues: [Self] = [.billedUpfront, .monthly]
+    public static let knownNames: [Self: String] = [.billedUpfront: "billedUpfront", .monthly: "monthly"]
 }

@@ -24,6 +24,14 @@ final class Certificate: @unchecked Sendable {
         }
     }
 
+    /// Every certificate in a DER or PEM file's contents: the one DER certificate, or each
+    /// PEM `CERTIFICATE` block. Empty when any of them does not parse.
+    static func all(inDERorPEM bytes: [UInt8]) -> [Certificate] {
+        let blocks = PEM.blocks(labelled: "CERTIFICATE", in: bytes)
+        let parsed = (blocks.isEmpty ? [bytes] : blocks).map { Certificate(der: $0) }
+        return parsed.contains(where: { $0 == nil }) ? [] : parsed.compactMap { $0 }
+    }
+
     deinit {
         X509_free(pointer)
     }

@@ -64,7 +64,7 @@ public enum VerificationRecord {
         var object = JSONObject([.init("code", .string(error.code.rawValue)), .init("reason", .string(error.reason))])
         if let nested = error.nested {
             var inner = errorObject(nested.error)
-            inner.members.insert(.init("field", .string(nested.field)), at: 0)
+            inner.members.insert(.init("field", .string(nested.field.path)), at: 0)
             object["nested"] = .object(inner)
         }
         return object

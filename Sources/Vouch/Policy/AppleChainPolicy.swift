@@ -9,7 +9,7 @@ enum AppleChainPolicy {
     /// Checks the leaf and returns its public key.
     static func leafKey(of leaf: Certificate) throws(VerificationError) -> PublicKey {
         guard leaf.version == 3 else {
-            throw VerificationError(.untrustedChain, "the leaf certificate is X.509 v\(leaf.version); v3 is required")
+            throw VerificationError(.unsupportedCertificateVersion, "the leaf certificate is X.509 v\(leaf.version); v3 is required")
         }
         guard !leaf.isCA else {
             throw VerificationError(.leafIsCA, "the leaf certificate is a CA certificate")
@@ -25,7 +25,7 @@ enum AppleChainPolicy {
 
     static func checkMarkers(leaf: Certificate, intermediate: Certificate) throws(VerificationError) {
         guard intermediate.version == 3 else {
-            throw VerificationError(.untrustedChain, "the intermediate certificate is X.509 v\(intermediate.version); v3 is required")
+            throw VerificationError(.unsupportedCertificateVersion, "the intermediate certificate is X.509 v\(intermediate.version); v3 is required")
         }
         guard leaf.hasExtension(.appleReceiptSigning) else {
             throw VerificationError(

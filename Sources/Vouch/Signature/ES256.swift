@@ -6,20 +6,26 @@ enum ES256 {
     /// valid, as JOSE does not require low-S. Any other length is rejected before any
     /// computation.
     static func verify(signature: some Collection<UInt8>, message: UnsafeRawBufferPointer, key: PublicKey) -> Bool {
+        check(signature: signature, message: message, key: key) == true
+    }
+
+    /// As ``verify(signature:message:key:)``, but `nil` when no verification context could be
+    /// had (an allocation failure): no verdict on the signature.
+    static func check(signature: some Collection<UInt8>, message: UnsafeRawBufferPointer, key: PublicKey) -> Bool? {
         guard signature.count == 64 else { return false }
         var raw = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         var der = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0),
                    UInt64(0), UInt64(0))
         var digest = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        return withUnsafeMutableBytes(of: &raw) { raw in
+        return withUnsafeMutableBytes(of: &raw) { raw -> Bool? in
             _ = raw.initializeMemory(as: UInt8.self, from: signature)
-            return withUnsafeMutableBytes(of: &der) { der in
+            return withUnsafeMutableBytes(of: &der) { der -> Bool? in
                 let derLength = derSignature(raw: UnsafeRawBufferPointer(raw), into: der)
-                return withUnsafeMutableBytes(of: &digest) { digest in
+                return withUnsafeMutableBytes(of: &digest) { digest -> Bool? in
                     let digestBytes = digest.bindMemory(to: UInt8.self)
                     _ = SHA256(message.bindMemory(to: UInt8.self).baseAddress, message.count, digestBytes.baseAddress)
-                    return key.withVerificationContext { context in
-                        guard let context else { return false }
+                    return key.withVerificationContext { context -> Bool? in
+                        guard let context else { return nil }
                         let result = EVP_PKEY_verify(
                             context, der.baseAddress!.assumingMemoryBound(to: UInt8.self), derLength,
                             digestBytes.baseAddress, 32)

@@ -48,6 +48,6 @@ public enum ValidationTime: Sendable, Equatable {
     case signedDate
     /// At the current time: data whose leaf certificate has expired is rejected.
     case now
-    /// At a fixed instant, in milliseconds since 1970.
-    case fixed(milliseconds: Int64)
+    /// At a fixed instant.
+    case fixed(Timestamp)
 }

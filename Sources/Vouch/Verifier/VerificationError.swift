@@ -1,8 +1,30 @@
+public import Foundation
+
 /// Why a token was rejected: a stable ``Code`` for programs and a ``reason`` for people.
 ///
 /// Two errors are equal when their codes are equal; the reason carries the detail (OpenSSL's
 /// verify error text, the field, the expected and actual values).
-public struct VerificationError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct VerificationError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    /// Which step refused the data: the size or shape of the input, the token's encoding, its
+    /// signature, its certificate chain, or its claims. ``VerificationError/category`` names it.
+    public enum Category: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// The input is not something to verify: too large, empty, not a compact JWS.
+        case input
+        /// The token's encoding or structure: base64url, header or payload JSON, `alg`, `x5c`.
+        case format
+        /// The ES256 signature.
+        case signature
+        /// The certificate chain and Apple's certificate policy, or an untrusted Xcode certificate.
+        case chain
+        /// The payload's kind, bundle id, app Apple id or environment.
+        case claims
+        /// The verifier itself failed (OpenSSL could not allocate or set up a check): not a
+        /// verdict on the data; trying again may succeed.
+        case `internal`
+
+        public var description: String { rawValue }
+    }
+
     /// A stable identifier of one kind of failure. The raw values are part of the CLI's JSON
     /// output and never change.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
@@ -43,6 +65,12 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
         public static let missingMarkerOID = Code(rawValue: "missing_marker_oid")
         /// The leaf key is not an EC P-256 key.
         public static let wrongKeyType = Code(rawValue: "wrong_key_type")
+        /// A certificate of the chain is X.509 v1 or v2; only v3 certificates carry the
+        /// extensions Apple's policy needs.
+        public static let unsupportedCertificateVersion = Code(rawValue: "unsupported_certificate_version")
+        /// The verifier could not run a check (an allocation or OpenSSL context failure): no
+        /// verdict on the data.
+        public static let internalError = Code(rawValue: "internal_error")
         /// The leaf certificate is a CA.
         public static let leafIsCA = Code(rawValue: "leaf_is_ca")
         /// The signature segment is not 64 bytes (raw `r‖s`).
@@ -74,10 +102,30 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
         public static let all: [Code] = [
             .tokenTooLarge, .malformedToken, .badBase64URL, .badHeaderJSON, .jsonTooDeep, .unsupportedAlgorithm,
             .critPresent, .missingX5C, .wrongChainLength, .badCertificateEncoding, .certificateTooLarge, .untrustedChain,
-            .certificateExpired, .certificateNotYetValid, .missingMarkerOID, .wrongKeyType, .leafIsCA,
+            .certificateExpired, .certificateNotYetValid, .unsupportedCertificateVersion, .missingMarkerOID, .wrongKeyType, .leafIsCA,
             .badSignatureLength, .badSignature, .badPayloadJSON, .unknownKind, .wrongKind, .wrongBundleId,
             .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted, .emptyLine, .lineTooLong,
+            .internalError,
         ]
+
+        /// The step this code belongs to; `nil` for ``nestedTokenInvalid``, whose category is
+        /// the nested error's.
+        var category: Category? {
+            switch self {
+            case .tokenTooLarge, .malformedToken, .emptyLine, .lineTooLong: .input
+            case .badBase64URL, .badHeaderJSON, .jsonTooDeep, .unsupportedAlgorithm, .critPresent, .missingX5C,
+                .wrongChainLength, .badCertificateEncoding, .certificateTooLarge, .badPayloadJSON, .unknownKind:
+                .format
+            case .badSignatureLength, .badSignature: .signature
+            case .untrustedChain, .certificateExpired, .certificateNotYetValid, .unsupportedCertificateVersion,
+                .missingMarkerOID, .wrongKeyType, .leafIsCA, .xcodeNotTrusted:
+                .chain
+            case .wrongKind, .wrongBundleId, .wrongAppAppleId, .wrongEnvironment: .claims
+            case .nestedTokenInvalid: nil
+            case .internalError: .internal
+            default: .internal
+            }
+        }
     }
 
     public let code: Code
@@ -86,10 +134,12 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
     public let nested: Nested?
 
     public final class Nested: Sendable, Hashable {
-        public let field: String
+        /// The member that held the token; its `description` is the dotted path, such as
+        /// `data.signedTransactionInfo`.
+        public let field: NestedTokenField
         public let error: VerificationError
 
-        init(field: String, error: VerificationError) {
+        init(field: NestedTokenField, error: VerificationError) {
             self.field = field
             self.error = error
         }
@@ -107,10 +157,17 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
         self.nested = nil
     }
 
-    init(nestedIn field: String, _ error: VerificationError) {
+    init(nestedIn field: NestedTokenField, _ error: VerificationError) {
         self.code = .nestedTokenInvalid
         self.reason = "\(field): \(error.code): \(error.reason)"
         self.nested = Nested(field: field, error: error)
+    }
+
+    /// The step that refused the data. For ``Code/nestedTokenInvalid`` it is the nested
+    /// error's category (a nested token's bad signature is a `signature` failure).
+    public var category: Category {
+        if let nested { return nested.error.category }
+        return code.category ?? .internal
     }
 
     public var description: String { "\(code): \(reason)" }
@@ -122,4 +179,7 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
     public func hash(into hasher: inout Hasher) {
         hasher.combine(code)
     }
+
+    /// The reason, for `localizedDescription`.
+    public var errorDescription: String? { reason }
 }

@@ -1,12 +1,15 @@
-/// A payload whose signature, chain and claims have been verified.
+/// A payload whose signature, chain and claims have been verified, of whichever kind it is.
+///
+/// ``Verifier/verify(_:as:)-(_,PayloadKind?)`` returns one when the kind is detected or given
+/// at run time; ``Verified`` is the same with the kind known to the compiler.
 public struct VerifiedPayload: Sendable {
     public let kind: PayloadKind
     /// The payload exactly as signed (member order and number text kept).
     public let payload: JSONObject
     /// The payload as its typed model.
     public let decoded: DecodedPayload
-    /// The instant the chain was validated at, in milliseconds since 1970.
-    public let validationTime: Int64
+    /// The instant the certificate chain was validated at.
+    public let validationTime: Timestamp
     /// For a notification: each nested token, verified.
     public let nested: [NestedPayload]
     /// The header's `kid`, if any (Xcode data carries one).
@@ -16,14 +19,29 @@ public struct VerifiedPayload: Sendable {
     /// SHA-256 of the certificate that signed the token.
     public var signingCertificateSHA256: [UInt8] { leafCertificate.sha256 }
 
+    /// The certificate that signed the token.
+    public var signingCertificate: SigningCertificate {
+        SigningCertificate(leafCertificate, keyIdentifier: keyIdentifier)
+    }
+
+    /// The verified token that was held in `field`, or `nil` when the notification has none
+    /// there (or this is not a notification).
+    public func nested(_ field: NestedTokenField) -> VerifiedPayload? {
+        nested.first(where: { $0.field == field })?.payload
+    }
+
+    /// The payload as `type`, when it is of that kind.
+    public func decoded<Payload: VerifiablePayload>(as type: Payload.Type) -> Verified<Payload>? {
+        Verified(self)
+    }
+
     /// The payload with each nested token replaced by its verified, decoded payload.
     public var expandedPayload: JSONObject {
         var expanded = payload
         for item in nested {
-            let path = item.field.split(separator: ".").map(String.init)
-            guard path.count == 2, var parent = expanded[path[0]]?.objectValue else { continue }
-            parent[path[1]] = .object(item.payload.expandedPayload)
-            expanded[path[0]] = .object(parent)
+            guard var parent = expanded[item.field.parent]?.objectValue else { continue }
+            parent[item.field.member] = .object(item.payload.expandedPayload)
+            expanded[item.field.parent] = .object(parent)
         }
         return expanded
     }
@@ -33,7 +51,7 @@ public struct VerifiedPayload: Sendable {
 public struct NestedPayload: Sendable {
     /// Where the token was: `data.signedTransactionInfo`, `data.signedRenewalInfo` or
     /// `appData.signedAppTransactionInfo`.
-    public let field: String
+    public let field: NestedTokenField
     public let payload: VerifiedPayload
 }
 

@@ -13,18 +13,30 @@ internal import Foundation
 /// A `Verifier` is a value, safe to use from many threads at once. Chains it has validated are
 /// remembered, so the next token with the same chain costs one P-256 verification.
 public struct Verifier: Sendable {
+    /// What a verifier trusts and what it requires of the data.
+    ///
+    /// Safe by default: a configuration names the app whose data it accepts — ``bundleId`` and
+    /// ``environment``, and ``appAppleId`` for Production, as Apple's libraries require — or
+    /// says explicitly that it accepts any app (``acceptingAnyApp()``). ``Verifier/init(configuration:)``
+    /// refuses one that does neither.
     public struct Configuration: Sendable {
-        /// The trust anchors, DER. By default Apple Root CA - G3, embedded in the library.
+        /// The trust anchors, each DER or PEM (a PEM bundle contributes every certificate it
+        /// holds). By default Apple Root CA - G3, embedded in the library.
         public var trustAnchors: [[UInt8]] = [AppleRootCertificates.rootCAG3]
-        /// Certificates (DER) trusted to sign Xcode StoreKit-testing data. Empty by default:
-        /// Xcode-signed data is then rejected with ``VerificationError/Code/xcodeNotTrusted``.
+        /// Certificates (DER or PEM) trusted to sign Xcode StoreKit-testing data. Empty by
+        /// default: Xcode-signed data is then rejected with ``VerificationError/Code/xcodeNotTrusted``.
         public var xcodeCertificates: [[UInt8]] = []
-        /// The expected `bundleId`, or `nil` to accept any.
+        /// The expected `bundleId`; `nil` accepts any, and only with ``acceptsAnyApp``.
         public var bundleId: String? = nil
-        /// The expected `appAppleId`, checked for Production data, or `nil` to accept any.
+        /// The expected `appAppleId`, checked for Production data; required when
+        /// ``environment`` is Production unless ``acceptsAnyApp``.
         public var appAppleId: Int64? = nil
-        /// The expected environment, or `nil` to accept any.
+        /// The expected environment; `nil` accepts any, and only with ``acceptsAnyApp``.
         public var environment: AppStoreEnvironment? = nil
+        /// Accept data of any app: ``bundleId``, ``appAppleId`` and ``environment`` are then
+        /// checked only when set. Off by default; for tools that look at anyone's data (the
+        /// `vouch` command), never for a server that grants purchases.
+        public var acceptsAnyApp: Bool = false
         /// When the certificate chain is validated.
         public var validationTime: ValidationTime = .signedDate
         /// Apply OpenSSL's RFC 5280 strict checks. Apple's production chain passes them; Apple's
@@ -33,15 +45,47 @@ public struct Verifier: Sendable {
         /// Tokens longer than this many bytes are rejected before any parsing.
         public var maximumTokenSize: Int = 64 * 1024
 
+        /// A configuration without the app's identity: set ``bundleId`` and ``environment``
+        /// (and ``appAppleId`` for Production) or ``acceptsAnyApp`` before making a verifier.
         public init() {}
+
+        /// A configuration that accepts only this app's data, in this environment.
+        ///
+        /// - Parameter appAppleId: the app's Apple ID; required for ``AppStoreEnvironment/production``.
+        public init(bundleId: String, environment: AppStoreEnvironment, appAppleId: Int64? = nil) {
+            self.bundleId = bundleId
+            self.environment = environment
+            self.appAppleId = appAppleId
+        }
+
+        /// A configuration that accepts data of any app in any environment (see ``acceptsAnyApp``).
+        public static func acceptingAnyApp() -> Configuration {
+            var configuration = Configuration()
+            configuration.acceptsAnyApp = true
+            return configuration
+        }
     }
 
     public let configuration: Configuration
     private let engine: Engine
 
-    /// Creates a verifier. Throws ``VerificationError/Code/badCertificateEncoding`` when a
-    /// configured certificate is not one DER certificate.
-    public init(configuration: Configuration = Configuration()) throws(VerificationError) {
+    /// Creates a verifier.
+    ///
+    /// Throws ``ConfigurationError`` when the configuration names no app and does not accept
+    /// any (``ConfigurationError/Code/missingAppIdentity``), names Production without an
+    /// `appAppleId`, trusts no anchor, or holds a certificate that cannot be read.
+    public init(configuration: Configuration) throws(ConfigurationError) {
+        if !configuration.acceptsAnyApp {
+            guard configuration.bundleId != nil, let environment = configuration.environment else {
+                throw ConfigurationError(
+                    .missingAppIdentity,
+                    "set bundleId and environment (and appAppleId for Production), or accept any app explicitly"
+                        + " with Configuration.acceptingAnyApp()")
+            }
+            if environment == .production, configuration.appAppleId == nil {
+                throw ConfigurationError(.missingAppAppleId, "Production data requires the app's appAppleId")
+            }
+        }
         self.configuration = configuration
         self.engine = try Engine(configuration: configuration)
     }
@@ -56,6 +100,25 @@ public struct Verifier: Sendable {
     /// Verifies one token given as UTF-8 bytes.
     public func verify(bytes token: some Collection<UInt8>, as kind: PayloadKind? = nil) throws(VerificationError) -> VerifiedPayload {
         try engine.verify(token, kind: kind, expectations: Expectations(configuration), now: Self.clock())
+    }
+
+    /// Verifies one token that must be of `type`'s kind and returns it as that model:
+    /// `try verifier.verify(signedTransactionInfo, as: JWSTransactionDecodedPayload.self).value`.
+    ///
+    /// Another kind is ``VerificationError/Code/wrongKind``.
+    public func verify<T: VerifiablePayload>(_ token: String, as type: T.Type) throws(VerificationError) -> Verified<T> {
+        try verify(bytes: token.utf8, as: type)
+    }
+
+    /// Verifies one token, given as UTF-8 bytes, that must be of `type`'s kind.
+    public func verify<T: VerifiablePayload>(bytes token: some Collection<UInt8>, as type: T.Type) throws(VerificationError)
+        -> Verified<T>
+    {
+        let verified = try verify(bytes: token, as: T.kind)
+        guard let typed = Verified<T>(verified) else {
+            throw VerificationError(.wrongKind, "the payload is a \(verified.kind), not a \(T.kind)")
+        }
+        return typed
     }
 
     /// The one place the clock is read: once per call, at the API boundary.
@@ -91,22 +154,29 @@ final class Engine: Sendable {
     let validationTime: ValidationTime
     let maximumTokenSize: Int
 
-    init(configuration: Verifier.Configuration) throws(VerificationError) {
-        chain = ChainValidator(
-            anchors: try Self.certificates(configuration.trustAnchors, named: "trust anchor"),
-            strict: configuration.strictX509)
-        xcodeCertificates = try Self.certificates(configuration.xcodeCertificates, named: "Xcode certificate")
+    init(configuration: Verifier.Configuration) throws(ConfigurationError) {
+        let anchors = try Self.certificates(configuration.trustAnchors, named: "trust anchor", code: .unreadableTrustAnchor)
+        guard !anchors.isEmpty else {
+            throw ConfigurationError(.noTrustAnchors, "the trust anchor list is empty: no token could verify")
+        }
+        chain = ChainValidator(anchors: anchors, strict: configuration.strictX509)
+        xcodeCertificates = try Self.certificates(
+            configuration.xcodeCertificates, named: "Xcode certificate", code: .unreadableXcodeCertificate)
         validationTime = configuration.validationTime
         maximumTokenSize = configuration.maximumTokenSize
     }
 
-    private static func certificates(_ list: [[UInt8]], named name: String) throws(VerificationError) -> [Certificate] {
+    /// Every certificate of each entry: DER, or PEM with one or more certificates.
+    private static func certificates(
+        _ list: [[UInt8]], named name: String, code: ConfigurationError.Code
+    ) throws(ConfigurationError) -> [Certificate] {
         var certificates: [Certificate] = []
         for (index, bytes) in list.enumerated() {
-            guard let certificate = Certificate(derOrPEM: bytes) else {
-                throw VerificationError(.badCertificateEncoding, "\(name) \(index + 1) is not a DER or PEM certificate")
+            let parsed = Certificate.all(inDERorPEM: bytes)
+            guard !parsed.isEmpty else {
+                throw ConfigurationError(code, "\(name) \(index + 1) is not a DER certificate nor PEM holding only certificates")
             }
-            certificates.append(certificate)
+            certificates += parsed
         }
         return certificates
     }
@@ -144,8 +214,13 @@ final class Engine: Sendable {
             throw VerificationError(.badSignatureLength, "the ES256 signature is \(signature.count) bytes; it must be 64 (r‖s)")
         }
         let signingInput = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[jws.signingInput])
-        guard ES256.verify(signature: signature, message: signingInput, key: signer.key) else {
+        switch ES256.check(signature: signature, message: signingInput, key: signer.key) {
+        case true?:
+            break
+        case false?:
             throw VerificationError(.badSignature, "the ES256 signature does not verify with the leaf certificate's key")
+        case nil:
+            throw VerificationError(.internalError, "no signature verification context could be allocated")
         }
 
         // Authenticated by the leaf key from here on; the payload may now be read.
@@ -156,8 +231,8 @@ final class Engine: Sendable {
             throw VerificationError(error.isNestingTooDeep ? .jsonTooDeep : .badPayloadJSON, "payload: \(error)")
         }
         let detectedKind = PayloadKind.detect(in: payload)
-        let time = validationMilliseconds(payload: payload, kind: requiredKind ?? detectedKind, now: now)
-        try validate(signer, at: time)
+        let time = validationInstant(payload: payload, kind: requiredKind ?? detectedKind, now: now)
+        try validate(signer, at: time.milliseconds)
 
         let kind: PayloadKind
         switch (requiredKind, detectedKind) {
@@ -218,20 +293,20 @@ final class Engine: Sendable {
         header.keyIdentifier == "Apple_Xcode_Key" || header.certificates[0].commonName == "StoreKit Testing in Xcode"
     }
 
-    private func validationMilliseconds(payload: JSONObject, kind: PayloadKind?, now: Int64) -> Int64 {
+    private func validationInstant(payload: JSONObject, kind: PayloadKind?, now: Int64) -> Timestamp {
         switch validationTime {
         case .now:
-            return now
-        case .fixed(let milliseconds):
-            return milliseconds
+            return Timestamp(milliseconds: now)
+        case .fixed(let instant):
+            return instant
         case .signedDate:
             let fields = kind.map { [$0.signedDateField] } ?? ["signedDate", "receiptCreationDate"]
             for field in fields {
                 if case .number(let text)? = payload[field], let timestamp = Timestamp(rawValue: text) {
-                    return timestamp.milliseconds
+                    return timestamp
                 }
             }
-            return now
+            return Timestamp(milliseconds: now)
         }
     }
 
@@ -275,15 +350,15 @@ final class Engine: Sendable {
             bundleId: notification.effectiveBundleId, appAppleId: notification.effectiveAppAppleId,
             environment: notification.effectiveEnvironment)
         var nested: [NestedPayload] = []
-        let tokens: [(String, String?, PayloadKind)] = [
-            ("data.signedTransactionInfo", notification.data?.signedTransactionInfo, .transaction),
-            ("data.signedRenewalInfo", notification.data?.signedRenewalInfo, .renewalInfo),
-            ("appData.signedAppTransactionInfo", notification.appData?.signedAppTransactionInfo, .appTransaction),
+        let tokens: [(NestedTokenField, String?)] = [
+            (.signedTransactionInfo, notification.data?.signedTransactionInfo),
+            (.signedRenewalInfo, notification.data?.signedRenewalInfo),
+            (.signedAppTransactionInfo, notification.appData?.signedAppTransactionInfo),
         ]
-        for (field, token, kind) in tokens {
+        for (field, token) in tokens {
             guard let token else { continue }
             do throws(VerificationError) {
-                let payload = try verify(token.utf8, kind: kind, expectations: outer, now: now)
+                let payload = try verify(token.utf8, kind: field.kind, expectations: outer, now: now)
                 nested.append(NestedPayload(field: field, payload: payload))
             } catch {
                 throw VerificationError(nestedIn: field, error)

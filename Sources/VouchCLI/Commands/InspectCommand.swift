@@ -11,6 +11,7 @@ struct InspectCommand: Command {
         the header, each x5c certificate (subject, issuer, validity, key, Apple marker
         extensions, SHA-256) and the payload, dates shown as ISO-8601 beside the raw
         milliseconds. The first line of output is always UNVERIFIED.
+        (vouch verify checks the app only when told: --bundle-id, --environment.)
         """
     let options: [CommandOption] = [.value("--field", "NAME", help: "In JSON input, read the token from this member")]
     let positionals = Positionals.oneInput

@@ -12,7 +12,7 @@ struct VerifyCommand: Command {
         standard input for '-' or no FILE) is a bare compact JWS or a JSON body holding one
         (signedPayload, signedTransactionInfo, signedRenewalInfo, signedTransaction,
         signedAppTransactionInfo). Nested tokens of a notification are verified too and shown
-        inline.
+        inline. Data of any app is accepted unless --bundle-id/--environment say which.
         """
     let positionals = Positionals.oneInput
     let exitStatus = """
@@ -62,10 +62,10 @@ struct VerifyCommand: Command {
 
     static func describe(_ verified: VerifiedPayload) -> String {
         var lines = ["VERIFIED \(verified.kind)"]
-        lines.append("  chain validated at \(Timestamp(milliseconds: verified.validationTime).iso8601)")
+        lines.append("  chain validated at \(verified.validationTime.iso8601)")
         lines.append("  signing certificate SHA-256 \(verified.signingCertificateSHA256.hexString)")
         if !verified.nested.isEmpty {
-            lines.append("  nested tokens verified: \(verified.nested.map(\.field).joined(separator: ", "))")
+            lines.append("  nested tokens verified: \(verified.nested.map(\.field.path).joined(separator: ", "))")
         }
         lines.append("payload:")
         PayloadText.describe(verified.expandedPayload, indent: 1, into: &lines)
@@ -86,7 +86,8 @@ struct TrustOptions {
         .flag("--no-strict-x509", help: "Relax OpenSSL's RFC 5280 strict checks (needed for Apple's\nown test root, which lacks a subject key identifier)"),
     ]
 
-    var configuration = Verifier.Configuration()
+    /// Any app's data is accepted unless --bundle-id, --app-apple-id or --environment say otherwise.
+    var configuration = Verifier.Configuration.acceptingAnyApp()
     var kind: PayloadKind?
 
     init(_ arguments: ParsedArguments, console: Console) throws {
@@ -131,7 +132,7 @@ struct TrustOptions {
         case "now": return .now
         default:
             let date = try Spelling.date(text, option: "--at", alternatives: "'signed', 'now' or ")
-            return .fixed(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
+            return .fixed(Timestamp(date))
         }
     }
 }

@@ -1,0 +1,35 @@
+public import Foundation
+
+/// Why a ``Verifier`` could not be made from its ``Verifier/Configuration``: a mistake in the
+/// set-up, never a verdict on data (those are ``VerificationError``s).
+public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    public enum Code: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// Neither the app's identity (`bundleId` and `environment`) nor
+        /// ``Verifier/Configuration/acceptsAnyApp`` was given.
+        case missingAppIdentity = "missing_app_identity"
+        /// The environment is Production but no `appAppleId` was given (Apple's libraries
+        /// require it there too).
+        case missingAppAppleId = "missing_app_apple_id"
+        /// A trust anchor is not a DER certificate nor PEM holding only certificates.
+        case unreadableTrustAnchor = "unreadable_trust_anchor"
+        /// An Xcode certificate is not a DER certificate nor PEM holding only certificates.
+        case unreadableXcodeCertificate = "unreadable_xcode_certificate"
+        /// The trust anchor list is empty: nothing could ever verify.
+        case noTrustAnchors = "no_trust_anchors"
+
+        public var description: String { rawValue }
+    }
+
+    public let code: Code
+    public let reason: String
+
+    init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public var description: String { "\(code): \(reason)" }
+
+    /// The reason, for `localizedDescription`.
+    public var errorDescription: String? { reason }
+}
