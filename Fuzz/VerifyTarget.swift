@@ -4,7 +4,7 @@ internal import Foundation
 /// Trusts what the test vectors need to verify: Apple's root, the minted root, and both Xcode
 /// certificates.
 let fuzzVerifier: Verifier = {
-    var configuration = Verifier.Configuration()
+    var configuration = Verifier.Configuration.acceptingAnyApp()
     configuration.trustAnchors = [AppleRootCertificates.rootCAG3, vectorFile("minted/ca/root.der")]
     configuration.xcodeCertificates = [vectorFile("minted/xcode/xcode.der"), vectorFile("apple-xcode/StoreKitTestingInXcode.cer")]
     return try! Verifier(configuration: configuration)

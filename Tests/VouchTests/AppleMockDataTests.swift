@@ -6,7 +6,7 @@ struct AppleMockDataTests {
     static let folder = "apple-app-store-server-library"
 
     func testRootVerifier(bundleId: String? = nil) throws -> Verifier {
-        var configuration = Verifier.Configuration()
+        var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.trustAnchors = [try TestVectors.bytes("\(Self.folder)/certs/testCA.der")]
         // Apple's test root has no subject key identifier, which strict RFC 5280 checks require.
         configuration.strictX509 = false
@@ -22,7 +22,7 @@ struct AppleMockDataTests {
         let verifier = try testRootVerifier(bundleId: "com.example")
         let transaction = try verifier.verify(try mock("transactionInfo"), as: .transaction)
         #expect(transaction.payload["bundleId"] == "com.example")
-        #expect(transaction.validationTime == 1_672_956_154_000)
+        #expect(transaction.validationTime.milliseconds == 1_672_956_154_000)
         let notification = try verifier.verify(try mock("testNotification"))
         #expect(notification.kind == .notification)
         #expect(notification.payload["notificationType"] == "TEST")
@@ -35,14 +35,14 @@ struct AppleMockDataTests {
     }
 
     @Test func mockTokensFailStrictChecksBecauseTheTestRootLacksAKeyIdentifier() throws {
-        var configuration = Verifier.Configuration()
+        var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.trustAnchors = [try TestVectors.bytes("\(Self.folder)/certs/testCA.der")]
         let error = try Verifier(configuration: configuration).rejection(try mock("transactionInfo"))
         #expect(error?.code == .untrustedChain)
     }
 
     @Test func mockTokensAreUntrustedUnderTheAppleRoot() throws {
-        #expect(try Verifier().rejection(try mock("transactionInfo"))?.code == .untrustedChain)
+        #expect(try Verifier(configuration: .acceptingAnyApp()).rejection(try mock("transactionInfo"))?.code == .untrustedChain)
     }
 
     @Test func theWrongBundleIdFailsWithItsCode() throws {
@@ -61,7 +61,7 @@ struct AppleMockDataTests {
 
     func chainError(leaf: String, intermediate: String) throws -> VerificationError? {
         let engine = try Engine(configuration: {
-            var configuration = Verifier.Configuration()
+            var configuration = Verifier.Configuration.acceptingAnyApp()
             configuration.trustAnchors = [try TestVectors.bytes("\(Self.folder)/certs/testCA.der")]
             configuration.strictX509 = false
             return configuration
@@ -87,7 +87,7 @@ struct AppleMockDataTests {
     }
 
     @Test func theRealChainValidatesOnlyInsideItsWindow() throws {
-        let engine = try Engine(configuration: Verifier.Configuration())
+        let engine = try Engine(configuration: Verifier.Configuration.acceptingAnyApp())
         let leaf = try #require(Certificate(der: try TestVectors.certificateDER("\(Self.folder)/certs/real_apple_signing_certificate.pem")))
         let intermediate = try #require(Certificate(der: try TestVectors.certificateDER("\(Self.folder)/certs/real_apple_intermediate.pem")))
         let window = try engine.validateAppleChain(leaf: leaf, intermediate: intermediate, at: 1_761_962_975)

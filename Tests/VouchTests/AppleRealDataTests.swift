@@ -4,7 +4,7 @@ import Testing
 
 /// Real tokens signed by Apple, checked against the embedded Apple Root CA - G3.
 struct AppleRealDataTests {
-    let verifier = try! Verifier()
+    let verifier = try! Verifier(configuration: .acceptingAnyApp())
 
     @Test func everyRealTokenVerifiesAtItsSignedDate() throws {
         let tokens = try TestVectors.realTokens()
@@ -26,7 +26,7 @@ struct AppleRealDataTests {
             }
             #expect(verified.kind == expectedKind, "\(name)")
             let dateField = expectedKind == .appTransaction ? "receiptCreationDate" : "signedDate"
-            #expect(verified.validationTime == verified.payload[dateField]?.int64Value, "\(name)")
+            #expect(verified.validationTime.milliseconds == verified.payload[dateField]?.int64Value, "\(name)")
         }
     }
 
@@ -36,10 +36,10 @@ struct AppleRealDataTests {
             let verified = try verifier.verify(token)
             let data = verified.payload["data"]?.objectValue
             let present = ["signedTransactionInfo", "signedRenewalInfo"].filter { data?[$0] != nil }
-            #expect(verified.nested.map(\.field) == present.map { "data.\($0)" }, "\(name)")
+            #expect(verified.nested.map(\.field.path) == present.map { "data.\($0)" }, "\(name)")
             for nested in verified.nested {
-                #expect(nested.payload.validationTime == nested.payload.payload["signedDate"]?.int64Value)
-                let expanded = verified.expandedPayload["data"]?.objectValue?[String(nested.field.dropFirst(5))]
+                #expect(nested.payload.validationTime.milliseconds == nested.payload.payload["signedDate"]?.int64Value)
+                let expanded = verified.expandedPayload["data"]?.objectValue?[nested.field.member]
                 #expect(expanded == .object(nested.payload.payload))
             }
             nestedCount += verified.nested.count
@@ -48,7 +48,7 @@ struct AppleRealDataTests {
     }
 
     @Test func expiredLeavesFailAtTheCurrentTimeWithTheExpiryCode() throws {
-        var configuration = Verifier.Configuration()
+        var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.validationTime = .now
         let atNow = try Verifier(configuration: configuration)
         let now = Int64(Date().timeIntervalSince1970)
@@ -109,7 +109,7 @@ struct AppleRealDataTests {
         let payload = try verifier.verify(token).payload
         let bundleId = try #require(payload["bundleId"]?.stringValue)
 
-        var configuration = Verifier.Configuration()
+        var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.bundleId = bundleId
         configuration.environment = .production
         #expect(try Verifier(configuration: configuration).rejection(token) == nil)
@@ -125,7 +125,7 @@ struct AppleRealDataTests {
     @Test func appTransactionsCheckTheAppAppleIdInProduction() throws {
         let token = try TestVectors.text("apple-real/real/appTransaction-production-1.jws")
         let appAppleId = try #require(try verifier.verify(token).payload["appAppleId"]?.int64Value)
-        var configuration = Verifier.Configuration()
+        var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.appAppleId = appAppleId
         #expect(try Verifier(configuration: configuration).rejection(token) == nil)
         configuration.appAppleId = appAppleId + 1

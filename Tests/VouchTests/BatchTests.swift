@@ -22,7 +22,7 @@ struct MemorySource: ByteSource {
 }
 
 struct BatchTests {
-    let verifier = try! Verifier()
+    let verifier = try! Verifier(configuration: .acceptingAnyApp())
 
     func records(_ input: [UInt8], jobs: Int = 2, maximumLineLength: Int = LineReader.defaultMaximumLineLength, step: Int = 1 << 16)
         throws -> [JSONObject]

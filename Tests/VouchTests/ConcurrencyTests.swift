@@ -26,9 +26,9 @@ struct ConcurrencyTests {
 
     @Test func oneVerifierSharedByEightThreadsGivesEachTheSingleThreadedResults() throws {
         let tokens = try Self.mixedTokens()
-        let single = try Verifier()
+        let single = try Verifier(configuration: .acceptingAnyApp())
         let expected = tokens.map { token in Self.outcome(Result { () throws(VerificationError) in try single.verify(token) }) }
-        let shared = try Verifier()
+        let shared = try Verifier(configuration: .acceptingAnyApp())
         let mismatches = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
             for step in 0..<(tokens.count * 3) {
@@ -47,7 +47,7 @@ struct ConcurrencyTests {
         let tokens = try Self.mixedTokens()
         let lines = Array(repeating: tokens, count: 4).flatMap { $0 }
         let input = Array(lines.joined(separator: "\n").utf8) + [0x0A]
-        let verifier = try Verifier()
+        let verifier = try Verifier(configuration: .acceptingAnyApp())
         let reader = try LineReader.open(MemorySource(input, step: 4093), chunkLines: 5)
         var output: [UInt8] = []
         let summary = try BatchVerifier(verifier: verifier, jobs: 8).verifyLines(from: reader, format: .init(payload: .none)) {

@@ -6,13 +6,13 @@ import Testing
 /// Every resource limit, at its edge: the largest input still goes on to the next check, one
 /// more byte (or level, or certificate) gets the limit's own code.
 struct LimitTests {
-    let verifier = try! Verifier()
+    let verifier = try! Verifier(configuration: .acceptingAnyApp())
     let token = try! TestVectors.text("apple-real/real/transaction-production-1.jws")
 
     static let mintedSigner = try! MintSigner(authority: MintAuthority.load(from: TestVectors.url("minted/ca")))
 
     static func mintedVerifier() throws -> Verifier {
-        var configuration = Verifier.Configuration()
+        var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.trustAnchors = [try TestVectors.bytes("minted/ca/root.der")]
         return try Verifier(configuration: configuration)
     }
@@ -33,7 +33,7 @@ struct LimitTests {
     }
 
     @Test func theTokenLimitIsConfigurable() throws {
-        var configuration = Verifier.Configuration()
+        var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.maximumTokenSize = token.utf8.count - 1
         #expect(code(token, try Verifier(configuration: configuration)) == .tokenTooLarge)
         configuration.maximumTokenSize = token.utf8.count
@@ -128,7 +128,7 @@ struct LimitTests {
         outer["data"] = .object(data)
         let error = try #require(verifier.rejection(try Self.mintedSigner.sign(payload: outer)))
         #expect(error.code == .nestedTokenInvalid)
-        #expect(error.nested?.field == "data.signedTransactionInfo")
+        #expect(error.nested?.field == .signedTransactionInfo)
         #expect(error.nested?.error.code == .wrongKind)
 
         var extra = try generator.payload(.notification, index: 2, signer: Self.mintedSigner)

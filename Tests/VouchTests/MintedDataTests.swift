@@ -9,7 +9,7 @@ struct MintedDataTests {
     static let folder = "minted"
 
     static func verifier(anchor: String = "ca", configure: (inout Verifier.Configuration) -> Void = { _ in }) throws -> Verifier {
-        var configuration = Verifier.Configuration()
+        var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.trustAnchors = [try TestVectors.bytes("\(folder)/\(anchor)/root.der")]
         configure(&configuration)
         return try Verifier(configuration: configuration)
@@ -72,12 +72,12 @@ struct MintedDataTests {
         for token in try Self.lines("transaction.txt") {
             #expect(otherRoot.rejection(token)?.code == .untrustedChain)
         }
-        #expect(try Verifier().rejection(try Self.lines("transaction.txt")[0])?.code == .untrustedChain)
+        #expect(try Verifier(configuration: .acceptingAnyApp()).rejection(try Self.lines("transaction.txt")[0])?.code == .untrustedChain)
     }
 
     @Test func everyTamperedTokenFailsWithItsStatedCode() throws {
         let appStore = try Self.verifier()
-        var configuration = Verifier.Configuration()
+        var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.xcodeCertificates = [try TestVectors.bytes("\(Self.folder)/xcode/xcode.der")]
         let xcode = try Verifier(configuration: configuration)
         var count = 0
@@ -93,13 +93,13 @@ struct MintedDataTests {
     }
 
     @Test func xcodeMintedDataNeedsTheXcodeCertificate() throws {
-        var configuration = Verifier.Configuration()
+        var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.xcodeCertificates = [try TestVectors.bytes("\(Self.folder)/xcode/xcode.der")]
         let trusted = try Verifier(configuration: configuration)
         for kind in ["transaction", "renewal-info", "app-transaction"] {
             for token in try Self.lines("xcode-\(kind).txt") {
                 #expect(try trusted.verify(token).kind.rawValue == kind)
-                #expect(try Verifier().rejection(token)?.code == .xcodeNotTrusted)
+                #expect(try Verifier(configuration: .acceptingAnyApp()).rejection(token)?.code == .xcodeNotTrusted)
             }
         }
     }
@@ -112,7 +112,7 @@ struct MintedDataTests {
     static let signer = try! MintSigner(authority: authority)
 
     static func runVerifier(_ configure: (inout Verifier.Configuration) -> Void = { _ in }) throws -> Verifier {
-        var configuration = Verifier.Configuration()
+        var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.trustAnchors = [try authority.anchorCertificate()]
         configure(&configuration)
         return try Verifier(configuration: configuration)
@@ -156,7 +156,7 @@ struct MintedDataTests {
         notification["data"] = .object(data)
         let error = try Self.runVerifier().rejection(try Self.signer.sign(payload: notification))
         #expect(error?.code == .nestedTokenInvalid)
-        #expect(error?.nested?.field == "data.signedTransactionInfo")
+        #expect(error?.nested?.field == .signedTransactionInfo)
         #expect(error?.nested?.error.code == .wrongBundleId)
     }
 

@@ -6,7 +6,7 @@ struct ReadmeExampleTests {
     @Test func theReadmeExampleVerifiesARealNotification() throws {
         let signedPayload = try TestVectors.text("apple-real/real/notification-sandbox-21.jws")
 
-        var configuration = Verifier.Configuration()   // trusts the embedded Apple Root CA - G3
+        var configuration = Verifier.Configuration.acceptingAnyApp()   // trusts the embedded Apple Root CA - G3
         configuration.bundleId = "com.loki-project.loki-messenger"
         configuration.appAppleId = 1470168868            // checked for Production data
         configuration.environment = .sandbox

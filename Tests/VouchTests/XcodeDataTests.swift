@@ -9,14 +9,14 @@ struct XcodeDataTests {
     ]
 
     @Test func xcodeDataIsRejectedByDefault() throws {
-        let verifier = try Verifier()
+        let verifier = try Verifier(configuration: .acceptingAnyApp())
         for (path, _) in Self.samples {
             #expect(verifier.rejection(try TestVectors.text(path))?.code == .xcodeNotTrusted, "\(path)")
         }
     }
 
     @Test func xcodeDataVerifiesWithItsCertificateTrusted() throws {
-        var configuration = Verifier.Configuration()
+        var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.xcodeCertificates = [try TestVectors.bytes("apple-xcode/StoreKitTestingInXcode.cer")]
         let verifier = try Verifier(configuration: configuration)
         for (path, kind) in Self.samples {
@@ -27,7 +27,7 @@ struct XcodeDataTests {
     }
 
     @Test func xcodeDataIsCheckedForRealAgainstTheTrustedCertificate() throws {
-        var configuration = Verifier.Configuration()
+        var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.xcodeCertificates = [try TestVectors.bytes("apple-xcode/StoreKitTestingInXcode.cer")]
         let verifier = try Verifier(configuration: configuration)
         var parts = TokenParts.segments(try TestVectors.text(Self.samples[0].0))
@@ -36,13 +36,13 @@ struct XcodeDataTests {
         parts[2] = String(signature)
         #expect(verifier.rejection(parts.joined(separator: "."))?.code == .badSignature)
 
-        configuration.validationTime = .fixed(milliseconds: 1_800_000_000_000)
+        configuration.validationTime = .fixed(Timestamp(milliseconds: 1_800_000_000_000))
         let late = try Verifier(configuration: configuration)
         #expect(late.rejection(try TestVectors.text(Self.samples[0].0), as: .transaction)?.code == .certificateExpired)
     }
 
     @Test func anotherXcodeCertificateIsAnUntrustedChain() throws {
-        var configuration = Verifier.Configuration()
+        var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.xcodeCertificates = [try TestVectors.certificateDER("apple-app-store-server-library/certs/leaf_cert.pem")]
         let verifier = try Verifier(configuration: configuration)
         #expect(verifier.rejection(try TestVectors.text(Self.samples[0].0))?.code == .untrustedChain)
