@@ -130,7 +130,7 @@ struct X509LimboTests {
         "webpki::forbidden-dsa-leaf": (.wrongChainLength, .wrongKeyType),
         "webpki::forbidden-weak-rsa-key-in-root": (.wrongChainLength, nil),
         "webpki::forbidden-weak-rsa-in-leaf": (.wrongChainLength, .wrongKeyType),
-        "webpki::v1-cert": (.wrongChainLength, .untrustedChain),
+        "webpki::v1-cert": (.wrongChainLength, .unsupportedCertificateVersion),
         "webpki::ee-basicconstraints-ca": (.wrongChainLength, .leafIsCA),
         "webpki::ca-as-leaf": (.wrongChainLength, .leafIsCA),
         "webpki::cryptographydotio-chain-missing-intermediate": (.wrongChainLength, .wrongKeyType),

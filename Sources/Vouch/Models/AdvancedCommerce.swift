@@ -28,6 +28,38 @@ public struct AdvancedCommerceTransactionInfo: PayloadModel {
         taxExclusivePrice = try fields.int64("taxExclusivePrice")
         taxRate = try fields.string("taxRate")
     }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        descriptors: AdvancedCommerceDescriptors? = nil,
+        estimatedTax: Int64? = nil,
+        items: [AdvancedCommerceTransactionItem]? = nil,
+        period: AdvancedCommercePeriod? = nil,
+        requestReferenceId: String? = nil,
+        taxCode: String? = nil,
+        taxExclusivePrice: Int64? = nil,
+        taxRate: String? = nil
+    ) {
+        var json = JSONObject()
+        json.add("descriptors", descriptors)
+        json.add("estimatedTax", estimatedTax)
+        json.add("items", items)
+        json.add("period", period)
+        json.add("requestReferenceId", requestReferenceId)
+        json.add("taxCode", taxCode)
+        json.add("taxExclusivePrice", taxExclusivePrice)
+        json.add("taxRate", taxRate)
+        self.json = json
+        self.descriptors = descriptors
+        self.estimatedTax = estimatedTax
+        self.items = items
+        self.period = period
+        self.requestReferenceId = requestReferenceId
+        self.taxCode = taxCode
+        self.taxExclusivePrice = taxExclusivePrice
+        self.taxRate = taxRate
+    }
 }
 
 /// Advanced Commerce details of the next renewal (`advancedCommerceInfo` in renewal info).
@@ -51,6 +83,32 @@ public struct AdvancedCommerceRenewalInfo: PayloadModel {
         requestReferenceId = try fields.string("requestReferenceId")
         taxCode = try fields.string("taxCode")
     }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        consistencyToken: String? = nil,
+        descriptors: AdvancedCommerceDescriptors? = nil,
+        items: [AdvancedCommerceRenewalItem]? = nil,
+        period: AdvancedCommercePeriod? = nil,
+        requestReferenceId: String? = nil,
+        taxCode: String? = nil
+    ) {
+        var json = JSONObject()
+        json.add("consistencyToken", consistencyToken)
+        json.add("descriptors", descriptors)
+        json.add("items", items)
+        json.add("period", period)
+        json.add("requestReferenceId", requestReferenceId)
+        json.add("taxCode", taxCode)
+        self.json = json
+        self.consistencyToken = consistencyToken
+        self.descriptors = descriptors
+        self.items = items
+        self.period = period
+        self.requestReferenceId = requestReferenceId
+        self.taxCode = taxCode
+    }
 }
 
 /// The display name and description of an Advanced Commerce product.
@@ -65,6 +123,20 @@ public struct AdvancedCommerceDescriptors: PayloadModel {
         self.json = json
         description = try fields.string("description")
         displayName = try fields.string("displayName")
+    }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        description: String? = nil,
+        displayName: String? = nil
+    ) {
+        var json = JSONObject()
+        json.add("description", description)
+        json.add("displayName", displayName)
+        self.json = json
+        self.description = description
+        self.displayName = displayName
     }
 }
 
@@ -93,6 +165,35 @@ public struct AdvancedCommerceTransactionItem: PayloadModel {
         refunds = try fields.objects("refunds")
         revocationDate = try fields.timestamp("revocationDate")
     }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        sku: String? = nil,
+        description: String? = nil,
+        displayName: String? = nil,
+        offer: AdvancedCommerceOffer? = nil,
+        price: Int64? = nil,
+        refunds: [AdvancedCommerceRefund]? = nil,
+        revocationDate: Timestamp? = nil
+    ) {
+        var json = JSONObject()
+        json.add("SKU", sku)
+        json.add("description", description)
+        json.add("displayName", displayName)
+        json.add("offer", offer)
+        json.add("price", price)
+        json.add("refunds", refunds)
+        json.add("revocationDate", revocationDate)
+        self.json = json
+        self.sku = sku
+        self.description = description
+        self.displayName = displayName
+        self.offer = offer
+        self.price = price
+        self.refunds = refunds
+        self.revocationDate = revocationDate
+    }
 }
 
 /// One item of the next Advanced Commerce renewal.
@@ -118,6 +219,32 @@ public struct AdvancedCommerceRenewalItem: PayloadModel {
         price = try fields.int64("price")
         priceIncreaseInfo = try fields.object("priceIncreaseInfo")
     }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        sku: String? = nil,
+        description: String? = nil,
+        displayName: String? = nil,
+        offer: AdvancedCommerceOffer? = nil,
+        price: Int64? = nil,
+        priceIncreaseInfo: AdvancedCommercePriceIncreaseInfo? = nil
+    ) {
+        var json = JSONObject()
+        json.add("SKU", sku)
+        json.add("description", description)
+        json.add("displayName", displayName)
+        json.add("offer", offer)
+        json.add("price", price)
+        json.add("priceIncreaseInfo", priceIncreaseInfo)
+        self.json = json
+        self.sku = sku
+        self.description = description
+        self.displayName = displayName
+        self.offer = offer
+        self.price = price
+        self.priceIncreaseInfo = priceIncreaseInfo
+    }
 }
 
 /// A discount offer on an Advanced Commerce item.
@@ -139,6 +266,26 @@ public struct AdvancedCommerceOffer: PayloadModel {
         price = try fields.int64("price")
         reason = try fields.enumeration("reason")
     }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        period: AdvancedCommerceOfferPeriod? = nil,
+        periodCount: Int32? = nil,
+        price: Int64? = nil,
+        reason: AdvancedCommerceOfferReason? = nil
+    ) {
+        var json = JSONObject()
+        json.add("period", period)
+        json.add("periodCount", periodCount)
+        json.add("price", price)
+        json.add("reason", reason)
+        self.json = json
+        self.period = period
+        self.periodCount = periodCount
+        self.price = price
+        self.reason = reason
+    }
 }
 
 /// A refund of an Advanced Commerce item.
@@ -159,6 +306,26 @@ public struct AdvancedCommerceRefund: PayloadModel {
         refundReason = try fields.enumeration("refundReason")
         refundType = try fields.enumeration("refundType")
     }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        refundAmount: Int64? = nil,
+        refundDate: Timestamp? = nil,
+        refundReason: AdvancedCommerceRefundReason? = nil,
+        refundType: AdvancedCommerceRefundType? = nil
+    ) {
+        var json = JSONObject()
+        json.add("refundAmount", refundAmount)
+        json.add("refundDate", refundDate)
+        json.add("refundReason", refundReason)
+        json.add("refundType", refundType)
+        self.json = json
+        self.refundAmount = refundAmount
+        self.refundDate = refundDate
+        self.refundReason = refundReason
+        self.refundType = refundType
+    }
 }
 
 /// A price increase scheduled for an Advanced Commerce renewal item.
@@ -176,5 +343,22 @@ public struct AdvancedCommercePriceIncreaseInfo: PayloadModel {
         dependentSKUs = try fields.strings("dependentSKUs")
         price = try fields.int64("price")
         status = try fields.enumeration("status")
+    }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        dependentSKUs: [String]? = nil,
+        price: Int64? = nil,
+        status: AdvancedCommercePriceIncreaseInfoStatus? = nil
+    ) {
+        var json = JSONObject()
+        json.add("dependentSKUs", dependentSKUs)
+        json.add("price", price)
+        json.add("status", status)
+        self.json = json
+        self.dependentSKUs = dependentSKUs
+        self.price = price
+        self.status = status
     }
 }

@@ -16,4 +16,24 @@ public struct AppData: PayloadModel {
         environment = try fields.enumeration("environment")
         signedAppTransactionInfo = try fields.string("signedAppTransactionInfo")
     }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        appAppleId: Int64? = nil,
+        bundleId: String? = nil,
+        environment: AppStoreEnvironment? = nil,
+        signedAppTransactionInfo: String? = nil
+    ) {
+        var json = JSONObject()
+        json.add("appAppleId", appAppleId)
+        json.add("bundleId", bundleId)
+        json.add("environment", environment)
+        json.add("signedAppTransactionInfo", signedAppTransactionInfo)
+        self.json = json
+        self.appAppleId = appAppleId
+        self.bundleId = bundleId
+        self.environment = environment
+        self.signedAppTransactionInfo = signedAppTransactionInfo
+    }
 }

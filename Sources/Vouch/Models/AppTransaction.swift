@@ -50,6 +50,53 @@ public struct AppTransaction: SignedPayload {
         originalPlatform = try fields.enumeration("originalPlatform")
     }
 
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        receiptType: AppStoreEnvironment? = nil,
+        appAppleId: Int64? = nil,
+        bundleId: String? = nil,
+        applicationVersion: String? = nil,
+        versionExternalIdentifier: Int64? = nil,
+        receiptCreationDate: Timestamp? = nil,
+        originalPurchaseDate: Timestamp? = nil,
+        originalApplicationVersion: String? = nil,
+        deviceVerification: String? = nil,
+        deviceVerificationNonce: String? = nil,
+        preorderDate: Timestamp? = nil,
+        appTransactionId: String? = nil,
+        originalPlatform: PurchasePlatform? = nil
+    ) {
+        var json = JSONObject()
+        json.add("receiptType", receiptType)
+        json.add("appAppleId", appAppleId)
+        json.add("bundleId", bundleId)
+        json.add("applicationVersion", applicationVersion)
+        json.add("versionExternalIdentifier", versionExternalIdentifier)
+        json.add("receiptCreationDate", receiptCreationDate)
+        json.add("originalPurchaseDate", originalPurchaseDate)
+        json.add("originalApplicationVersion", originalApplicationVersion)
+        json.add("deviceVerification", deviceVerification)
+        json.add("deviceVerificationNonce", deviceVerificationNonce)
+        json.add("preorderDate", preorderDate)
+        json.add("appTransactionId", appTransactionId)
+        json.add("originalPlatform", originalPlatform)
+        self.json = json
+        self.receiptType = receiptType
+        self.appAppleId = appAppleId
+        self.bundleId = bundleId
+        self.applicationVersion = applicationVersion
+        self.versionExternalIdentifier = versionExternalIdentifier
+        self.receiptCreationDate = receiptCreationDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.originalApplicationVersion = originalApplicationVersion
+        self.deviceVerification = deviceVerification
+        self.deviceVerificationNonce = deviceVerificationNonce
+        self.preorderDate = preorderDate
+        self.appTransactionId = appTransactionId
+        self.originalPlatform = originalPlatform
+    }
+
     /// The signing date: ``receiptCreationDate``.
     public var signedDate: Timestamp? { receiptCreationDate }
 }

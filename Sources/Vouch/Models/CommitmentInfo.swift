@@ -20,6 +20,26 @@ public struct TransactionCommitmentInfo: PayloadModel {
         commitmentPrice = try fields.int64("commitmentPrice")
         totalBillingPeriods = try fields.int32("totalBillingPeriods")
     }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        billingPeriodNumber: Int32? = nil,
+        commitmentExpiresDate: Timestamp? = nil,
+        commitmentPrice: Int64? = nil,
+        totalBillingPeriods: Int32? = nil
+    ) {
+        var json = JSONObject()
+        json.add("billingPeriodNumber", billingPeriodNumber)
+        json.add("commitmentExpiresDate", commitmentExpiresDate)
+        json.add("commitmentPrice", commitmentPrice)
+        json.add("totalBillingPeriods", totalBillingPeriods)
+        self.json = json
+        self.billingPeriodNumber = billingPeriodNumber
+        self.commitmentExpiresDate = commitmentExpiresDate
+        self.commitmentPrice = commitmentPrice
+        self.totalBillingPeriods = totalBillingPeriods
+    }
 }
 
 /// What happens when a 12-month commitment ends (`commitmentInfo` in renewal info).
@@ -43,5 +63,28 @@ public struct RenewalCommitmentInfo: PayloadModel {
         commitmentRenewalBillingPlanType = try fields.enumeration("commitmentRenewalBillingPlanType")
         commitmentRenewalDate = try fields.timestamp("commitmentRenewalDate")
         commitmentRenewalPrice = try fields.int64("commitmentRenewalPrice")
+    }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        commitmentAutoRenewProductId: String? = nil,
+        commitmentAutoRenewStatus: AutoRenewStatus? = nil,
+        commitmentRenewalBillingPlanType: RenewalBillingPlanType? = nil,
+        commitmentRenewalDate: Timestamp? = nil,
+        commitmentRenewalPrice: Int64? = nil
+    ) {
+        var json = JSONObject()
+        json.add("commitmentAutoRenewProductId", commitmentAutoRenewProductId)
+        json.add("commitmentAutoRenewStatus", commitmentAutoRenewStatus)
+        json.add("commitmentRenewalBillingPlanType", commitmentRenewalBillingPlanType)
+        json.add("commitmentRenewalDate", commitmentRenewalDate)
+        json.add("commitmentRenewalPrice", commitmentRenewalPrice)
+        self.json = json
+        self.commitmentAutoRenewProductId = commitmentAutoRenewProductId
+        self.commitmentAutoRenewStatus = commitmentAutoRenewStatus
+        self.commitmentRenewalBillingPlanType = commitmentRenewalBillingPlanType
+        self.commitmentRenewalDate = commitmentRenewalDate
+        self.commitmentRenewalPrice = commitmentRenewalPrice
     }
 }

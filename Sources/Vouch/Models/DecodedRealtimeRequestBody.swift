@@ -29,4 +29,33 @@ public struct DecodedRealtimeRequestBody: SignedPayload {
         environment = try fields.enumeration("environment")
         signedDate = try fields.timestamp("signedDate")
     }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        originalTransactionId: String? = nil,
+        appAppleId: Int64? = nil,
+        productId: String? = nil,
+        userLocale: String? = nil,
+        requestIdentifier: String? = nil,
+        environment: AppStoreEnvironment? = nil,
+        signedDate: Timestamp? = nil
+    ) {
+        var json = JSONObject()
+        json.add("originalTransactionId", originalTransactionId)
+        json.add("appAppleId", appAppleId)
+        json.add("productId", productId)
+        json.add("userLocale", userLocale)
+        json.add("requestIdentifier", requestIdentifier)
+        json.add("environment", environment)
+        json.add("signedDate", signedDate)
+        self.json = json
+        self.originalTransactionId = originalTransactionId
+        self.appAppleId = appAppleId
+        self.productId = productId
+        self.userLocale = userLocale
+        self.requestIdentifier = requestIdentifier
+        self.environment = environment
+        self.signedDate = signedDate
+    }
 }

@@ -23,4 +23,27 @@ public struct ExternalPurchaseToken: PayloadModel {
         bundleId = try fields.string("bundleId")
         tokenType = try fields.enumeration("tokenType")
     }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        externalPurchaseId: String? = nil,
+        tokenCreationDate: Timestamp? = nil,
+        appAppleId: Int64? = nil,
+        bundleId: String? = nil,
+        tokenType: ExternalPurchaseTokenType? = nil
+    ) {
+        var json = JSONObject()
+        json.add("externalPurchaseId", externalPurchaseId)
+        json.add("tokenCreationDate", tokenCreationDate)
+        json.add("appAppleId", appAppleId)
+        json.add("bundleId", bundleId)
+        json.add("tokenType", tokenType)
+        self.json = json
+        self.externalPurchaseId = externalPurchaseId
+        self.tokenCreationDate = tokenCreationDate
+        self.appAppleId = appAppleId
+        self.bundleId = bundleId
+        self.tokenType = tokenType
+    }
 }

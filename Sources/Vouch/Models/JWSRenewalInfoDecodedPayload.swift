@@ -72,4 +72,84 @@ public struct JWSRenewalInfoDecodedPayload: SignedPayload {
         renewalBillingPlanType = try fields.enumeration("renewalBillingPlanType")
         commitmentInfo = try fields.object("commitmentInfo")
     }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        expirationIntent: ExpirationIntent? = nil,
+        originalTransactionId: String? = nil,
+        autoRenewProductId: String? = nil,
+        productId: String? = nil,
+        autoRenewStatus: AutoRenewStatus? = nil,
+        isInBillingRetryPeriod: Bool? = nil,
+        priceIncreaseStatus: PriceIncreaseStatus? = nil,
+        gracePeriodExpiresDate: Timestamp? = nil,
+        offerType: OfferType? = nil,
+        offerIdentifier: String? = nil,
+        signedDate: Timestamp? = nil,
+        environment: AppStoreEnvironment? = nil,
+        recentSubscriptionStartDate: Timestamp? = nil,
+        renewalDate: Timestamp? = nil,
+        currency: String? = nil,
+        renewalPrice: Int64? = nil,
+        offerDiscountType: OfferDiscountType? = nil,
+        eligibleWinBackOfferIds: [String]? = nil,
+        appAccountToken: String? = nil,
+        appTransactionId: String? = nil,
+        offerPeriod: String? = nil,
+        advancedCommerceInfo: AdvancedCommerceRenewalInfo? = nil,
+        renewalBillingPlanType: RenewalBillingPlanType? = nil,
+        commitmentInfo: RenewalCommitmentInfo? = nil
+    ) {
+        var json = JSONObject()
+        json.add("expirationIntent", expirationIntent)
+        json.add("originalTransactionId", originalTransactionId)
+        json.add("autoRenewProductId", autoRenewProductId)
+        json.add("productId", productId)
+        json.add("autoRenewStatus", autoRenewStatus)
+        json.add("isInBillingRetryPeriod", isInBillingRetryPeriod)
+        json.add("priceIncreaseStatus", priceIncreaseStatus)
+        json.add("gracePeriodExpiresDate", gracePeriodExpiresDate)
+        json.add("offerType", offerType)
+        json.add("offerIdentifier", offerIdentifier)
+        json.add("signedDate", signedDate)
+        json.add("environment", environment)
+        json.add("recentSubscriptionStartDate", recentSubscriptionStartDate)
+        json.add("renewalDate", renewalDate)
+        json.add("currency", currency)
+        json.add("renewalPrice", renewalPrice)
+        json.add("offerDiscountType", offerDiscountType)
+        json.add("eligibleWinBackOfferIds", eligibleWinBackOfferIds)
+        json.add("appAccountToken", appAccountToken)
+        json.add("appTransactionId", appTransactionId)
+        json.add("offerPeriod", offerPeriod)
+        json.add("advancedCommerceInfo", advancedCommerceInfo)
+        json.add("renewalBillingPlanType", renewalBillingPlanType)
+        json.add("commitmentInfo", commitmentInfo)
+        self.json = json
+        self.expirationIntent = expirationIntent
+        self.originalTransactionId = originalTransactionId
+        self.autoRenewProductId = autoRenewProductId
+        self.productId = productId
+        self.autoRenewStatus = autoRenewStatus
+        self.isInBillingRetryPeriod = isInBillingRetryPeriod
+        self.priceIncreaseStatus = priceIncreaseStatus
+        self.gracePeriodExpiresDate = gracePeriodExpiresDate
+        self.offerType = offerType
+        self.offerIdentifier = offerIdentifier
+        self.signedDate = signedDate
+        self.environment = environment
+        self.recentSubscriptionStartDate = recentSubscriptionStartDate
+        self.renewalDate = renewalDate
+        self.currency = currency
+        self.renewalPrice = renewalPrice
+        self.offerDiscountType = offerDiscountType
+        self.eligibleWinBackOfferIds = eligibleWinBackOfferIds
+        self.appAccountToken = appAccountToken
+        self.appTransactionId = appTransactionId
+        self.offerPeriod = offerPeriod
+        self.advancedCommerceInfo = advancedCommerceInfo
+        self.renewalBillingPlanType = renewalBillingPlanType
+        self.commitmentInfo = commitmentInfo
+    }
 }

@@ -100,4 +100,114 @@ public struct JWSTransactionDecodedPayload: SignedPayload {
         billingPlanType = try fields.enumeration("billingPlanType")
         commitmentInfo = try fields.object("commitmentInfo")
     }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        originalTransactionId: String? = nil,
+        previousOriginalTransactionId: String? = nil,
+        transactionId: String? = nil,
+        webOrderLineItemId: String? = nil,
+        bundleId: String? = nil,
+        productId: String? = nil,
+        subscriptionGroupIdentifier: String? = nil,
+        purchaseDate: Timestamp? = nil,
+        originalPurchaseDate: Timestamp? = nil,
+        expiresDate: Timestamp? = nil,
+        quantity: Int32? = nil,
+        type: ProductType? = nil,
+        appAccountToken: String? = nil,
+        inAppOwnershipType: InAppOwnershipType? = nil,
+        signedDate: Timestamp? = nil,
+        revocationReason: RevocationReason? = nil,
+        revocationDate: Timestamp? = nil,
+        isUpgraded: Bool? = nil,
+        offerType: OfferType? = nil,
+        offerIdentifier: String? = nil,
+        environment: AppStoreEnvironment? = nil,
+        storefront: String? = nil,
+        storefrontId: String? = nil,
+        transactionReason: TransactionReason? = nil,
+        currency: String? = nil,
+        price: Int64? = nil,
+        offerDiscountType: OfferDiscountType? = nil,
+        appTransactionId: String? = nil,
+        offerPeriod: String? = nil,
+        revocationType: RevocationType? = nil,
+        revocationPercentage: Int32? = nil,
+        advancedCommerceInfo: AdvancedCommerceTransactionInfo? = nil,
+        billingPlanType: BillingPlanType? = nil,
+        commitmentInfo: TransactionCommitmentInfo? = nil
+    ) {
+        var json = JSONObject()
+        json.add("originalTransactionId", originalTransactionId)
+        json.add("previousOriginalTransactionId", previousOriginalTransactionId)
+        json.add("transactionId", transactionId)
+        json.add("webOrderLineItemId", webOrderLineItemId)
+        json.add("bundleId", bundleId)
+        json.add("productId", productId)
+        json.add("subscriptionGroupIdentifier", subscriptionGroupIdentifier)
+        json.add("purchaseDate", purchaseDate)
+        json.add("originalPurchaseDate", originalPurchaseDate)
+        json.add("expiresDate", expiresDate)
+        json.add("quantity", quantity)
+        json.add("type", type)
+        json.add("appAccountToken", appAccountToken)
+        json.add("inAppOwnershipType", inAppOwnershipType)
+        json.add("signedDate", signedDate)
+        json.add("revocationReason", revocationReason)
+        json.add("revocationDate", revocationDate)
+        json.add("isUpgraded", isUpgraded)
+        json.add("offerType", offerType)
+        json.add("offerIdentifier", offerIdentifier)
+        json.add("environment", environment)
+        json.add("storefront", storefront)
+        json.add("storefrontId", storefrontId)
+        json.add("transactionReason", transactionReason)
+        json.add("currency", currency)
+        json.add("price", price)
+        json.add("offerDiscountType", offerDiscountType)
+        json.add("appTransactionId", appTransactionId)
+        json.add("offerPeriod", offerPeriod)
+        json.add("revocationType", revocationType)
+        json.add("revocationPercentage", revocationPercentage)
+        json.add("advancedCommerceInfo", advancedCommerceInfo)
+        json.add("billingPlanType", billingPlanType)
+        json.add("commitmentInfo", commitmentInfo)
+        self.json = json
+        self.originalTransactionId = originalTransactionId
+        self.previousOriginalTransactionId = previousOriginalTransactionId
+        self.transactionId = transactionId
+        self.webOrderLineItemId = webOrderLineItemId
+        self.bundleId = bundleId
+        self.productId = productId
+        self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
+        self.purchaseDate = purchaseDate
+        self.originalPurchaseDate = originalPurchaseDate
+        self.expiresDate = expiresDate
+        self.quantity = quantity
+        self.type = type
+        self.appAccountToken = appAccountToken
+        self.inAppOwnershipType = inAppOwnershipType
+        self.signedDate = signedDate
+        self.revocationReason = revocationReason
+        self.revocationDate = revocationDate
+        self.isUpgraded = isUpgraded
+        self.offerType = offerType
+        self.offerIdentifier = offerIdentifier
+        self.environment = environment
+        self.storefront = storefront
+        self.storefrontId = storefrontId
+        self.transactionReason = transactionReason
+        self.currency = currency
+        self.price = price
+        self.offerDiscountType = offerDiscountType
+        self.appTransactionId = appTransactionId
+        self.offerPeriod = offerPeriod
+        self.revocationType = revocationType
+        self.revocationPercentage = revocationPercentage
+        self.advancedCommerceInfo = advancedCommerceInfo
+        self.billingPlanType = billingPlanType
+        self.commitmentInfo = commitmentInfo
+    }
 }

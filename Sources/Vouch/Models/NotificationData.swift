@@ -30,4 +30,36 @@ public struct NotificationData: PayloadModel {
         status = try fields.enumeration("status")
         consumptionRequestReason = try fields.enumeration("consumptionRequestReason")
     }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        environment: AppStoreEnvironment? = nil,
+        appAppleId: Int64? = nil,
+        bundleId: String? = nil,
+        bundleVersion: String? = nil,
+        signedTransactionInfo: String? = nil,
+        signedRenewalInfo: String? = nil,
+        status: SubscriptionStatus? = nil,
+        consumptionRequestReason: ConsumptionRequestReason? = nil
+    ) {
+        var json = JSONObject()
+        json.add("environment", environment)
+        json.add("appAppleId", appAppleId)
+        json.add("bundleId", bundleId)
+        json.add("bundleVersion", bundleVersion)
+        json.add("signedTransactionInfo", signedTransactionInfo)
+        json.add("signedRenewalInfo", signedRenewalInfo)
+        json.add("status", status)
+        json.add("consumptionRequestReason", consumptionRequestReason)
+        self.json = json
+        self.environment = environment
+        self.appAppleId = appAppleId
+        self.bundleId = bundleId
+        self.bundleVersion = bundleVersion
+        self.signedTransactionInfo = signedTransactionInfo
+        self.signedRenewalInfo = signedRenewalInfo
+        self.status = status
+        self.consumptionRequestReason = consumptionRequestReason
+    }
 }

@@ -198,3 +198,47 @@ struct PayloadFields {
         }
     }
 }
+
+/// Writing typed members back: what the models' memberwise initialisers use. A `nil` value
+/// adds nothing.
+extension JSONObject {
+    mutating func add(_ name: String, _ value: String?) {
+        if let value { members.append(Member(name, .string(value))) }
+    }
+
+    mutating func add(_ name: String, _ value: Bool?) {
+        if let value { members.append(Member(name, .bool(value))) }
+    }
+
+    mutating func add(_ name: String, _ value: Int64?) {
+        if let value { members.append(Member(name, .number(String(value)))) }
+    }
+
+    mutating func add(_ name: String, _ value: Int32?) {
+        if let value { members.append(Member(name, .number(String(value)))) }
+    }
+
+    mutating func add(_ name: String, _ value: Timestamp?) {
+        if let value { members.append(Member(name, .number(value.rawValue))) }
+    }
+
+    mutating func add(_ name: String, _ value: [String]?) {
+        if let value { members.append(Member(name, .array(value.map { .string($0) }))) }
+    }
+
+    mutating func add<Value: PayloadEnum>(_ name: String, _ value: Value?) where Value.RawValue == String {
+        if let value { members.append(Member(name, .string(value.rawValue))) }
+    }
+
+    mutating func add<Value: PayloadEnum>(_ name: String, _ value: Value?) where Value.RawValue == Int32 {
+        if let value { members.append(Member(name, .number(String(value.rawValue)))) }
+    }
+
+    mutating func add<Model: PayloadModel>(_ name: String, _ value: Model?) {
+        if let value { members.append(Member(name, .object(value.json))) }
+    }
+
+    mutating func add<Model: PayloadModel>(_ name: String, _ value: [Model]?) {
+        if let value { members.append(Member(name, .array(value.map { .object($0.json) }))) }
+    }
+}

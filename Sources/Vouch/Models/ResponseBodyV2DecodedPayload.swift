@@ -38,6 +38,41 @@ public struct ResponseBodyV2DecodedPayload: SignedPayload {
         appData = try fields.object("appData")
     }
 
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        notificationType: NotificationType? = nil,
+        subtype: NotificationSubtype? = nil,
+        notificationUUID: String? = nil,
+        data: NotificationData? = nil,
+        version: String? = nil,
+        signedDate: Timestamp? = nil,
+        summary: Summary? = nil,
+        externalPurchaseToken: ExternalPurchaseToken? = nil,
+        appData: AppData? = nil
+    ) {
+        var json = JSONObject()
+        json.add("notificationType", notificationType)
+        json.add("subtype", subtype)
+        json.add("notificationUUID", notificationUUID)
+        json.add("data", data)
+        json.add("version", version)
+        json.add("signedDate", signedDate)
+        json.add("summary", summary)
+        json.add("externalPurchaseToken", externalPurchaseToken)
+        json.add("appData", appData)
+        self.json = json
+        self.notificationType = notificationType
+        self.subtype = subtype
+        self.notificationUUID = notificationUUID
+        self.data = data
+        self.version = version
+        self.signedDate = signedDate
+        self.summary = summary
+        self.externalPurchaseToken = externalPurchaseToken
+        self.appData = appData
+    }
+
     /// The bundle identifier the notification applies to, taken as Apple's verifier does: from
     /// the first present object among ``data``, ``summary``, ``externalPurchaseToken`` and
     /// ``appData``. A present object without the member gives `nil`; later objects are not consulted.

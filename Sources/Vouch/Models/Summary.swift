@@ -28,4 +28,36 @@ public struct Summary: PayloadModel {
         succeededCount = try fields.int64("succeededCount")
         failedCount = try fields.int64("failedCount")
     }
+
+    /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
+    /// present ones under Apple's names, in this order.
+    public init(
+        environment: AppStoreEnvironment? = nil,
+        appAppleId: Int64? = nil,
+        bundleId: String? = nil,
+        productId: String? = nil,
+        requestIdentifier: String? = nil,
+        storefrontCountryCodes: [String]? = nil,
+        succeededCount: Int64? = nil,
+        failedCount: Int64? = nil
+    ) {
+        var json = JSONObject()
+        json.add("environment", environment)
+        json.add("appAppleId", appAppleId)
+        json.add("bundleId", bundleId)
+        json.add("productId", productId)
+        json.add("requestIdentifier", requestIdentifier)
+        json.add("storefrontCountryCodes", storefrontCountryCodes)
+        json.add("succeededCount", succeededCount)
+        json.add("failedCount", failedCount)
+        self.json = json
+        self.environment = environment
+        self.appAppleId = appAppleId
+        self.bundleId = bundleId
+        self.productId = productId
+        self.requestIdentifier = requestIdentifier
+        self.storefrontCountryCodes = storefrontCountryCodes
+        self.succeededCount = succeededCount
+        self.failedCount = failedCount
+    }
 }

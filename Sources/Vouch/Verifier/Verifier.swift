@@ -214,14 +214,7 @@ final class Engine: Sendable {
             throw VerificationError(.badSignatureLength, "the ES256 signature is \(signature.count) bytes; it must be 64 (r‖s)")
         }
         let signingInput = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[jws.signingInput])
-        switch ES256.check(signature: signature, message: signingInput, key: signer.key) {
-        case true?:
-            break
-        case false?:
-            throw VerificationError(.badSignature, "the ES256 signature does not verify with the leaf certificate's key")
-        case nil:
-            throw VerificationError(.internalError, "no signature verification context could be allocated")
-        }
+        try Self.checkSignature(signature, over: signingInput, key: signer.key)
 
         // Authenticated by the leaf key from here on; the payload may now be read.
         let payload: JSONObject
@@ -254,6 +247,22 @@ final class Engine: Sendable {
         return VerifiedPayload(
             kind: kind, payload: payload, decoded: decoded, validationTime: time, nested: nested,
             keyIdentifier: signer.header.keyIdentifier, leafCertificate: signer.leafCertificate)
+    }
+
+    /// The ES256 check: ``VerificationError/Code/badSignature`` when the signature is wrong,
+    /// ``VerificationError/Code/internalError`` when OpenSSL gives no context to check it with.
+    static func checkSignature(
+        _ signature: [UInt8], over signingInput: UnsafeRawBufferPointer, key: PublicKey
+    ) throws(VerificationError) {
+        switch ES256.check(signature: signature, message: signingInput, key: key) {
+        case true?:
+            return
+        case false?:
+            throw VerificationError(.badSignature, "the ES256 signature does not verify with the leaf certificate's key")
+        case nil:
+            throw VerificationError(
+                .internalError, "OpenSSL could not set up a signature check (EVP_PKEY_CTX_new or EVP_PKEY_verify_init)")
+        }
     }
 
     /// The signer for a header segment, from the cache or parsed and checked now.
