@@ -1,33 +1,120 @@
+import Foundation
 import Testing
 import Vouch
 
-/// The library example of README.md, kept compiling and true.
-struct ReadmeExampleTests {
-    @Test func theReadmeExampleVerifiesARealNotification() throws {
-        let signedPayload = try TestVectors.text("apple-real/real/notification-sandbox-21.jws")
+/// The library example of README.md, taken from the README itself at test time (the Swift block
+/// between `<!-- readme-example:begin -->` and `<!-- readme-example:end -->`), compiled with
+/// `swiftc` against the `Vouch` module this test run built, and run on a real notification.
+@Suite(.serialized) struct ReadmeExampleTests {
+    /// What the test appends to the README's code: it feeds the webhook a body holding a real
+    /// Sandbox notification, first to the README's own verifier (made for `com.example.app` in
+    /// Production, so it must refuse another app's data), then to one made for that app.
+    static let driver = """
 
-        var configuration = Verifier.Configuration.acceptingAnyApp()   // trusts the embedded Apple Root CA - G3
-        configuration.bundleId = "com.loki-project.loki-messenger"
-        configuration.appAppleId = 1470168868            // checked for Production data
-        configuration.environment = .sandbox
-
-        let verifier = try Verifier(configuration: configuration)
-        var seen: [String] = []
+        // Appended by ReadmeExampleTests.
+        let body = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
         do {
-            let verified = try verifier.verify(signedPayload)          // kind detected from the payload
-            if case .notification(let notification) = verified.decoded {
-                seen.append(notification.notificationType?.rawValue ?? "")
-                seen.append(notification.data?.bundleId ?? "")
-                for nested in verified.nested {                         // every nested token was verified too
-                    seen.append("\(nested.field) \(nested.payload.kind)")
-                }
-            }
-        } catch {
-            Issue.record("\(error.code): \(error.reason)")
+            _ = try handleNotification(body: body, verifier: verifier)
+            print("the README's verifier accepted another app's notification")
+        } catch let error as VerificationError {
+            print("README verifier: \\(error.code)")
         }
-        #expect(seen == [
-            "DID_RENEW", "com.loki-project.loki-messenger", "data.signedTransactionInfo transaction",
-            "data.signedRenewalInfo renewal-info",
-        ])
+        let sandbox = try Verifier(configuration: .init(bundleId: "com.loki-project.loki-messenger", environment: .sandbox))
+        print(try handleNotification(body: body, verifier: sandbox))
+
+        """
+
+    /// The README's Swift block between the markers.
+    static func readmeExample() throws -> String {
+        let readme = try String(contentsOf: TestVectors.root.appendingPathComponent("README.md"), encoding: .utf8)
+        guard let begin = readme.range(of: "<!-- readme-example:begin -->\n```swift\n"),
+            let end = readme.range(of: "```\n<!-- readme-example:end -->", range: begin.upperBound..<readme.endIndex)
+        else { throw TestFailure("README.md has no Swift block between the readme-example markers") }
+        return String(readme[begin.upperBound..<end.lowerBound])
+    }
+
+    /// The folder the test bundle was built into (`.build/debug`, or a sanitizer's own).
+    static func productsDirectory() throws -> URL {
+        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
+            return bundle.bundleURL.deletingLastPathComponent()
+        }
+        let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        let directory = runner.deletingLastPathComponent()
+        if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Vouch.build").path) { return directory }
+        throw TestFailure("cannot find the build folder from \(runner.path)")
+    }
+
+    /// Compiles `source` as a program linked with the built `Vouch` (and the targets of this
+    /// package it links), the same sanitizer as the test run, and OpenSSL and zlib.
+    static func compile(_ source: String, in folder: URL) throws -> URL {
+        let products = try productsDirectory()
+        let main = folder.appendingPathComponent("main.swift")
+        let executable = folder.appendingPathComponent("readme-example")
+        try source.write(to: main, atomically: true, encoding: .utf8)
+        let modules = products.appendingPathComponent("Modules")
+        var arguments = ["swiftc", "-swift-version", "6", "-I", modules.path, "-I", products.path]
+        let sources = TestVectors.root.appendingPathComponent("Sources")
+        for target in try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted() {
+            let map = sources.appendingPathComponent(target).appendingPathComponent("module.modulemap")
+            if FileManager.default.fileExists(atPath: map.path) {
+                arguments += ["-Xcc", "-fmodule-map-file=\(map.path)"]
+            }
+        }
+        // The library's objects, and those of the package's own targets it depends on.
+        for target in ["Vouch", "VouchOpenSSL"] {
+            let objects = products.appendingPathComponent("\(target).build")
+            guard let files = try? FileManager.default.contentsOfDirectory(atPath: objects.path) else { continue }
+            arguments += files.filter { $0.hasSuffix(".o") }.sorted().map { objects.appendingPathComponent($0).path }
+        }
+        let path = products.path
+        if path.contains("sanitize-address") { arguments.append("-sanitize=address") }
+        if path.contains("sanitize-thread") { arguments.append("-sanitize=thread") }
+        arguments += [main.path, "-lcrypto", "-lz", "-o", executable.path]
+        let result = try run(arguments)
+        guard result.status == 0 else { throw TestFailure("the README example does not compile:\n\(result.stderr)") }
+        return executable
+    }
+
+    static func run(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let output = Pipe(), errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let stdout = output.fileHandleForReading.readDataToEndOfFile()
+        let stderr = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    }
+
+    @Test func theReadmeWebhookExampleCompilesAndVerifiesARealNotification() throws {
+        let example = try Self.readmeExample()
+        #expect(example.contains("verifier.verify(signedPayload, as: ResponseBodyV2DecodedPayload.self)"))
+        #expect(example.contains("notification.transaction?.value"))
+
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let executable = try Self.compile(example + Self.driver, in: folder)
+
+        let token = try TestVectors.text("apple-real/real/notification-sandbox-21.jws")
+        let body = folder.appendingPathComponent("body.json")
+        try Data(#"{"signedPayload":"\#(token)"}"#.utf8).write(to: body)
+        let result = try Self.run([executable.path, body.path])
+        #expect(result.status == 0, "\(result.stderr)")
+
+        // What the webhook must have seen, worked out here with the library itself.
+        let verifier = try Verifier(configuration: .init(bundleId: "com.loki-project.loki-messenger", environment: .sandbox))
+        let transaction = try #require(
+            try verifier.verify(token, as: ResponseBodyV2DecodedPayload.self).transaction?.value)
+        let stored = try JSONEncoder().encode(transaction).count
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 3, "\(result.stdout)")
+        #expect(lines.first?.hasPrefix("refused: wrong_bundle_id (claims): bundleId is \"com.loki-project.loki-messenger\"") == true)
+        #expect(lines.dropFirst().first == "README verifier: wrong_bundle_id")
+        #expect(lines.last == "DID_RENEW 2000001024998954 com.getsession.org.pro_sub until 2025-10-01 07:12:12 +0000, "
+            + "no account token, \(stored) bytes stored")
     }
 }

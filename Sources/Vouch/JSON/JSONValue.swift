@@ -111,7 +111,8 @@ extension JSONObject: ExpressibleByDictionaryLiteral {
 
 /// `Codable` for storing values with Foundation's coders.
 ///
-/// Encoding writes the value back: members in order, numbers as the same number (integers
+/// Encoding writes the value back: every member (in order for an encoder that keeps order;
+/// `JSONEncoder` does not, so set `.sortedKeys` for a stable text), numbers as the same number (integers
 /// with their exact text; other numbers through `Decimal`, exact to 38 significant digits, so
 /// `1697679936049.7297` stays `1697679936049.7297` while `1e3` becomes `1000`). Decoding takes
 /// what the decoder gives: numbers as integers where they are, else as `Decimal`; object

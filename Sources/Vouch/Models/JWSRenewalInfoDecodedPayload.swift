@@ -1,3 +1,5 @@
+public import Foundation
+
 /// Decoded renewal information of an auto-renewable subscription: the payload of a
 /// `signedRenewalInfo` JWS.
 ///
@@ -152,4 +154,8 @@ public struct JWSRenewalInfoDecodedPayload: SignedPayload {
         self.renewalBillingPlanType = renewalBillingPlanType
         self.commitmentInfo = commitmentInfo
     }
+
+    /// ``appAccountToken`` as a UUID, or `nil` when absent or not a UUID. Compare UUIDs, not
+    /// their text: the payload's text may be lower-case, `UUID.uuidString` is upper-case.
+    public var appAccountTokenUUID: UUID? { appAccountToken.flatMap { UUID(uuidString: $0) } }
 }

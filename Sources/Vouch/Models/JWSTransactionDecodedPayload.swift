@@ -1,3 +1,5 @@
+public import Foundation
+
 /// A decoded transaction: the payload of a `signedTransactionInfo` JWS (App Store Server API,
 /// App Store Server Notifications, or StoreKit on the device).
 ///
@@ -210,4 +212,8 @@ public struct JWSTransactionDecodedPayload: SignedPayload {
         self.billingPlanType = billingPlanType
         self.commitmentInfo = commitmentInfo
     }
+
+    /// ``appAccountToken`` as a UUID, or `nil` when absent or not a UUID. Compare UUIDs, not
+    /// their text: the payload's text may be lower-case, `UUID.uuidString` is upper-case.
+    public var appAccountTokenUUID: UUID? { appAccountToken.flatMap { UUID(uuidString: $0) } }
 }
