@@ -51,7 +51,7 @@ struct AppleRealDataTests {
         var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.validationTime = .now
         let atNow = try Verifier(configuration: configuration)
-        let now = Int64(Date().timeIntervalSince1970)
+        let now = Timestamp(Date())
         var expired = 0, valid = 0
         for (name, token) in try TestVectors.realTokens() {
             let leaf = try #require(try Inspection(token: token).certificates[0])

@@ -4,9 +4,10 @@ public struct Inspection: Sendable {
     public struct CertificateInfo: Sendable {
         public let subject: String
         public let issuer: String
-        /// Validity, in seconds since 1970.
-        public let notBefore: Int64?
-        public let notAfter: Int64?
+        /// The start of the validity period (whole seconds).
+        public let notBefore: Timestamp?
+        /// The end of the validity period (whole seconds).
+        public let notAfter: Timestamp?
         /// "EC P-256", "EC P-384", "RSA 2048", ….
         public let key: String
         public let isCA: Bool
@@ -25,7 +26,7 @@ public struct Inspection: Sendable {
     public let kind: PayloadKind?
     public let signatureLength: Int?
     /// Payloads of the tokens nested in a notification, by member path.
-    public let nested: [(field: String, inspection: Inspection)]
+    public let nested: [(field: NestedTokenField, inspection: Inspection)]
 
     /// Decodes what can be decoded. Throws when the token is not even a JWS with a JSON header.
     public init(token: String) throws(VerificationError) {
@@ -50,14 +51,13 @@ public struct Inspection: Sendable {
         payload = Base64.decodeURL(segments[1].utf8).flatMap { try? StrictJSON.parseObject($0) }
         kind = payload.flatMap(PayloadKind.detect(in:))
         signatureLength = Base64.decodeURL(segments[2].utf8)?.count
-        var nested: [(String, Inspection)] = []
+        var nested: [(NestedTokenField, Inspection)] = []
         if kind == .notification, let payload {
-            for (parent, member) in [("data", "signedTransactionInfo"), ("data", "signedRenewalInfo"),
-                                     ("appData", "signedAppTransactionInfo")] {
-                if let inner = payload[parent]?.objectValue?[member]?.stringValue,
+            for field in NestedTokenField.allCases {
+                if let inner = payload[field.parent]?.objectValue?[field.member]?.stringValue,
                     let inspection = try? Inspection(token: inner)
                 {
-                    nested.append(("\(parent).\(member)", inspection))
+                    nested.append((field, inspection))
                 }
             }
         }
@@ -69,8 +69,8 @@ extension Inspection.CertificateInfo {
     init(_ certificate: Certificate) {
         subject = certificate.subject
         issuer = certificate.issuer
-        notBefore = certificate.notBefore
-        notAfter = certificate.notAfter
+        notBefore = certificate.notBefore.map { Timestamp(seconds: $0) }
+        notAfter = certificate.notAfter.map { Timestamp(seconds: $0) }
         key = certificate.publicKey?.summary ?? "unreadable"
         isCA = certificate.isCA
         var markers: [String] = []

@@ -47,7 +47,7 @@ struct InspectCommand: Command {
                 lines.append("\(pad)  (not a DER certificate)")
                 continue
             }
-            let when = { (seconds: Int64?) in seconds.map { Timestamp(milliseconds: $0 * 1000).iso8601 } ?? "?" }
+            let when = { (instant: Timestamp?) in instant?.iso8601 ?? "?" }
             lines.append("\(pad)  subject: \(certificate.subject)")
             lines.append("\(pad)  issuer: \(certificate.issuer)")
             lines.append("\(pad)  valid: \(when(certificate.notBefore)) to \(when(certificate.notAfter))")
