@@ -20,7 +20,9 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         public var description: String { rawValue }
     }
 
+    /// What is wrong, as a stable identifier.
     public let code: Code
+    /// What is wrong, for people: which entry, and what to set.
     public let reason: String
 
     init(_ code: Code, _ reason: String) {

@@ -1,4 +1,4 @@
-/// A payload model that ``Verifier/verify(_:as:)-(_,T.Type)`` can return: one of the five
+/// A payload model that `Verifier.verify(_:as:)` with a model type can return: one of the five
 /// kinds of App Store signed data.
 public protocol VerifiablePayload: SignedPayload {
     /// The kind a token must be to decode as this model.
@@ -50,7 +50,7 @@ extension DecodedRealtimeRequestBody: VerifiablePayload {
 /// A payload of a known kind whose signature, chain and claims have been verified: the typed
 /// ``value`` beside the payload exactly as signed.
 ///
-/// ``Verifier/verify(_:as:)-(_,T.Type)`` returns one; a notification's verified nested tokens are
+/// `Verifier.verify(_:as:)` with a model type returns one; a notification's verified nested tokens are
 /// ``transaction``, ``renewalInfo`` and ``appTransaction``.
 public struct Verified<Payload: VerifiablePayload>: Sendable {
     /// The payload as its typed model.

@@ -1,6 +1,6 @@
 /// A payload whose signature, chain and claims have been verified, of whichever kind it is.
 ///
-/// ``Verifier/verify(_:as:)-(_,PayloadKind?)`` returns one when the kind is detected or given
+/// `Verifier.verify(_:as:)` with a ``PayloadKind`` (or none) returns one when the kind is detected or given
 /// at run time; ``Verified`` is the same with the kind known to the compiler.
 public struct VerifiedPayload: Sendable {
     public let kind: PayloadKind
