@@ -7,20 +7,25 @@ import Vouch
 /// `swiftc` against the `Vouch` module this test run built, and run on a real notification.
 @Suite(.serialized) struct ReadmeExampleTests {
     /// What the test appends to the README's code: it feeds the webhook a body holding a real
-    /// Sandbox notification, first to the README's own verifier (made for `com.example.app` in
-    /// Production, so it must refuse another app's data), then to one made for that app.
+    /// Sandbox notification (the first argument), first to the README's own verifier (made for
+    /// `com.example.app` in Production, so it must refuse another app's data), then to one made
+    /// for that app.
     static let driver = """
 
-        // Appended by ReadmeExampleTests.
-        let body = try Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
-        do {
-            _ = try handleNotification(body: body, verifier: verifier)
-            print("the README's verifier accepted another app's notification")
-        } catch let error as VerificationError {
-            print("README verifier: \\(error.code)")
+        // Appended by ReadmeExampleTests; in a function, so nothing it makes outlives it (a
+        // top-level value would be a global that LeakSanitizer can miss a reference to).
+        func readmeExampleDriver() throws {
+            let body = Data(CommandLine.arguments[1].utf8)
+            do {
+                _ = try handleNotification(body: body, verifier: verifier)
+                print("the README's verifier accepted another app's notification")
+            } catch let error as VerificationError {
+                print("README verifier: \\(error.code)")
+            }
+            let sandbox = try Verifier(configuration: .init(bundleId: "com.loki-project.loki-messenger", environment: .sandbox))
+            print(try handleNotification(body: body, verifier: sandbox))
         }
-        let sandbox = try Verifier(configuration: .init(bundleId: "com.loki-project.loki-messenger", environment: .sandbox))
-        print(try handleNotification(body: body, verifier: sandbox))
+        try readmeExampleDriver()
 
         """
 
@@ -100,9 +105,7 @@ import Vouch
         let executable = try Self.compile(example + Self.driver, in: folder)
 
         let token = try TestVectors.text("apple-real/real/notification-sandbox-21.jws")
-        let body = folder.appendingPathComponent("body.json")
-        try Data(#"{"signedPayload":"\#(token)"}"#.utf8).write(to: body)
-        let result = try Self.run([executable.path, body.path])
+        let result = try Self.run([executable.path, #"{"signedPayload":"\#(token)"}"#])
         #expect(result.status == 0, "\(result.stderr)")
 
         // What the webhook must have seen, worked out here with the library itself.
