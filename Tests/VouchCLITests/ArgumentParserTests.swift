@@ -142,7 +142,7 @@ import Vouch
             ("2025-03-01T12:30:00.250Z", 1_740_832_200_250), ("2025-03-01T14:30:00.25+02:00", 1_740_832_200_250),
         ]
         for (text, milliseconds) in forms {
-            #expect(try TrustOptions.validationTime(text) == .fixed(milliseconds: milliseconds))
+            #expect(try TrustOptions.validationTime(text) == .fixed(Timestamp(milliseconds: milliseconds)))
             let date = try Spelling.date(text, option: "--date")
             #expect(Int64((date.timeIntervalSince1970 * 1000).rounded()) == milliseconds)
         }
