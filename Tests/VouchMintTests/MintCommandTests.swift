@@ -338,7 +338,7 @@ import Vouch
         try withCA { ca in
             let result = mint(["transaction", "--ca", ca, "--set", "transactionId=1001", "--set", "originalTransactionId=1000"])
             let token = String(try #require(result.lines.first))
-            var configuration = Verifier.Configuration()
+            var configuration = Verifier.Configuration.acceptingAnyApp()
             configuration.trustAnchors = [try Support.authority.anchorCertificate()]
             let verified = try Verifier(configuration: configuration).verify(token)
             #expect(verified.payload["transactionId"] == "1001")
