@@ -38,14 +38,14 @@ import Vouch
         return String(readme[begin.upperBound..<end.lowerBound])
     }
 
-    /// The folder the test bundle was built into (`.build/debug`, or a sanitizer's own).
+    /// The folder the test bundle was built into (`.build/debug`, or a sanitizer's own): the
+    /// test runner's own folder. (Not `Bundle.allBundles`, which leaks inside Foundation.)
     static func productsDirectory() throws -> URL {
-        for bundle in Bundle.allBundles where bundle.bundleURL.pathExtension == "xctest" {
-            return bundle.bundleURL.deletingLastPathComponent()
-        }
         let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        let directory = runner.deletingLastPathComponent()
-        if FileManager.default.fileExists(atPath: directory.appendingPathComponent("Vouch.build").path) { return directory }
+        for directory in [runner.deletingLastPathComponent(), TestVectors.root.appendingPathComponent(".build/debug")]
+        where FileManager.default.fileExists(atPath: directory.appendingPathComponent("Vouch.build").path) {
+            return directory
+        }
         throw TestFailure("cannot find the build folder from \(runner.path)")
     }
 
