@@ -6,9 +6,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Vouch", targets: ["Vouch"]),
+        .library(name: "VouchBatch", targets: ["VouchBatch"]),
         .library(name: "VouchMint", targets: ["VouchMint"]),
         .executable(name: "vouch", targets: ["VouchCLI"]),
-        .executable(name: "vouch-bench", targets: ["VouchBench"]),
     ],
     targets: [
         .systemLibrary(
@@ -21,33 +21,49 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // Owns every OpenSSL object (certificates, keys, the trust store) for Vouch and VouchMint.
+        .target(
+            name: "VouchOpenSSL",
+            dependencies: ["COpenSSL"]
+        ),
         .target(
             name: "Vouch",
-            dependencies: ["COpenSSL", "CZlib"]
+            dependencies: ["VouchOpenSSL"]
+        ),
+        // Many tokens at once: line reading (plain or gzip), the ordered pipeline, the batch
+        // verifier and its JSON Lines records.
+        .target(
+            name: "VouchBatch",
+            dependencies: ["Vouch", "CZlib"]
         ),
         .target(
             name: "VouchMint",
-            dependencies: ["Vouch", "COpenSSL"]
+            dependencies: ["Vouch", "VouchOpenSSL"]
         ),
         .executableTarget(
             name: "VouchCLI",
-            dependencies: ["Vouch", "VouchMint"]
+            dependencies: ["Vouch", "VouchBatch", "VouchMint"]
         ),
         .executableTarget(
             name: "VouchBench",
-            dependencies: ["Vouch", "VouchMint", "COpenSSL"]
+            dependencies: ["Vouch", "VouchBatch", "VouchMint", "COpenSSL"]
+        ),
+        .target(
+            name: "VouchTestSupport",
+            dependencies: ["Vouch"],
+            path: "Tests/VouchTestSupport"
         ),
         .testTarget(
             name: "VouchTests",
-            dependencies: ["Vouch", "VouchMint"]
+            dependencies: ["Vouch", "VouchBatch", "VouchMint", "VouchOpenSSL", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchMintTests",
-            dependencies: ["VouchMint", "Vouch", "VouchCLI", "COpenSSL"]
+            dependencies: ["VouchMint", "Vouch", "VouchOpenSSL", "VouchCLI", "COpenSSL", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchCLITests",
-            dependencies: ["Vouch", "VouchMint", "VouchCLI"]
+            dependencies: ["Vouch", "VouchBatch", "VouchMint", "VouchOpenSSL", "VouchCLI", "VouchTestSupport"]
         ),
     ]
 )

@@ -1,3 +1,7 @@
+@testable internal import Vouch
+@testable internal import VouchBatch
+@testable internal import VouchOpenSSL
+
 /// Base64url (unpadded) and standard base64 (padded) decoding of arbitrary bytes.
 ///
 /// Properties: a decoder accepts one spelling per byte string, so whatever decodes encodes back

@@ -1,3 +1,7 @@
+@testable internal import Vouch
+@testable internal import VouchBatch
+@testable internal import VouchOpenSSL
+
 /// Splitting arbitrary bytes as a compact JWS, with a small size limit so that both sides of
 /// it are reached.
 ///

@@ -1,4 +1,7 @@
 internal import Foundation
+@testable internal import Vouch
+@testable internal import VouchBatch
+@testable internal import VouchOpenSSL
 
 // libFuzzer entry points. One binary holds every target; VOUCH_FUZZ_TARGET picks the one a
 // run exercises (scripts/fuzz sets it). Each target takes one input and must return: a crash,
@@ -48,5 +51,14 @@ func vectorFile(_ path: String) -> [UInt8] {
     guard let data = FileManager.default.contents(atPath: "\(folder)/\(path)") else {
         fatalError("cannot read \(folder)/\(path); set VOUCH_FUZZ_VECTORS")
     }
+    return [UInt8](data)
+}
+
+/// A file of the shared third-party test vectors (VOUCH_TESTVECTORS, set by scripts/fuzz), or
+/// `nil` when that folder is absent.
+func sharedVectorFile(_ path: String) -> [UInt8]? {
+    guard let folder = ProcessInfo.processInfo.environment["VOUCH_TESTVECTORS"],
+        let data = FileManager.default.contents(atPath: "\(folder)/\(path)")
+    else { return nil }
     return [UInt8](data)
 }

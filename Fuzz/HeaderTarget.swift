@@ -1,3 +1,7 @@
+@testable internal import Vouch
+@testable internal import VouchBatch
+@testable internal import VouchOpenSSL
+
 /// The protected header: the input is the header's JSON text, encoded as the base64url segment
 /// a token would carry, so that mutations explore JSON structure, `alg`, `crit` and `x5c`.
 ///

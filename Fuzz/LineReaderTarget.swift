@@ -1,3 +1,7 @@
+@testable internal import Vouch
+@testable internal import VouchBatch
+@testable internal import VouchOpenSSL
+
 /// A byte source over the fuzz input, handing out at most `step` bytes per read so that lines
 /// straddle reads.
 struct FuzzSource: ByteSource {

@@ -1,3 +1,7 @@
+@testable internal import Vouch
+@testable internal import VouchBatch
+@testable internal import VouchOpenSSL
+
 /// The strict JSON layer on arbitrary bytes, with a small depth limit so that it is reached.
 ///
 /// Properties: what is accepted is valid UTF-8 without a byte-order mark; writing the value

@@ -1,12 +1,29 @@
 internal import COpenSSL
 internal import Foundation
+@testable internal import Vouch
+@testable internal import VouchBatch
+@testable internal import VouchOpenSSL
+
+/// The Xcode StoreKit testing tokens of the shared test vectors (none when they are absent).
+let xcodeTokens: [String] = ["neg-xcode-signed-transaction", "neg-xcode-signed-renewal-info", "neg-xcode-signed-app-transaction"]
+    .compactMap { sharedVectorFile("apple-xcode/\($0).jws") }
+    .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+
+/// The certificate those tokens carry, their single `x5c` entry.
+let xcodeTokenCertificate: [UInt8]? = {
+    guard let token = xcodeTokens.first,
+        let header = token.split(separator: ".").first.flatMap({ Base64.decodeURL($0.utf8) }),
+        let text = try? StrictJSON.parseObject(header)["x5c"]?.arrayValue?.first?.stringValue
+    else { return nil }
+    return Base64.decodeStandard(text.utf8)
+}()
 
 /// Trusts what the test vectors need to verify: Apple's root, the minted root, and both Xcode
 /// certificates.
 let fuzzVerifier: Verifier = {
     var configuration = Verifier.Configuration.acceptingAnyApp()
     configuration.trustAnchors = [AppleRootCertificates.rootCAG3, vectorFile("minted/ca/root.der")]
-    configuration.xcodeCertificates = [vectorFile("minted/xcode/xcode.der"), vectorFile("apple-xcode/StoreKitTestingInXcode.cer")]
+    configuration.xcodeCertificates = [vectorFile("minted/xcode/xcode.der")] + (xcodeTokenCertificate.map { [$0] } ?? [])
     return try! Verifier(configuration: configuration)
 }()
 
@@ -20,9 +37,7 @@ let signedInputs: Set<[UInt8]> = {
                  "transaction-production", "xcode-transaction", "xcode-renewal-info", "xcode-app-transaction"] {
         tokens += String(decoding: vectorFile("minted/\(name).txt"), as: UTF8.self).split(separator: "\n").map(String.init)
     }
-    for name in ["neg-xcode-signed-transaction", "neg-xcode-signed-renewal-info", "neg-xcode-signed-app-transaction"] {
-        tokens.append(String(decoding: vectorFile("apple-xcode/\(name).jws"), as: UTF8.self))
-    }
+    tokens += xcodeTokens
     var inputs = Set<[UInt8]>()
     for token in tokens {
         let trimmed = token.trimmingCharacters(in: .whitespacesAndNewlines)

@@ -1,6 +1,7 @@
 import COpenSSL
 import Foundation
 import Vouch
+import VouchBatch
 import VouchMint
 
 // vouch-bench: batch verification measured against OpenSSL's raw P-256 floor, in one run.

@@ -1,3 +1,5 @@
+internal import VouchOpenSSL
+
 /// Why minting failed: a stable code for programs and a reason for people.
 ///
 /// Two errors are equal when their codes are equal; the reason carries the detail (the file,
@@ -39,4 +41,20 @@ public struct MintError: Error, Sendable, Equatable, CustomStringConvertible {
     public var description: String { "\(code): \(reason)" }
 
     public static func == (lhs: MintError, rhs: MintError) -> Bool { lhs.code == rhs.code }
+}
+
+extension MintError {
+    /// An ``MintError/Code/openSSLFailure`` naming the failed step, with OpenSSL's reasons.
+    init(_ failure: OpenSSLError) {
+        self.init(.openSSLFailure, failure.description)
+    }
+
+    /// Runs an OpenSSL step, reporting its failure as ``MintError/Code/openSSLFailure``.
+    static func openSSL<Result>(_ body: () throws(OpenSSLError) -> Result) throws(MintError) -> Result {
+        do {
+            return try body()
+        } catch {
+            throw MintError(error)
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VouchTestSupport
 
 @Suite(.serialized) struct BatchCommandTests {
     static func realLines() throws -> [String] {

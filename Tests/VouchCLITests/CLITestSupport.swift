@@ -1,10 +1,11 @@
 import Foundation
 import Testing
+import VouchTestSupport
+import VouchTestSupport
 
 /// Runs the built `vouch` binary.
 enum VouchBinary {
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    static let packageRoot = VouchTestSupport.packageRoot
 
     /// The `vouch` executable built beside the test bundle.
     static let url: URL = {
@@ -56,22 +57,16 @@ enum VouchBinary {
         return nil
     }()
 
+    /// A project vector's path relative to the package root, the binary's working directory.
     static func vector(_ path: String) -> String { "TestVectors/\(path)" }
 
-    static func text(_ path: String) throws -> String {
-        try String(contentsOf: packageRoot.appendingPathComponent("TestVectors/\(path)"), encoding: .utf8)
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-    }
+    static func text(_ path: String) throws -> String { try TestVectors.text(path) }
 
     /// Parses one JSON object printed by the tool.
     static func object(_ text: String) throws -> [String: Any] {
         let value = try JSONSerialization.jsonObject(with: Data(text.utf8))
-        guard let object = value as? [String: Any] else { throw CLIFailure("not a JSON object: \(text)") }
+        guard let object = value as? [String: Any] else { throw TestFailure("not a JSON object: \(text)") }
         return object
     }
 }
 
-struct CLIFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

@@ -1,11 +1,14 @@
 import Foundation
 import Testing
+import VouchTestSupport
 import Vouch
+import VouchBatch
 @testable import VouchMint
+import VouchOpenSSL
 
-/// The error contract: every ``VerificationError/Code`` is reachable from the command line, and
-/// `vouch verify --json` (or `vouch batch` for the line codes) reports exactly that code for
-/// the example input the README's error table names.
+/// The error contract: every ``VerificationError/Code`` (and ``BatchInputError/Code``) is
+/// reachable from the command line, and `vouch verify --json` (or `vouch batch` for the line
+/// codes) reports exactly that code for the example input the README's error table names.
 @Suite(.serialized) struct ErrorContractTests {
     struct Example: Sendable, CustomTestStringConvertible {
         let code: String
@@ -20,27 +23,19 @@ import Vouch
     static let realToken = try! VouchBinary.text("apple-real/real/transaction-production-1.jws")
     static let mintedRoot = VouchBinary.vector("minted/ca/root.der")
 
-    static func segments(_ token: String) -> [String] {
-        token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-    }
-
-    static func base64URL(_ bytes: some Collection<UInt8>) -> String {
-        String(decoding: Base64.encodeURL(bytes), as: UTF8.self)
-    }
-
     static func base64(_ bytes: some Collection<UInt8>) -> String {
         String(decoding: Base64.encodeStandard(bytes), as: UTF8.self)
     }
 
     /// The real token with its header JSON text replaced (payload and signature unchanged).
     static func withHeaderText(_ text: String) -> [UInt8] {
-        let parts = segments(realToken)
-        return Array(([base64URL(Array(text.utf8))] + parts[1...]).joined(separator: ".").utf8)
+        let parts = TokenParts.segments(realToken)
+        return Array(([TokenParts.encode(Array(text.utf8))] + parts[1...]).joined(separator: ".").utf8)
     }
 
     /// The real token with its header object changed.
     static func withHeader(_ change: (inout JSONObject) -> Void) -> [UInt8] {
-        var header = try! StrictJSON.parseObject(Base64.decodeURL(segments(realToken)[0].utf8)!)
+        var header = try! StrictJSON.parseObject(Base64.decodeURL(TokenParts.segments(realToken)[0].utf8)!)
         change(&header)
         return withHeaderText(JSONWriter.string(.object(header)))
     }
@@ -55,7 +50,7 @@ import Vouch
     }
 
     static func withSignature(_ signature: String) -> [UInt8] {
-        let parts = segments(realToken)
+        let parts = TokenParts.segments(realToken)
         return Array((parts[0] + "." + parts[1] + "." + signature).utf8)
     }
 
@@ -64,22 +59,22 @@ import Vouch
     /// A token over the minted chain whose leaf is issued now, by the minted intermediate, with
     /// these extensions on a key of `curve`. The signature is 64 zero bytes: the leaf is checked
     /// before the signature is.
-    static func tokenWithMintedLeaf(extensions: [CertificateProfile.Extension], curve: MintKey.Curve) throws -> [UInt8] {
+    static func tokenWithMintedLeaf(extensions: [CertificateProfile.Extension], curve: Curve) throws -> [UInt8] {
         let base = mintedSigner.authority
-        let key = try MintKey.generate(curve)
+        let key = try PrivateKey.generate(curve)
         let validity = try #require(base.signingValidity)
-        let leaf = try MintCertificate.issue(
+        let leaf = try Certificate.issue(
             CertificateProfile(
                 subject: [("CN", "Vouch contract test leaf"), ("O", "Vouch Mint (test only)")],
                 notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: nil, extensions: extensions,
                 digest: .sha384),
             subjectKey: key, issuer: base.certificates[1], issuerKey: try #require(base.keys[1]))
-        let chain = try [leaf.der()] + base.certificateChain().dropFirst()
+        let chain = try [leaf.der] + base.certificateChain().dropFirst()
         let header = JSONObject([.init("alg", "ES256"), .init("x5c", .array(chain.map { .string(base64($0)) }))])
         let payload = try MintGenerator(seed: 1, date: validity.notBefore.addingTimeInterval(86_400 * 365))
             .payload(.transaction, index: 0, signer: mintedSigner)
-        return Array([base64URL(JSONWriter.encode(.object(header))), base64URL(JSONWriter.encode(.object(payload))),
-                      base64URL([UInt8](repeating: 0, count: 64))].joined(separator: ".").utf8)
+        return Array([TokenParts.encode(JSONWriter.encode(.object(header))), TokenParts.encode(JSONWriter.encode(.object(payload))),
+                      TokenParts.encode([UInt8](repeating: 0, count: 64))].joined(separator: ".").utf8)
     }
 
     static func mintedLine(_ file: String) throws -> [UInt8] {
@@ -87,7 +82,7 @@ import Vouch
     }
 
     static func examples() throws -> [String: Example] {
-        let parts = segments(realToken)
+        let parts = TokenParts.segments(realToken)
         let signature = Base64.decodeURL(parts[2].utf8)!
         var flipped = Array(parts[2])
         flipped[10] = flipped[10] == "A" ? "B" : "A"
@@ -162,7 +157,7 @@ import Vouch
                 stdin: withChain { $0[0] = $0[2] }),
             Example(
                 code: "bad_signature_length", input: "a real token with a 63-byte signature", arguments: [],
-                stdin: withSignature(base64URL(signature.prefix(63)))),
+                stdin: withSignature(TokenParts.encode(signature.prefix(63)))),
             Example(
                 code: "bad_signature", input: "a real token with one signature character changed", arguments: [],
                 stdin: withSignature(String(flipped))),
@@ -190,8 +185,9 @@ import Vouch
                 input: "a minted notification whose `data.signedTransactionInfo` is `not a token`",
                 arguments: ["--root", mintedRoot], stdin: Array(try mintedSigner.sign(payload: notification).utf8)),
             Example(
-                code: "xcode_not_trusted", input: "TestVectors/apple-xcode/neg-xcode-signed-transaction.jws",
-                arguments: [], stdin: Array(try VouchBinary.text("apple-xcode/neg-xcode-signed-transaction.jws").utf8)),
+                code: "xcode_not_trusted", input: "a minted Xcode transaction (TestVectors/minted/xcode-transaction.txt)",
+                arguments: [],
+                stdin: Array(try VouchBinary.text("minted/xcode-transaction.txt").split(separator: "\n")[0].utf8)),
             Example(code: "empty_line", input: "`vouch batch` given an empty line", arguments: ["batch"], stdin: [0x0A]),
             Example(
                 code: "line_too_long", input: "`vouch batch` given a line of 1 MiB + 1 byte", arguments: ["batch"],
@@ -206,14 +202,17 @@ import Vouch
     /// from the command line (`VerifierAPITests` covers it through the library).
     static let reachable = VerificationError.Code.all.filter { $0 != .internalError }
 
+    /// The verifier's reachable codes, then the batch input's own.
+    static let codes = reachable.map(\.rawValue) + BatchInputError.Code.all.map(\.rawValue)
+
     @Test func everyCodeHasAnExample() throws {
         let examples = try Self.all.get()
-        #expect(Set(examples.keys) == Set(Self.reachable.map(\.rawValue)))
-        #expect(examples.count == Self.reachable.count)
+        #expect(Set(examples.keys) == Set(Self.codes))
+        #expect(examples.count == Self.codes.count)
         #expect(VerificationError.Code.all.count == Self.reachable.count + 1)
     }
 
-    @Test(arguments: Self.reachable.map(\.rawValue))
+    @Test(arguments: ErrorContractTests.codes)
     func theCLIReportsExactlyThisCode(code: String) throws {
         let example = try #require(try Self.all.get()[code], "no example for \(code)")
         let arguments = example.arguments.first == "batch"
@@ -267,8 +266,11 @@ import Vouch
     @Test func theReadmeTableListsEveryCodeWithItsExample() throws {
         let readme = try String(contentsOf: VouchBinary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         for example in try Self.all.get().values {
+            // The batch input's own codes are input errors; a verifier code has its category.
+            let verifierCode = VerificationError.Code.all.first { $0.rawValue == example.code }
             let category = example.code == "nested_token_invalid"
-                ? "the nested error's" : "\(VerificationError(VerificationError.Code(rawValue: example.code), "").category)"
+                ? "the nested error's"
+                : verifierCode.map { "\(VerificationError($0, "").category)" } ?? "input"
             #expect(readme.contains("| `\(example.code)` | \(category) |"), "\(example.code) is not in the README's table with its category")
             #expect(readme.contains("| \(example.input) |"), "the README does not give \(example.code)'s example")
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VouchTestSupport
 
 @Suite(.serialized) struct VerifyCommandTests {
     let transaction = VouchBinary.vector("apple-real/real/transaction-production-1.jws")
@@ -68,20 +69,25 @@ import Testing
         #expect(environment.stderr.contains("wrong_environment"))
     }
 
-    @Test func xcodeDataNeedsItsCertificate() throws {
-        let sample = VouchBinary.vector("apple-xcode/neg-xcode-signed-transaction.jws")
+    @Test(.sharedVectors("apple-xcode"))
+    func xcodeDataNeedsItsCertificate() throws {
+        let sample = SharedVectors.url(SharedVectors.xcodeSamples[0].path).path
         let rejected = try VouchBinary.run(["verify", sample])
         #expect(rejected.status == 1)
         #expect(rejected.stderr.contains("xcode_not_trusted"))
-        let trusted = try VouchBinary.run(
-            ["verify", "--xcode-cert", VouchBinary.vector("apple-xcode/StoreKitTestingInXcode.cer"), sample])
+        // The certificate the token carries, as a DER file.
+        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-xcode-\(UUID().uuidString).cer")
+        try Data(try SharedVectors.xcodeCertificate()).write(to: certificate)
+        defer { try? FileManager.default.removeItem(at: certificate) }
+        let trusted = try VouchBinary.run(["verify", "--xcode-cert", certificate.path, sample])
         #expect(trusted.status == 0, "\(trusted.stderr)")
         #expect(trusted.stdout.hasPrefix("VERIFIED transaction"))
     }
 
-    @Test func anotherRootReplacesTheEmbeddedOne() throws {
-        let mock = VouchBinary.vector("apple-app-store-server-library/mock_signed_data/renewalInfo")
-        let root = VouchBinary.vector("apple-app-store-server-library/certs/root_ca.pem")
+    @Test(.sharedVectors("apple-app-store-server-library"))
+    func anotherRootReplacesTheEmbeddedOne() throws {
+        let mock = SharedVectors.url("apple-app-store-server-library/mock_signed_data/renewalInfo").path
+        let root = SharedVectors.url("apple-app-store-server-library/certs/root_ca.pem").path
         let verified = try VouchBinary.run(["verify", "--root", root, "--no-strict-x509", "--kind", "renewal-info", mock])
         #expect(verified.status == 0, "\(verified.stderr)")
         let untrusted = try VouchBinary.run(["verify", "--kind", "renewal-info", mock])
@@ -149,8 +155,9 @@ struct InspectCommandTests {
         #expect(result.stdout.contains("signedDate: 1770982951313 (2026-02-13T11:42:31.313Z)"))
     }
 
-    @Test func inspectDecodesDataThatDoesNotVerify() throws {
-        let result = try VouchBinary.run(["inspect", VouchBinary.vector("apple-xcode/neg-xcode-signed-transaction.jws")])
+    @Test(.sharedVectors("apple-xcode"))
+    func inspectDecodesDataThatDoesNotVerify() throws {
+        let result = try VouchBinary.run(["inspect", SharedVectors.url(SharedVectors.xcodeSamples[0].path).path])
         #expect(result.status == 0)
         #expect(result.stdout.contains("kid: \"Apple_Xcode_Key\""))
         #expect(result.stdout.contains("purchaseDate: 1697679936049.7297 (2023-10-19T01:45:36.049Z)"))

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VouchTestSupport
 import Vouch
 @testable import VouchMint
 

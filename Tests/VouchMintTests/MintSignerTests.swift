@@ -1,7 +1,9 @@
 import Foundation
 import Testing
+import VouchTestSupport
 import Vouch
 @testable import VouchMint
+import VouchOpenSSL
 
 @Suite struct MintSignerTests {
     typealias Support = MintTestSupport
@@ -87,7 +89,7 @@ import Vouch
     @Test func rawSignatureIsLeftPaddedToThirtyTwoBytesPerHalf() throws {
         // SEQUENCE { INTEGER 1, INTEGER 0x00FF (a positive with a sign byte) }
         let der: [UInt8] = [0x30, 0x07, 0x02, 0x01, 0x01, 0x02, 0x02, 0x00, 0xFF]
-        let raw = try MintSigner.rawSignature(fromDER: der, width: 32)
+        let raw = try PrivateKey.rawSignature(fromDER: der, width: 32)
         #expect(raw == [UInt8](repeating: 0, count: 31) + [0x01] + [UInt8](repeating: 0, count: 31) + [0xFF])
     }
 }

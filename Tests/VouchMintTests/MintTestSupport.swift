@@ -1,6 +1,7 @@
 import COpenSSL
 import Foundation
 import Testing
+import VouchTestSupport
 import Vouch
 @testable import VouchMint
 
@@ -41,43 +42,7 @@ enum MintTestSupport {
     }
 
     /// The three segments of a compact JWS, decoded.
-    struct Token {
-        var headerText: String
-        var header: JSONObject
-        var payloadBytes: [UInt8]
-        var payload: JSONObject
-        var signature: [UInt8]
-        /// `header.payload` exactly as in the token.
-        var signingInput: [UInt8]
-
-        init(_ token: String) throws {
-            let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-            try #require(parts.count == 3)
-            let headerBytes = try #require(Base64.decodeURL(Array(parts[0].utf8)))
-            headerText = String(decoding: headerBytes, as: UTF8.self)
-            header = try StrictJSON.parseObject(headerBytes)
-            payloadBytes = try #require(Base64.decodeURL(Array(parts[1].utf8)))
-            payload = try StrictJSON.parseObject(payloadBytes)
-            signature = try #require(Base64.decodeURL(Array(parts[2].utf8)))
-            signingInput = Array((parts[0] + "." + parts[1]).utf8)
-        }
-
-        /// The DER certificates of `x5c`.
-        var chain: [[UInt8]] {
-            get throws {
-                let entries = try #require(header["x5c"]?.arrayValue)
-                return try entries.map { entry in
-                    let text = try #require(entry.stringValue)
-                    return try #require(Base64.decodeStandard(Array(text.utf8)))
-                }
-            }
-        }
-
-        /// Whether the ES256 signature verifies with `x5c[0]`'s public key.
-        var signatureVerifies: Bool {
-            get throws { try MintTestSupport.verifyES256(signature: signature, input: signingInput, certificate: try chain[0]) }
-        }
-    }
+    typealias Token = DecodedJWS
 
     /// Verifies a raw `r‖s` ES256 signature over `input` with the key of a DER certificate,
     /// through OpenSSL's EVP interface (the signature converted to a DER ECDSA-Sig-Value).
@@ -117,4 +82,11 @@ enum MintTestSupport {
     }
 
     static func milliseconds(_ date: Date) -> Int64 { Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) }
+}
+
+extension DecodedJWS {
+    /// Whether the ES256 signature verifies with `x5c[0]`'s public key.
+    var signatureVerifies: Bool {
+        get throws { try MintTestSupport.verifyES256(signature: signature, input: signingInput, certificate: try chain[0]) }
+    }
 }

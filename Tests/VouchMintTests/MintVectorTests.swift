@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VouchTestSupport
 import Vouch
 @testable import VouchMint
 
@@ -7,9 +8,7 @@ import Vouch
 @Suite struct MintVectorTests {
     typealias Support = MintTestSupport
 
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("TestVectors/minted")
+    static let directory = TestVectors.url("minted")
 
     private func lines(_ name: String) throws -> [String] {
         try String(contentsOf: Self.directory.appendingPathComponent(name), encoding: .utf8)

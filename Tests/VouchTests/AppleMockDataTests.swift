@@ -1,13 +1,16 @@
 import Testing
+import VouchOpenSSL
+import VouchTestSupport
 @testable import Vouch
 
 /// Apple's own test fixtures (app-store-server-library), signed by Apple's test chain.
+@Suite(.sharedVectors("apple-app-store-server-library"))
 struct AppleMockDataTests {
     static let folder = "apple-app-store-server-library"
 
     func testRootVerifier(bundleId: String? = nil) throws -> Verifier {
         var configuration = Verifier.Configuration.acceptingAnyApp()
-        configuration.trustAnchors = [try TestVectors.bytes("\(Self.folder)/certs/testCA.der")]
+        configuration.trustAnchors = [try SharedVectors.bytes("\(Self.folder)/certs/testCA.der")]
         // Apple's test root has no subject key identifier, which strict RFC 5280 checks require.
         configuration.strictX509 = false
         configuration.bundleId = bundleId
@@ -15,7 +18,7 @@ struct AppleMockDataTests {
     }
 
     func mock(_ name: String) throws -> String {
-        try TestVectors.text("\(Self.folder)/mock_signed_data/\(name)")
+        try SharedVectors.text("\(Self.folder)/mock_signed_data/\(name)")
     }
 
     @Test func mockTokensVerifyWithTheTestRootAsAnchor() throws {
@@ -36,7 +39,7 @@ struct AppleMockDataTests {
 
     @Test func mockTokensFailStrictChecksBecauseTheTestRootLacksAKeyIdentifier() throws {
         var configuration = Verifier.Configuration.acceptingAnyApp()
-        configuration.trustAnchors = [try TestVectors.bytes("\(Self.folder)/certs/testCA.der")]
+        configuration.trustAnchors = [try SharedVectors.bytes("\(Self.folder)/certs/testCA.der")]
         let error = try Verifier(configuration: configuration).rejection(try mock("transactionInfo"))
         #expect(error?.code == .untrustedChain)
     }
@@ -62,12 +65,12 @@ struct AppleMockDataTests {
     func chainError(leaf: String, intermediate: String) throws -> VerificationError? {
         let engine = try Engine(configuration: {
             var configuration = Verifier.Configuration.acceptingAnyApp()
-            configuration.trustAnchors = [try TestVectors.bytes("\(Self.folder)/certs/testCA.der")]
+            configuration.trustAnchors = [try SharedVectors.bytes("\(Self.folder)/certs/testCA.der")]
             configuration.strictX509 = false
             return configuration
         }())
-        let leaf = try #require(Certificate(der: try TestVectors.certificateDER("\(Self.folder)/certs/\(leaf)")))
-        let intermediate = try #require(Certificate(der: try TestVectors.certificateDER("\(Self.folder)/certs/\(intermediate)")))
+        let leaf = try #require(Certificate(der: try SharedVectors.certificateDER("\(Self.folder)/certs/\(leaf)")))
+        let intermediate = try #require(Certificate(der: try SharedVectors.certificateDER("\(Self.folder)/certs/\(intermediate)")))
         do {
             _ = try engine.validateAppleChain(leaf: leaf, intermediate: intermediate, at: 1_761_962_975)
             return nil
@@ -88,8 +91,8 @@ struct AppleMockDataTests {
 
     @Test func theRealChainValidatesOnlyInsideItsWindow() throws {
         let engine = try Engine(configuration: Verifier.Configuration.acceptingAnyApp())
-        let leaf = try #require(Certificate(der: try TestVectors.certificateDER("\(Self.folder)/certs/real_apple_signing_certificate.pem")))
-        let intermediate = try #require(Certificate(der: try TestVectors.certificateDER("\(Self.folder)/certs/real_apple_intermediate.pem")))
+        let leaf = try #require(Certificate(der: try SharedVectors.certificateDER("\(Self.folder)/certs/real_apple_signing_certificate.pem")))
+        let intermediate = try #require(Certificate(der: try SharedVectors.certificateDER("\(Self.folder)/certs/real_apple_intermediate.pem")))
         let window = try engine.validateAppleChain(leaf: leaf, intermediate: intermediate, at: 1_761_962_975)
         #expect(window.notAfter == leaf.notAfter)
         #expect(throws: VerificationError(.certificateExpired, "")) {

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import VouchOpenSSL
+import VouchTestSupport
 @testable import Vouch
 
 /// Real tokens signed by Apple, checked against the embedded Apple Root CA - G3.

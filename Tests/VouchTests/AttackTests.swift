@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VouchTestSupport
 @testable import Vouch
 
 /// Known attacks on JWS verifiers, each rejected with its own code.

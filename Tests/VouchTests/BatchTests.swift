@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import VouchTestSupport
 @testable import Vouch
+@testable import VouchBatch
 
 /// A byte source over memory, handing out at most `step` bytes per read.
 struct MemorySource: ByteSource {

@@ -1,6 +1,9 @@
 import Foundation
 import Testing
+import VouchOpenSSL
+import VouchTestSupport
 @testable import Vouch
+@testable import VouchBatch
 
 /// One verifier shared by many threads, as the batch driver shares it: every thread sees the
 /// results a single thread sees, while the chain cache fills, hits and evicts. Run under

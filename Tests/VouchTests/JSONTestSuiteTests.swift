@@ -1,19 +1,21 @@
 import Testing
+import VouchTestSupport
 @testable import Vouch
 
-/// JSONTestSuite (TestVectors/jsontestsuite) through the strict JSON layer: every `y_` file is
+/// JSONTestSuite (`jsontestsuite/` in the shared test vectors) through the strict JSON layer: every `y_` file is
 /// accepted but the two with duplicate keys, every `n_` file rejected, and each `i_` file gets
 /// the choice documented below and in the README. Foundation's parsers accept trailing commas, byte-order marks, UTF-16 and
 /// duplicate keys; this layer accepts none of them.
+@Suite(.sharedVectors("jsontestsuite"))
 struct JSONTestSuiteTests {
     static func parsingFiles(prefix: String) throws -> [String] {
-        try TestVectors.files(in: "jsontestsuite/test_parsing").filter {
+        try SharedVectors.files(in: "jsontestsuite/test_parsing").filter {
             $0.split(separator: "/").last!.hasPrefix(prefix)
         }
     }
 
     static func accepts(_ path: String, maximumDepth: Int = StrictJSON.Limits().maximumDepth) throws -> Bool {
-        (try? StrictJSON.parse(try TestVectors.bytes(path), limits: .init(maximumDepth: maximumDepth))) != nil
+        (try? StrictJSON.parse(try SharedVectors.bytes(path), limits: .init(maximumDepth: maximumDepth))) != nil
     }
 
     static func name(_ path: String) -> String { String(path.split(separator: "/").last!) }
@@ -84,7 +86,7 @@ struct JSONTestSuiteTests {
     @Test func fiveHundredNestedArraysAreRefusedForDepthAlone() throws {
         let file = "jsontestsuite/test_parsing/i_structure_500_nested_arrays.json"
         #expect(try Self.accepts(file, maximumDepth: 500))
-        let bytes = try TestVectors.bytes(file)
+        let bytes = try SharedVectors.bytes(file)
         do {
             _ = try StrictJSON.parse(bytes)
             Issue.record("500 nested arrays were accepted under the default limit")
@@ -109,22 +111,22 @@ struct JSONTestSuiteTests {
     }
 
     @Test func numbersOfTheTransformSuiteKeepTheirExactText() throws {
-        let files = try TestVectors.files(in: "jsontestsuite/test_transform").filter { Self.name($0).hasPrefix("number_") }
+        let files = try SharedVectors.files(in: "jsontestsuite/test_transform").filter { Self.name($0).hasPrefix("number_") }
         #expect(files.count == 10)
         for file in files {
-            let text = String(decoding: try TestVectors.bytes(file), as: UTF8.self)
+            let text = String(decoding: try SharedVectors.bytes(file), as: UTF8.self)
             let value = try StrictJSON.parse(Array(text.utf8))
             #expect(JSONWriter.string(value) + "\n" == text, "\(file)")
         }
     }
 
     @Test func invalidCodePointsOfTheTransformSuiteAreRejectedAndAnEscapedNULIsKept() throws {
-        let invalid = try TestVectors.files(in: "jsontestsuite/test_transform").filter { Self.name($0).contains("invalid_codepoint") }
+        let invalid = try SharedVectors.files(in: "jsontestsuite/test_transform").filter { Self.name($0).contains("invalid_codepoint") }
         #expect(invalid.count == 6)
         for file in invalid {
             #expect(try !Self.accepts(file), "\(file)")
         }
-        let value = try StrictJSON.parse(try TestVectors.bytes("jsontestsuite/test_transform/string_with_escaped_NULL.json"))
+        let value = try StrictJSON.parse(try SharedVectors.bytes("jsontestsuite/test_transform/string_with_escaped_NULL.json"))
         #expect(value == .array([.string("A\u{0}B")]))
     }
 }

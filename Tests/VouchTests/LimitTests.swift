@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+import VouchTestSupport
 @testable import Vouch
+@testable import VouchBatch
 @testable import VouchMint
 
 /// Every resource limit, at its edge: the largest input still goes on to the next check, one

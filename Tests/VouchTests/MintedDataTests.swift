@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VouchTestSupport
 @testable import Vouch
 @testable import VouchMint
 

@@ -1,59 +1,37 @@
 import Foundation
 import Testing
+import VouchTestSupport
 @testable import Vouch
 
-/// Reads the files under `TestVectors/`, found from this file's path.
-private enum Vectors {
-    static let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // VouchTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // package root
-        .appendingPathComponent("TestVectors")
+/// Apple's library fixtures, signed by its test chain (in the shared test vectors).
+private let mockSignedData = "apple-app-store-server-library/mock_signed_data/"
 
-    /// Apple's library fixtures, signed by its test chain.
-    static let mockSignedData = "apple-app-store-server-library/mock_signed_data/"
+/// A vector file: in the project's `TestVectors/` or in the shared test vectors.
+struct VectorFile: Sendable, CustomTestStringConvertible {
+    let shared: Bool
+    let path: String
 
-    static func text(_ path: String) throws -> String {
-        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
-    }
+    var testDescription: String { path }
 
-    /// The paths of the files in `directory`, relative to `TestVectors/`, sorted.
-    static func files(in directory: String, withExtension pathExtension: String? = nil) throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(directory).path)
-            .filter { name in pathExtension.map { name.hasSuffix("." + $0) } ?? true }
-            .sorted()
-            .map { directory + "/" + $0 }
-    }
-
-    /// The payload of the compact JWS stored at `path`, unverified.
-    static func payload(_ path: String) throws -> JSONObject {
-        try unverifiedPayload(text(path).trimmingCharacters(in: .whitespacesAndNewlines))
+    /// The payload of the compact JWS stored here, unverified.
+    func payload() throws -> JSONObject {
+        try TokenParts.unverifiedPayload(shared ? SharedVectors.text(path) : TestVectors.text(path))
     }
 }
 
-private struct VectorError: Error, CustomStringConvertible {
-    let description: String
-}
-
-/// The payload of a compact JWS, without checking its signature: split on ".", base64url-decode
-/// the middle segment, parse it strictly.
-private func unverifiedPayload(_ token: String) throws -> JSONObject {
-    let segments = token.split(separator: ".", omittingEmptySubsequences: false)
-    guard segments.count == 3 else { throw VectorError(description: "\(segments.count) segments, not 3") }
-    guard let bytes = Base64.decodeURL(Array(segments[1].utf8)) else {
-        throw VectorError(description: "payload segment is not base64url")
-    }
-    return try StrictJSON.parseObject(bytes)
-}
-
-/// Decodes the vector at `path` (relative to `TestVectors/`) without verifying it.
+/// Decodes the project's vector at `path` (relative to `TestVectors/`) without verifying it.
 private func decode<Model: PayloadModel>(_ path: String) throws -> Model {
-    try Model(json: Vectors.payload(path))
+    try Model(json: VectorFile(shared: false, path: path).payload())
+}
+
+/// Decodes the shared vector at `path` without verifying it.
+private func decodeShared<Model: PayloadModel>(_ path: String) throws -> Model {
+    try Model(json: VectorFile(shared: true, path: path).payload())
 }
 
 /// Decodes the payload of a compact JWS without verifying it.
 private func decode<Model: PayloadModel>(token: String) throws -> Model {
-    try Model(json: unverifiedPayload(token))
+    try Model(json: TokenParts.unverifiedPayload(token))
 }
 
 private func object(_ json: String) throws -> JSONObject {
@@ -92,25 +70,43 @@ private enum PayloadKind: String {
 struct ModelTests {
     // MARK: Every vector
 
-    static let vectorFiles: [String] = {
-        let real = (try? Vectors.files(in: "apple-real/real", withExtension: "jws")) ?? []
-        let xcode = (try? Vectors.files(in: "apple-xcode", withExtension: "jws")) ?? []
-        let mock = ["transactionInfo", "renewalInfo", "testNotification"]
-            .map { Vectors.mockSignedData + $0 }
-        return real + xcode + mock
+    static let realFiles: [VectorFile] = ((try? TestVectors.files(in: "apple-real/real", withExtension: "jws")) ?? [])
+        .map { VectorFile(shared: false, path: $0) }
+
+    /// The Xcode tokens and Apple's mock data; empty when the shared test vectors are absent
+    /// (the tests that read them are skipped then).
+    static let sharedFiles: [VectorFile] = {
+        guard SharedVectors.missing(["apple-xcode", "apple-app-store-server-library"]) == nil else { return [] }
+        let xcode = (try? SharedVectors.files(in: "apple-xcode", withExtension: "jws")) ?? []
+        let mock = ["transactionInfo", "renewalInfo", "testNotification"].map { mockSignedData + $0 }
+        return (xcode + mock).map { VectorFile(shared: true, path: $0) }
     }()
 
-    @Test func findsTheVectorFiles() throws {
-        let manifestRows = try Vectors.text("apple-real/manifest.tsv").split(separator: "\n").dropFirst()
-        let realFiles = Self.vectorFiles.filter { $0.hasPrefix("apple-real/") }
-        #expect(realFiles.count == manifestRows.count)
-        #expect(Self.vectorFiles.filter { $0.hasPrefix("apple-xcode/") }.count == 3)
+    @Test func findsTheRealVectorFiles() throws {
+        let manifestRows = try TestVectors.text("apple-real/manifest.tsv").split(separator: "\n").dropFirst()
+        #expect(Self.realFiles.count == manifestRows.count)
     }
 
-    @Test(arguments: ModelTests.vectorFiles)
-    func decodesEveryVectorIntoTheTypeItsNameGives(path: String) throws {
+    @Test(.sharedVectors("apple-xcode", "apple-app-store-server-library"))
+    func findsTheSharedVectorFiles() throws {
+        #expect(Self.sharedFiles.filter { $0.path.hasPrefix("apple-xcode/") }.count == 3)
+        #expect(Self.sharedFiles.count == 6)
+    }
+
+    @Test(arguments: ModelTests.realFiles)
+    func decodesEveryRealVectorIntoTheTypeItsNameGives(file: VectorFile) throws {
+        try Self.decodesIntoTheTypeItsNameGives(file)
+    }
+
+    @Test(.sharedVectors("apple-xcode", "apple-app-store-server-library"), arguments: ModelTests.sharedFiles)
+    func decodesEverySharedVectorIntoTheTypeItsNameGives(file: VectorFile) throws {
+        try Self.decodesIntoTheTypeItsNameGives(file)
+    }
+
+    static func decodesIntoTheTypeItsNameGives(_ file: VectorFile) throws {
+        let path = file.path
         let kind = try #require(PayloadKind(fileName: String(path.split(separator: "/").last!)))
-        let json = try Vectors.payload(path)
+        let json = try file.payload()
         let model = try kind.decode(json)
         #expect(model.json == json)
         #expect(model.signedDate != nil)
@@ -133,7 +129,9 @@ struct ModelTests {
     /// manifest.tsv records each real file's kind, environment, signedDate (in microseconds) and
     /// notification type/subtype.
     @Test func realVectorsAgreeWithTheirManifest() throws {
-        let rows = try Vectors.text("apple-real/manifest.tsv").split(separator: "\n").dropFirst()
+        // Not trimmed: a row may end in an empty column.
+        let manifest = String(decoding: try TestVectors.bytes("apple-real/manifest.tsv"), as: UTF8.self)
+        let rows = manifest.split(separator: "\n").dropFirst()
         #expect(!rows.isEmpty)
         for row in rows {
             let columns = row.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
@@ -141,7 +139,7 @@ struct ModelTests {
             let (file, kindName, environment, signedDate, notificationType) =
                 (columns[0], columns[1], columns[2], columns[3], columns[5])
             let kind = try #require(PayloadKind(rawValue: kindName))
-            let model = try kind.decode(Vectors.payload("apple-real/" + file))
+            let model = try kind.decode(VectorFile(shared: false, path: "apple-real/" + file).payload())
 
             // "2026-02-13T14:36:57.432000Z": Apple signs whole milliseconds.
             #expect(signedDate.hasSuffix("000Z"))
@@ -203,8 +201,11 @@ struct ModelTests {
         #expect(nonRenewing.subscriptionGroupIdentifier == nil)
         #expect(nonRenewing.appTransactionId == nil)
         #expect(nonRenewing.revocationDate == nil)
+    }
 
-        let mock: JWSTransactionDecodedPayload = try decode(Vectors.mockSignedData + "transactionInfo")
+    @Test(.sharedVectors("apple-app-store-server-library"))
+    func decodesAppleMockTransactionWithoutMostMembers() throws {
+        let mock: JWSTransactionDecodedPayload = try decodeShared(mockSignedData + "transactionInfo")
         #expect(mock.bundleId == "com.example")
         #expect(mock.environment == .sandbox)
         #expect(mock.signedDate?.milliseconds == 1_672_956_154_000)
@@ -295,8 +296,9 @@ struct ModelTests {
         #expect(app.json.members.map { $0.name }.firstIndex(of: "requestDate") == 6)
     }
 
-    @Test func keepsXcodeFractionalDatesExactly() throws {
-        let transaction: JWSTransactionDecodedPayload = try decode("apple-xcode/neg-xcode-signed-transaction.jws")
+    @Test(.sharedVectors("apple-xcode"))
+    func keepsXcodeFractionalDatesExactly() throws {
+        let transaction: JWSTransactionDecodedPayload = try decodeShared("apple-xcode/neg-xcode-signed-transaction.jws")
         let purchase = try #require(transaction.purchaseDate)
         #expect(purchase.rawValue == "1697679936049.7297")
         #expect(purchase.milliseconds == 1_697_679_936_049)
@@ -309,7 +311,7 @@ struct ModelTests {
         #expect(transaction.subscriptionGroupIdentifier == "6F3A93AB")
         #expect(transaction.transactionId == "0")
 
-        let renewal: JWSRenewalInfoDecodedPayload = try decode("apple-xcode/neg-xcode-signed-renewal-info.jws")
+        let renewal: JWSRenewalInfoDecodedPayload = try decodeShared("apple-xcode/neg-xcode-signed-renewal-info.jws")
         #expect(renewal.renewalDate?.rawValue == "1700358336049.7297")
         #expect(renewal.renewalDate?.milliseconds == 1_700_358_336_049)
         #expect(renewal.signedDate?.milliseconds == 1_697_679_936_711)
@@ -317,8 +319,9 @@ struct ModelTests {
         #expect(renewal.json["deviceVerificationNonce"] == "3439919e-87c9-47b6-aeee-2823f7a9d3c3")
     }
 
-    @Test func formatsXcodesYearOneDateBeforeTheEpoch() throws {
-        let app: AppTransaction = try decode("apple-xcode/neg-xcode-signed-app-transaction.jws")
+    @Test(.sharedVectors("apple-xcode"))
+    func formatsXcodesYearOneDateBeforeTheEpoch() throws {
+        let app: AppTransaction = try decodeShared("apple-xcode/neg-xcode-signed-app-transaction.jws")
         #expect(app.receiptType == .xcode)
         #expect(app.appAppleId == nil)
         #expect(app.receiptCreationDate?.rawValue == "1697680122257.447")
@@ -330,8 +333,9 @@ struct ModelTests {
         #expect(original.date.timeIntervalSince1970 == -62_135_769_600)
     }
 
-    @Test func decodesTheMockTestNotification() throws {
-        let notification: ResponseBodyV2DecodedPayload = try decode(Vectors.mockSignedData + "testNotification")
+    @Test(.sharedVectors("apple-app-store-server-library"))
+    func decodesTheMockTestNotification() throws {
+        let notification: ResponseBodyV2DecodedPayload = try decodeShared(mockSignedData + "testNotification")
         #expect(notification.notificationType == .test)
         #expect(notification.notificationUUID == "9ad56bd2-0bc6-42e0-af24-fd996d87a1e6")
         #expect(notification.signedDate?.milliseconds == 1_681_314_324_000)
@@ -344,7 +348,7 @@ struct ModelTests {
     // MARK: Enum-like values
 
     @Test func unknownEnumValuesKeepTheirRawValue() throws {
-        var json = try Vectors.payload("apple-real/real/transaction-production-1.jws")
+        var json = try VectorFile(shared: false, path: "apple-real/real/transaction-production-1.jws").payload()
         json["environment"] = "Staging"
         json["type"] = "Bundle"
         json["offerType"] = 9
@@ -388,7 +392,7 @@ struct ModelTests {
     // MARK: Wrong types
 
     @Test func wrongTypeMembersThrowWithTheirName() throws {
-        let source = try Vectors.payload("apple-real/real/transaction-production-1.jws")
+        let source = try VectorFile(shared: false, path: "apple-real/real/transaction-production-1.jws").payload()
         let cases: [(member: String, value: JSONValue)] = [
             ("price", "49000000"),
             ("bundleId", 5),
@@ -408,7 +412,7 @@ struct ModelTests {
             #expect(error?.field == member, "\(member) = \(value)")
         }
 
-        var renewal = try Vectors.payload("apple-real/real/renewalInfo-sandbox-9.jws")
+        var renewal = try VectorFile(shared: false, path: "apple-real/real/renewalInfo-sandbox-9.jws").payload()
         renewal["eligibleWinBackOfferIds"] = .array(["offer-1", 3])
         let arrayError = #expect(throws: PayloadFieldError.self) { try JWSRenewalInfoDecodedPayload(json: renewal) }
         #expect(arrayError?.field == "eligibleWinBackOfferIds[1]")
@@ -416,7 +420,7 @@ struct ModelTests {
     }
 
     @Test func nestedWrongTypeMembersNameTheirPath() throws {
-        var json = try Vectors.payload("apple-real/real/notification-sandbox-21.jws")
+        var json = try VectorFile(shared: false, path: "apple-real/real/notification-sandbox-21.jws").payload()
         var data = try #require(json["data"]?.objectValue)
         data["bundleId"] = 5
         json["data"] = .object(data)
@@ -436,7 +440,7 @@ struct ModelTests {
     }
 
     @Test func nullMembersCountAsAbsent() throws {
-        var json = try Vectors.payload("apple-real/real/transaction-production-1.jws")
+        var json = try VectorFile(shared: false, path: "apple-real/real/transaction-production-1.jws").payload()
         json["bundleId"] = .null
         json["price"] = .null
         json["advancedCommerceInfo"] = .null

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VouchTestSupport
 import Vouch
 
 /// The library example of README.md, taken from the README itself at test time (the Swift block
@@ -31,7 +32,7 @@ import Vouch
 
     /// The README's Swift block between the markers.
     static func readmeExample() throws -> String {
-        let readme = try String(contentsOf: TestVectors.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         guard let begin = readme.range(of: "<!-- readme-example:begin -->\n```swift\n"),
             let end = readme.range(of: "```\n<!-- readme-example:end -->", range: begin.upperBound..<readme.endIndex)
         else { throw TestFailure("README.md has no Swift block between the readme-example markers") }
@@ -42,7 +43,7 @@ import Vouch
     /// test runner's own folder. (Not `Bundle.allBundles`, which leaks inside Foundation.)
     static func productsDirectory() throws -> URL {
         let runner = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-        for directory in [runner.deletingLastPathComponent(), TestVectors.root.appendingPathComponent(".build/debug")]
+        for directory in [runner.deletingLastPathComponent(), packageRoot.appendingPathComponent(".build/debug")]
         where FileManager.default.fileExists(atPath: directory.appendingPathComponent("Vouch.build").path) {
             return directory
         }
@@ -58,18 +59,21 @@ import Vouch
         try source.write(to: main, atomically: true, encoding: .utf8)
         let modules = products.appendingPathComponent("Modules")
         var arguments = ["swiftc", "-swift-version", "6", "-I", modules.path, "-I", products.path]
-        let sources = TestVectors.root.appendingPathComponent("Sources")
+        let sources = packageRoot.appendingPathComponent("Sources")
         for target in try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted() {
             let map = sources.appendingPathComponent(target).appendingPathComponent("module.modulemap")
             if FileManager.default.fileExists(atPath: map.path) {
                 arguments += ["-Xcc", "-fmodule-map-file=\(map.path)"]
             }
         }
-        // The library's objects, and those of the package's own targets it depends on.
+        // The library's objects, and those of the package's own targets it depends on: the ones
+        // the build's output file map names (a folder can keep objects of sources since moved).
         for target in ["Vouch", "VouchOpenSSL"] {
-            let objects = products.appendingPathComponent("\(target).build")
-            guard let files = try? FileManager.default.contentsOfDirectory(atPath: objects.path) else { continue }
-            arguments += files.filter { $0.hasSuffix(".o") }.sorted().map { objects.appendingPathComponent($0).path }
+            let map = products.appendingPathComponent("\(target).build/output-file-map.json")
+            guard let data = try? Data(contentsOf: map),
+                let entries = try JSONSerialization.jsonObject(with: data) as? [String: [String: String]]
+            else { throw TestFailure("cannot read \(map.path)") }
+            arguments += entries.values.compactMap { $0["object"] }.sorted()
         }
         let path = products.path
         if path.contains("sanitize-address") { arguments.append("-sanitize=address") }

@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import VouchOpenSSL
+import VouchTestSupport
 @testable import Vouch
 
 /// The server-facing API: a verifier that needs the app's identity, typed results, configuration

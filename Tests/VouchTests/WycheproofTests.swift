@@ -1,7 +1,10 @@
 import Testing
+import VouchOpenSSL
+import VouchTestSupport
 @testable import Vouch
 
 /// Wycheproof vectors, read through one loader; each case asserts its expected result.
+@Suite(.sharedVectors("wycheproof"))
 struct WycheproofTests {
     struct Case {
         let id: Int64
@@ -27,7 +30,7 @@ struct WycheproofTests {
     }
 
     static func loadECDSA(_ file: String) throws -> [Group] {
-        let root = try need(try TestVectors.json("wycheproof/\(file)").objectValue, "root object")
+        let root = try need(try SharedVectors.json("wycheproof/\(file)").objectValue, "root object")
         return try need(root["testGroups"]?.arrayValue, "testGroups").map { group in
             let group = try need(group.objectValue, "group")
             let der = hex(try need(group["publicKeyDer"]?.stringValue, "publicKeyDer"))
@@ -74,7 +77,7 @@ struct WycheproofTests {
     }
 
     static func loadJWS(_ file: String) throws -> [JWSGroup] {
-        let root = try need(try TestVectors.json("wycheproof/\(file)").objectValue, "root object")
+        let root = try need(try SharedVectors.json("wycheproof/\(file)").objectValue, "root object")
         return try need(root["testGroups"]?.arrayValue, "testGroups").map { group in
             let group = try need(group.objectValue, "group")
             let cases = try need(group["tests"]?.arrayValue, "tests").map { test in
@@ -100,12 +103,13 @@ struct WycheproofTests {
         return try need(PublicKey(subjectPublicKeyInfo: prefix + [0x04] + x + y), "a P-256 key")
     }
 
-    /// The verifier's own JWS steps with the key given instead of taken from `x5c`: split, header
-    /// (`alg` ES256, no `crit`; these vectors carry no `x5c`, so `missing_x5c` marks a header
-    /// that passed every other check), base64url, signature length, ES256 over the received
-    /// `header.payload`. `nil` when the signature holds.
+    /// The verifier's own JWS steps with the key given instead of taken from `x5c`: split
+    /// (`CompactJWS`), header (`ProtectedHeader`: `alg` ES256, no `crit`; these vectors carry no
+    /// `x5c`, so `missing_x5c` marks a header that passed every other check), then
+    /// `Engine.checkSignature` (base64url, signature length, ES256 over the received
+    /// `header.payload`). `nil` when the signature holds.
     static func jwsRejection(_ jws: String, key: PublicKey) -> VerificationError.Code? {
-        Array(jws.utf8).withUnsafeBufferPointer { bytes -> VerificationError.Code? in
+        [UInt8](jws.utf8).withUnsafeBufferPointer { bytes -> VerificationError.Code? in
             do throws(VerificationError) {
                 let parts = try CompactJWS(locatingIn: bytes, maximumSize: 64 * 1024)
                 do throws(VerificationError) {
@@ -113,12 +117,8 @@ struct WycheproofTests {
                 } catch where error.code == .missingX5C {
                     // Expected: the key comes from the test group.
                 }
-                guard Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[parts.payload])) != nil,
-                    let signature = Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[parts.signature]))
-                else { return .badBase64URL }
-                guard signature.count == 64 else { return .badSignatureLength }
-                let signingInput = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[parts.signingInput])
-                return ES256.verify(signature: signature, message: signingInput, key: key) ? nil : .badSignature
+                _ = try Engine.checkSignature(of: parts, in: bytes, key: key)
+                return nil
             } catch {
                 return error.code
             }

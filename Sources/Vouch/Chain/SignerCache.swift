@@ -1,3 +1,4 @@
+internal import VouchOpenSSL
 internal import Foundation
 
 /// A header seen before, with what was learnt from it: its parsed certificates, the leaf key,

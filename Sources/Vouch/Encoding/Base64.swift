@@ -3,7 +3,7 @@
 /// Both decoders accept exactly one spelling per byte string: the RFC 4648 alphabet of their
 /// variant, no whitespace, and zero trailing bits, so two different strings never decode to the
 /// same bytes.
-public enum Base64 {
+package enum Base64 {
     private static let invalid: UInt8 = 0xFF
 
     private static func table(for alphabet: String) -> [UInt8] {
@@ -22,25 +22,25 @@ public enum Base64 {
     private static let standardSymbols = Array(standardAlphabet.utf8)
 
     /// Decodes base64url without padding (RFC 7515 §2), or returns `nil` for any other spelling.
-    public static func decodeURL(_ input: some Collection<UInt8>) -> [UInt8]? {
+    package static func decodeURL(_ input: some Collection<UInt8>) -> [UInt8]? {
         input.withContiguousStorageIfAvailable { decode($0, table: urlTable, padded: false) }
             ?? Array(input).withUnsafeBufferPointer { decode($0, table: urlTable, padded: false) }
     }
 
     /// Decodes standard base64 with its required `=` padding (as in the JWS `x5c` header), or
     /// returns `nil` for any other spelling.
-    public static func decodeStandard(_ input: some Collection<UInt8>) -> [UInt8]? {
+    package static func decodeStandard(_ input: some Collection<UInt8>) -> [UInt8]? {
         input.withContiguousStorageIfAvailable { decode($0, table: standardTable, padded: true) }
             ?? Array(input).withUnsafeBufferPointer { decode($0, table: standardTable, padded: true) }
     }
 
     /// Encodes as base64url without padding.
-    public static func encodeURL(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func encodeURL(_ bytes: some Collection<UInt8>) -> [UInt8] {
         encode(bytes, symbols: urlSymbols, padded: false)
     }
 
     /// Encodes as standard base64 with padding.
-    public static func encodeStandard(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func encodeStandard(_ bytes: some Collection<UInt8>) -> [UInt8] {
         encode(bytes, symbols: standardSymbols, padded: true)
     }
 

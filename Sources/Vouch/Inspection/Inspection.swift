@@ -1,3 +1,4 @@
+internal import VouchOpenSSL
 /// What a token says about itself, decoded without trusting anything: for looking at data that
 /// does not verify. Nothing here is authenticated.
 public struct Inspection: Sendable {
@@ -75,25 +76,12 @@ extension Inspection.CertificateInfo {
         isCA = certificate.isCA
         var markers: [String] = []
         if certificate.hasExtension(.appleReceiptSigning) {
-            markers.append("\(ObjectIdentifier.appleReceiptSigning.dotted) (App Store receipt signing)")
+            markers.append("\(ASN1ObjectIdentifier.appleReceiptSigning.dotted) (App Store receipt signing)")
         }
         if certificate.hasExtension(.appleWWDRIntermediate) {
-            markers.append("\(ObjectIdentifier.appleWWDRIntermediate.dotted) (Apple WWDR intermediate)")
+            markers.append("\(ASN1ObjectIdentifier.appleWWDRIntermediate.dotted) (Apple WWDR intermediate)")
         }
         appleMarkers = markers
         sha256 = certificate.sha256.hexString
-    }
-}
-
-extension Sequence<UInt8> {
-    /// Lower-case hexadecimal.
-    public var hexString: String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in self {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
     }
 }

@@ -82,11 +82,11 @@ public struct JSONWriter: Sendable {
     }
 
     /// Appends bytes that are already JSON (for example a validated document).
-    public mutating func writeRaw(_ json: some Sequence<UInt8>) {
+    package mutating func writeRaw(_ json: some Sequence<UInt8>) {
         bytes.append(contentsOf: json)
     }
 
-    public mutating func raw(_ text: StaticString) {
+    package mutating func raw(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 

@@ -4,29 +4,29 @@
 /// other than UTF-8 (invalid sequences, overlong forms, encoded surrogates, lone `\u`
 /// surrogates), duplicate member names, and nesting deeper than ``Limits/maximumDepth``. So one
 /// document has one meaning, whichever parser later reads it.
-public enum StrictJSON {
+package enum StrictJSON {
     /// Why a document was rejected, with the byte offset where parsing stopped.
-    public struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
-        public var message: String
-        public var offset: Int
+    package struct ParseError: Error, Sendable, Equatable, CustomStringConvertible {
+        package var message: String
+        package var offset: Int
         /// Whether the document was refused for nesting deeper than ``Limits/maximumDepth``
         /// (a resource limit) rather than for its syntax.
-        public var isNestingTooDeep = false
+        package var isNestingTooDeep = false
 
-        public var description: String { "\(message) at byte \(offset)" }
+        package var description: String { "\(message) at byte \(offset)" }
     }
 
-    public struct Limits: Sendable {
+    package struct Limits: Sendable {
         /// Arrays and objects nested deeper than this are rejected.
-        public var maximumDepth: Int
+        package var maximumDepth: Int
 
-        public init(maximumDepth: Int = 64) {
+        package init(maximumDepth: Int = 64) {
             self.maximumDepth = maximumDepth
         }
     }
 
     /// Parses one JSON text (any value at the top, surrounded by optional whitespace).
-    public static func parse(_ bytes: some Collection<UInt8>, limits: Limits = Limits()) throws(ParseError) -> JSONValue {
+    package static func parse(_ bytes: some Collection<UInt8>, limits: Limits = Limits()) throws(ParseError) -> JSONValue {
         let result: Result<JSONValue, ParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
             parseBuffer(buffer, limits: limits)
         }
@@ -37,7 +37,7 @@ public enum StrictJSON {
     }
 
     /// Parses a JSON text that must be an object.
-    public static func parseObject(_ bytes: some Collection<UInt8>, limits: Limits = Limits()) throws(ParseError) -> JSONObject {
+    package static func parseObject(_ bytes: some Collection<UInt8>, limits: Limits = Limits()) throws(ParseError) -> JSONObject {
         guard case .object(let object) = try parse(bytes, limits: limits) else {
             throw ParseError(message: "expected a JSON object", offset: 0)
         }

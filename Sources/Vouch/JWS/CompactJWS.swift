@@ -1,3 +1,4 @@
+package import VouchOpenSSL
 internal import Foundation
 
 /// The three segments of a compact JWS, located in the received bytes without copying.
@@ -5,15 +6,15 @@ internal import Foundation
 /// Only the shape is checked here: size bound first, then exactly two dots and three
 /// non-empty segments. The signing input is `bytes[..<signature.lowerBound - 1]`, exactly as
 /// received.
-struct CompactJWS {
-    let header: Range<Int>
-    let payload: Range<Int>
-    let signature: Range<Int>
+package struct CompactJWS {
+    package let header: Range<Int>
+    package let payload: Range<Int>
+    package let signature: Range<Int>
 
     /// The `header.payload` bytes the signature covers.
-    var signingInput: Range<Int> { header.lowerBound..<payload.upperBound }
+    package var signingInput: Range<Int> { header.lowerBound..<payload.upperBound }
 
-    init(locatingIn bytes: UnsafeBufferPointer<UInt8>, maximumSize: Int) throws(VerificationError) {
+    package init(locatingIn bytes: UnsafeBufferPointer<UInt8>, maximumSize: Int) throws(VerificationError) {
         guard bytes.count <= maximumSize else {
             throw VerificationError(.tokenTooLarge, "the token is \(bytes.count) bytes; the limit is \(maximumSize)")
         }
@@ -38,18 +39,18 @@ struct CompactJWS {
 
 /// The protected header of an App Store JWS, checked: `alg` is ES256, no `crit`, and `x5c`
 /// holds DER certificates that parse completely.
-struct ProtectedHeader: @unchecked Sendable {
-    let json: JSONObject
-    let certificates: [Certificate]
-    let keyIdentifier: String?
+package struct ProtectedHeader: @unchecked Sendable {
+    package let json: JSONObject
+    package let certificates: [Certificate]
+    package let keyIdentifier: String?
 
-    static let maximumSegmentSize = 16 * 1024
-    static let maximumCertificates = 3
+    package static let maximumSegmentSize = 16 * 1024
+    package static let maximumCertificates = 3
     /// DER bytes per `x5c` certificate; Apple's are about 1 KiB, its G3 root 583 bytes.
     static let maximumCertificateSize = 4 * 1024
 
     /// Parses a header segment (base64url text).
-    init(segment: UnsafeBufferPointer<UInt8>) throws(VerificationError) {
+    package init(segment: UnsafeBufferPointer<UInt8>) throws(VerificationError) {
         guard segment.count <= Self.maximumSegmentSize else {
             throw VerificationError(.tokenTooLarge, "the header is \(segment.count) bytes; the limit is \(Self.maximumSegmentSize)")
         }

@@ -1,17 +1,17 @@
-internal import COpenSSL
+package import VouchOpenSSL
 
 /// ES256 (RFC 7518 §3.4): ECDSA P-256 with SHA-256, signature as raw `r‖s`.
-enum ES256 {
+package enum ES256 {
     /// Verifies a 64-byte `r‖s` signature over `message` with `key`. High-S signatures are
     /// valid, as JOSE does not require low-S. Any other length is rejected before any
     /// computation.
-    static func verify(signature: some Collection<UInt8>, message: UnsafeRawBufferPointer, key: PublicKey) -> Bool {
+    package static func verify(signature: some Collection<UInt8>, message: UnsafeRawBufferPointer, key: PublicKey) -> Bool {
         check(signature: signature, message: message, key: key) == true
     }
 
     /// As ``verify(signature:message:key:)``, but `nil` when no verification context could be
     /// had (an allocation failure): no verdict on the signature.
-    static func check(signature: some Collection<UInt8>, message: UnsafeRawBufferPointer, key: PublicKey) -> Bool? {
+    package static func check(signature: some Collection<UInt8>, message: UnsafeRawBufferPointer, key: PublicKey) -> Bool? {
         guard signature.count == 64 else { return false }
         var raw = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         var der = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0),
@@ -22,22 +22,16 @@ enum ES256 {
             return withUnsafeMutableBytes(of: &der) { der -> Bool? in
                 let derLength = derSignature(raw: UnsafeRawBufferPointer(raw), into: der)
                 return withUnsafeMutableBytes(of: &digest) { digest -> Bool? in
-                    let digestBytes = digest.bindMemory(to: UInt8.self)
-                    _ = SHA256(message.bindMemory(to: UInt8.self).baseAddress, message.count, digestBytes.baseAddress)
-                    return key.withVerificationContext { context -> Bool? in
-                        guard let context else { return nil }
-                        let result = EVP_PKEY_verify(
-                            context, der.baseAddress!.assumingMemoryBound(to: UInt8.self), derLength,
-                            digestBytes.baseAddress, 32)
-                        if result != 1 { ERR_clear_error() }
-                        return result == 1
-                    }
+                    SHA256Digest.hash(message, into: digest)
+                    return key.verify(
+                        derSignature: UnsafeRawBufferPointer(rebasing: der[..<derLength]),
+                        sha256Digest: UnsafeRawBufferPointer(digest))
                 }
             }
         }
     }
 
-    static func verify(signature: some Collection<UInt8>, message: some Collection<UInt8>, key: PublicKey) -> Bool {
+    package static func verify(signature: some Collection<UInt8>, message: some Collection<UInt8>, key: PublicKey) -> Bool {
         Array(message).withUnsafeBytes { verify(signature: signature, message: $0, key: key) }
     }
 

@@ -27,9 +27,10 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
 
     /// A stable identifier of one kind of failure. The raw values are part of the CLI's JSON
     /// output and never change.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    /// The list is closed: every code is one of the constants below.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
         public let rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
+        init(rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
 
         /// The token is larger than the verifier's size limit.
@@ -93,10 +94,6 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
         public static let nestedTokenInvalid = Code(rawValue: "nested_token_invalid")
         /// The token was signed by Xcode's StoreKit testing certificate, which is not trusted.
         public static let xcodeNotTrusted = Code(rawValue: "xcode_not_trusted")
-        /// Batch input: the line is empty (or only whitespace).
-        public static let emptyLine = Code(rawValue: "empty_line")
-        /// Batch input: the line is longer than the limit; its bytes were skipped.
-        public static let lineTooLong = Code(rawValue: "line_too_long")
 
         /// Every code, in documentation order.
         public static let all: [Code] = [
@@ -104,15 +101,14 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
             .critPresent, .missingX5C, .wrongChainLength, .badCertificateEncoding, .certificateTooLarge, .untrustedChain,
             .certificateExpired, .certificateNotYetValid, .unsupportedCertificateVersion, .missingMarkerOID, .wrongKeyType, .leafIsCA,
             .badSignatureLength, .badSignature, .badPayloadJSON, .unknownKind, .wrongKind, .wrongBundleId,
-            .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted, .emptyLine, .lineTooLong,
-            .internalError,
+            .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted, .internalError,
         ]
 
         /// The step this code belongs to; `nil` for ``nestedTokenInvalid``, whose category is
         /// the nested error's.
         var category: Category? {
             switch self {
-            case .tokenTooLarge, .malformedToken, .emptyLine, .lineTooLong: .input
+            case .tokenTooLarge, .malformedToken: .input
             case .badBase64URL, .badHeaderJSON, .jsonTooDeep, .unsupportedAlgorithm, .critPresent, .missingX5C,
                 .wrongChainLength, .badCertificateEncoding, .certificateTooLarge, .badPayloadJSON, .unknownKind:
                 .format

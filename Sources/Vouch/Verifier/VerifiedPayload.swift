@@ -1,3 +1,5 @@
+internal import VouchOpenSSL
+
 /// A payload whose signature, chain and claims have been verified, of whichever kind it is.
 ///
 /// `Verifier.verify(_:as:)` with a ``PayloadKind`` (or none) returns one when the kind is detected or given

@@ -1,3 +1,4 @@
+internal import VouchOpenSSL
 internal import Foundation
 
 /// Verifies App Store signed data (compact JWS, ES256, `x5c` chain) offline.
@@ -203,18 +204,7 @@ final class Engine: Sendable {
     ) throws(VerificationError) -> VerifiedPayload {
         let jws = try CompactJWS(locatingIn: bytes, maximumSize: maximumTokenSize)
         let signer = try signer(forHeader: UnsafeBufferPointer(rebasing: bytes[jws.header]))
-
-        guard let payloadBytes = Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[jws.payload])) else {
-            throw VerificationError(.badBase64URL, "the payload segment is not canonical unpadded base64url")
-        }
-        guard let signature = Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[jws.signature])) else {
-            throw VerificationError(.badBase64URL, "the signature segment is not canonical unpadded base64url")
-        }
-        guard signature.count == 64 else {
-            throw VerificationError(.badSignatureLength, "the ES256 signature is \(signature.count) bytes; it must be 64 (r‖s)")
-        }
-        let signingInput = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[jws.signingInput])
-        try Self.checkSignature(signature, over: signingInput, key: signer.key)
+        let payloadBytes = try Self.checkSignature(of: jws, in: bytes, key: signer.key)
 
         // Authenticated by the leaf key from here on; the payload may now be read.
         let payload: JSONObject
@@ -249,6 +239,26 @@ final class Engine: Sendable {
             keyIdentifier: signer.header.keyIdentifier, leafCertificate: signer.leafCertificate)
     }
 
+    /// The signature step: payload and signature segments in canonical unpadded base64url, a
+    /// 64-byte `r‖s`, ES256 over the received `header.payload` with `key`. Returns the payload's
+    /// bytes, authenticated but not yet parsed.
+    static func checkSignature(
+        of jws: CompactJWS, in bytes: UnsafeBufferPointer<UInt8>, key: PublicKey
+    ) throws(VerificationError) -> [UInt8] {
+        guard let payloadBytes = Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[jws.payload])) else {
+            throw VerificationError(.badBase64URL, "the payload segment is not canonical unpadded base64url")
+        }
+        guard let signature = Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[jws.signature])) else {
+            throw VerificationError(.badBase64URL, "the signature segment is not canonical unpadded base64url")
+        }
+        guard signature.count == 64 else {
+            throw VerificationError(.badSignatureLength, "the ES256 signature is \(signature.count) bytes; it must be 64 (r‖s)")
+        }
+        let signingInput = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[jws.signingInput])
+        try checkSignature(signature, over: signingInput, key: key)
+        return payloadBytes
+    }
+
     /// The ES256 check: ``VerificationError/Code/badSignature`` when the signature is wrong,
     /// ``VerificationError/Code/internalError`` when OpenSSL gives no context to check it with.
     static func checkSignature(
@@ -272,11 +282,6 @@ final class Engine: Sendable {
         let certificates = header.certificates
         let signer: Signer
         switch certificates.count {
-        case 3:
-            let key = try AppleChainPolicy.leafKey(of: certificates[0])
-            signer = Signer(
-                segment: Array(segment), header: header,
-                anchor: .chain(leaf: certificates[0], intermediate: certificates[1]), key: key)
         case 1 where isXcodeShaped(header):
             guard !xcodeCertificates.isEmpty else {
                 throw VerificationError(
@@ -292,7 +297,10 @@ final class Engine: Sendable {
             }
             signer = Signer(segment: Array(segment), header: header, anchor: .xcode(trusted), key: key)
         default:
-            throw VerificationError(.wrongChainLength, "x5c holds \(certificates.count) certificates; exactly 3 are required")
+            let chain = try AppleChainPolicy.signingChain(certificates)
+            signer = Signer(
+                segment: Array(segment), header: header,
+                anchor: .chain(leaf: chain.leaf, intermediate: chain.intermediate), key: chain.key)
         }
         cache.insert(signer)
         return signer

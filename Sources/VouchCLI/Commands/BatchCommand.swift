@@ -1,5 +1,6 @@
 import Foundation
 import Vouch
+import VouchBatch
 
 /// `vouch batch`: every line of a dump verified, one JSON record per line.
 struct BatchCommand: Command {

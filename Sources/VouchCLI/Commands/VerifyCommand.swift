@@ -1,5 +1,6 @@
 import Foundation
 import Vouch
+import VouchBatch
 import VouchMint
 
 /// `vouch verify`: one token, its payload printed.

@@ -1,4 +1,5 @@
 public import Foundation
+internal import VouchOpenSSL
 
 /// A validity window, `notBefore` through `notAfter` inclusive, in whole seconds.
 public struct MintValidity: Sendable, Hashable {
@@ -56,37 +57,39 @@ public final class MintAuthority: Sendable {
 
     public let style: Style
     /// The certificates in `x5c` order: leaf first.
-    let certificates: [MintCertificate]
+    let certificates: [Certificate]
     /// The private keys in the same order; only the first (the signing key) is required.
-    let keys: [MintKey?]
+    let keys: [PrivateKey?]
 
     /// When the signing certificate is valid (read once: every minted item consults it).
     public let signingValidity: MintValidity?
 
-    init(style: Style, certificates: [MintCertificate], keys: [MintKey?]) {
+    init(style: Style, certificates: [Certificate], keys: [PrivateKey?]) {
         self.style = style
         self.certificates = certificates
         self.keys = keys
         if let notBefore = certificates[0].notBefore, let notAfter = certificates[0].notAfter {
-            signingValidity = MintValidity(notBefore: notBefore, notAfter: notAfter)
+            signingValidity = MintValidity(
+                notBefore: Date(timeIntervalSince1970: TimeInterval(notBefore)),
+                notAfter: Date(timeIntervalSince1970: TimeInterval(notAfter)))
         } else {
             signingValidity = nil
         }
     }
 
     /// The key that signs tokens: the leaf's (App Store) or the single certificate's (Xcode).
-    var signingKey: MintKey { keys[0]! }
+    var signingKey: PrivateKey { keys[0]! }
 
     /// The DER certificates in `x5c` order: leaf, intermediate, root (one for Xcode).
     public func certificateChain() throws(MintError) -> [[UInt8]] {
         var chain: [[UInt8]] = []
-        for certificate in certificates { chain.append(try certificate.der()) }
+        for certificate in certificates { chain.append(certificate.der) }
         return chain
     }
 
     /// The DER certificate a verifier pins as its anchor: the root, or the Xcode certificate.
     public func anchorCertificate() throws(MintError) -> [UInt8] {
-        try certificates[certificates.count - 1].der()
+        certificates[certificates.count - 1].der
     }
 
     // MARK: Generating
@@ -96,11 +99,12 @@ public final class MintAuthority: Sendable {
 
     /// Issues a fresh App Store-style chain with new keys.
     public static func generate(_ options: MintAuthorityOptions) throws(MintError) -> MintAuthority {
-        let rootKey = try MintKey.generate(.p384)
-        let intermediateKey = try MintKey.generate(.p384)
-        let leafKey = try MintKey.generate(.p256)
+        let rootKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generate(.p384) }
+        let intermediateKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generate(.p384) }
+        let leafKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generate(.p256) }
 
-        let root = try MintCertificate.issue(
+        let root = try MintError.openSSL { () throws(OpenSSLError) in
+            try Certificate.issue(
             CertificateProfile(
                 subject: [
                     ("CN", "Vouch Mint Root CA - G3"), ("OU", "Vouch Mint Certification Authority"),
@@ -114,6 +118,7 @@ public final class MintAuthority: Sendable {
                 ],
                 digest: .sha384),
             subjectKey: rootKey, issuer: nil, issuerKey: rootKey)
+        }
 
         var intermediateExtensions: [CertificateProfile.Extension] = [
             .init(name: "basicConstraints", value: "critical,CA:TRUE,pathlen:0"),
@@ -124,7 +129,8 @@ public final class MintAuthority: Sendable {
         if options.includeIntermediateMarker {
             intermediateExtensions.append(.init(name: intermediateMarkerOID, value: "DER:05:00"))
         }
-        let intermediate = try MintCertificate.issue(
+        let intermediate = try MintError.openSSL { () throws(OpenSSLError) in
+            try Certificate.issue(
             CertificateProfile(
                 subject: [
                     ("CN", "Vouch Mint Worldwide Developer Relations Certification Authority"), ("OU", "G6"),
@@ -133,6 +139,7 @@ public final class MintAuthority: Sendable {
                 notBefore: options.intermediate.notBefore, notAfter: options.intermediate.notAfter,
                 serialNumber: nil, extensions: intermediateExtensions, digest: .sha384),
             subjectKey: intermediateKey, issuer: root, issuerKey: rootKey)
+        }
 
         var leafExtensions: [CertificateProfile.Extension] = [
             .init(name: "basicConstraints", value: "critical,CA:FALSE"),
@@ -143,7 +150,8 @@ public final class MintAuthority: Sendable {
         if options.includeLeafMarker {
             leafExtensions.append(.init(name: leafMarkerOID, value: "DER:05:00"))
         }
-        let leaf = try MintCertificate.issue(
+        let leaf = try MintError.openSSL { () throws(OpenSSLError) in
+            try Certificate.issue(
             CertificateProfile(
                 subject: [
                     ("CN", "Vouch Mint App Store Receipt Signing"),
@@ -152,6 +160,7 @@ public final class MintAuthority: Sendable {
                 notBefore: options.leaf.notBefore, notAfter: options.leaf.notAfter, serialNumber: nil,
                 extensions: leafExtensions, digest: .sha384),
             subjectKey: leafKey, issuer: intermediate, issuerKey: intermediateKey)
+        }
 
         return MintAuthority(
             style: .appStore, certificates: [leaf, intermediate, root], keys: [leafKey, intermediateKey, rootKey])
@@ -161,8 +170,9 @@ public final class MintAuthority: Sendable {
     /// CN and O "StoreKit Testing in Xcode", critical `CA:TRUE, pathlen:0`, critical
     /// digitalSignature, signed ecdsa-with-SHA256.
     public static func generateXcode(validity: MintValidity) throws(MintError) -> MintAuthority {
-        let key = try MintKey.generate(.p256)
-        let certificate = try MintCertificate.issue(
+        let key = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generate(.p256) }
+        let certificate = try MintError.openSSL { () throws(OpenSSLError) in
+            try Certificate.issue(
             CertificateProfile(
                 subject: [("CN", "StoreKit Testing in Xcode"), ("O", "StoreKit Testing in Xcode")],
                 notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: 1,
@@ -173,6 +183,7 @@ public final class MintAuthority: Sendable {
                 ],
                 digest: .sha256),
             subjectKey: key, issuer: nil, issuerKey: key)
+        }
         return MintAuthority(style: .xcode, certificates: [certificate], keys: [key])
     }
 
@@ -206,12 +217,12 @@ public final class MintAuthority: Sendable {
             let name = names[index]
             let der = directory.appendingPathComponent("\(name).der")
             let pem = directory.appendingPathComponent("\(name).pem")
-            try MintFiles.write(try certificates[index].der(), to: der, mode: 0o644)
-            try MintFiles.write(try certificates[index].pem(), to: pem, mode: 0o644)
+            try MintFiles.write(certificates[index].der, to: der, mode: 0o644)
+            try MintFiles.write(try MintError.openSSL { () throws(OpenSSLError) in try certificates[index].pem() }, to: pem, mode: 0o644)
             written += [der, pem]
             if let key = keys[index] {
                 let keyFile = directory.appendingPathComponent("\(name).key.pem")
-                try MintFiles.write(try key.privateKeyPEM(), to: keyFile, mode: 0o600)
+                try MintFiles.write(try MintError.openSSL { () throws(OpenSSLError) in try key.privateKeyPEM() }, to: keyFile, mode: 0o600)
                 written.append(keyFile)
             }
         }
@@ -222,20 +233,28 @@ public final class MintAuthority: Sendable {
     /// (`leaf.key.pem` or `xcode.key.pem`; the CA keys are read when present). Checks that the
     /// signing key belongs to the signing certificate and has the expected curve.
     public static func load(from directory: URL, style: Style = .appStore) throws(MintError) -> MintAuthority {
-        var certificates: [MintCertificate] = []
-        var keys: [MintKey?] = []
+        var certificates: [Certificate] = []
+        var keys: [PrivateKey?] = []
         for (index, name) in fileNames(for: style).enumerated() {
             let derFile = directory.appendingPathComponent("\(name).der")
-            certificates.append(try MintCertificate(der: try MintFiles.read(derFile), name: derFile.path))
+            guard let certificate = Certificate(der: try MintFiles.read(derFile)) else {
+                throw MintError(.invalidInput, "\(derFile.path) is not one DER certificate")
+            }
+            certificates.append(certificate)
             let keyFile = directory.appendingPathComponent("\(name).key.pem")
             if index == 0 || FileManager.default.fileExists(atPath: keyFile.path) {
-                keys.append(try MintKey.load(pem: try MintFiles.read(keyFile), name: keyFile.path))
+                let pem = try MintFiles.read(keyFile)
+                guard !pem.isEmpty else { throw MintError(.invalidInput, "\(keyFile.path) is empty") }
+                guard let key = try MintError.openSSL({ () throws(OpenSSLError) in try PrivateKey.load(pem: pem) }) else {
+                    throw MintError(.invalidInput, "\(keyFile.path) is not an unencrypted PEM EC private key")
+                }
+                keys.append(key)
             } else {
                 keys.append(nil)
             }
         }
         let signingFile = directory.appendingPathComponent("\(fileNames(for: style)[0])")
-        guard keys[0]!.curveName == MintKey.Curve.p256.rawValue else {
+        guard keys[0]!.curve == .p256 else {
             throw MintError(.invalidInput, "\(signingFile.path).key.pem is not a P-256 key, which ES256 needs")
         }
         guard certificates[0].matches(keys[0]!) else {

@@ -1,5 +1,14 @@
 import Foundation
+
+#if canImport(Glibc)
 import Glibc
+/// write(2), named apart from the `write` below.
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+import Darwin
+/// write(2), named apart from the `write` below.
+private let systemWrite = Darwin.write
+#endif
 
 /// Whole-file reads and writes with the errors minting reports.
 enum MintFiles {
@@ -24,7 +33,7 @@ enum MintFiles {
         }
         var offset = 0
         while offset < bytes.count {
-            let count = bytes[offset...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            let count = bytes[offset...].withUnsafeBytes { systemWrite(descriptor, $0.baseAddress, $0.count) }
             guard count > 0 else {
                 throw MintError(.writeFailed, "cannot write \(url.path): \(String(cString: strerror(errno)))")
             }

@@ -1,4 +1,4 @@
-internal import COpenSSL
+internal import VouchOpenSSL
 public import Vouch
 
 /// Signs payloads as compact JWS (ES256) with an authority's signing key, loaded once.
@@ -60,39 +60,6 @@ public final class MintSigner: Sendable {
 
     /// The raw `r‖s` ES256 signature of `input` (the JWS signing input).
     func signature(over input: [UInt8]) throws(MintError) -> [UInt8] {
-        guard let context = EVP_MD_CTX_new() else { throw .openSSL("EVP_MD_CTX_new") }
-        defer { EVP_MD_CTX_free(context) }
-        // The context takes its own reference to the key; the authority keeps ours.
-        guard EVP_DigestSignInit(context, nil, EVP_sha256(), nil, authority.signingKey.pointer) == 1 else {
-            throw .openSSL("EVP_DigestSignInit")
-        }
-        // A DER ECDSA-Sig-Value on P-256 takes at most 72 bytes.
-        var der = [UInt8](repeating: 0, count: 80)
-        var length = der.count
-        guard EVP_DigestSign(context, &der, &length, input, input.count) == 1 else {
-            throw .openSSL("EVP_DigestSign")
-        }
-        return try Self.rawSignature(fromDER: Array(der[0..<length]), width: 32)
-    }
-
-    /// Converts a DER ECDSA-Sig-Value to fixed-width `r‖s`.
-    static func rawSignature(fromDER der: [UInt8], width: Int) throws(MintError) -> [UInt8] {
-        let parsed: OpaquePointer? = der.withUnsafeBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
-        }
-        guard let parsed else { throw .openSSL("d2i_ECDSA_SIG") }
-        defer { ECDSA_SIG_free(parsed) }
-        var r: OpaquePointer? = nil
-        var s: OpaquePointer? = nil
-        // get0: r and s stay owned by `parsed`.
-        ECDSA_SIG_get0(parsed, &r, &s)
-        var raw = [UInt8](repeating: 0, count: 2 * width)
-        let ok = raw.withUnsafeMutableBufferPointer { buffer in
-            BN_bn2binpad(r, buffer.baseAddress, Int32(width)) == width
-                && BN_bn2binpad(s, buffer.baseAddress! + width, Int32(width)) == width
-        }
-        guard ok else { throw .openSSL("BN_bn2binpad") }
-        return raw
+        try MintError.openSSL { () throws(OpenSSLError) in try authority.signingKey.signatureOfSHA256(input) }
     }
 }

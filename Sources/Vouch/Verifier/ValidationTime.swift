@@ -1,0 +1,12 @@
+/// When the certificate chain is validated.
+public enum ValidationTime: Sendable, Equatable {
+    /// At the payload's own, authenticated, `signedDate` (`receiptCreationDate` for an app
+    /// transaction), as Apple's libraries do offline. Data signed while its leaf certificate was
+    /// valid keeps verifying after the leaf expires. A payload without that date is validated at
+    /// the current time.
+    case signedDate
+    /// At the current time: data whose leaf certificate has expired is rejected.
+    case now
+    /// At a fixed instant.
+    case fixed(Timestamp)
+}

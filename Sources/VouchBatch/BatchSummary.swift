@@ -1,0 +1,38 @@
+internal import Vouch
+
+/// Counts of a batch run.
+public struct BatchSummary: Sendable, Equatable {
+    public internal(set) var lines = 0
+    public internal(set) var verified = 0
+    public internal(set) var rejected = 0
+    /// Verified lines by kind.
+    public internal(set) var kinds: [String: Int] = [:]
+    /// Rejected lines by error code.
+    public internal(set) var errors: [String: Int] = [:]
+    /// Input bytes consumed (compressed bytes for gzip).
+    public internal(set) var bytesConsumed = 0
+
+    public init() {}
+
+    mutating func count(_ result: Result<VerifiedPayload, LineRejection>) {
+        lines += 1
+        switch result {
+        case .success(let payload):
+            verified += 1
+            kinds[payload.kind.rawValue, default: 0] += 1
+        case .failure(let error):
+            rejected += 1
+            errors[error.code, default: 0] += 1
+        }
+    }
+
+    /// Adds another run's counts (for example of the next file) to these.
+    public mutating func add(_ other: BatchSummary) {
+        lines += other.lines
+        bytesConsumed += other.bytesConsumed
+        verified += other.verified
+        rejected += other.rejected
+        kinds.merge(other.kinds, uniquingKeysWith: +)
+        errors.merge(other.errors, uniquingKeysWith: +)
+    }
+}

@@ -1,0 +1,143 @@
+internal import Foundation
+public import Vouch
+
+/// Verifies many tokens on several threads, delivering results in input order.
+///
+/// Work is split in chunks; each thread verifies a chunk at a time with the shared
+/// ``Verifier`` (whose chain cache makes every token after the first of a chain cost one
+/// P-256 check). At most a few chunks per thread are in flight, so memory does not grow with
+/// the input.
+public struct BatchVerifier: Sendable {
+    public let verifier: Verifier
+    /// Threads verifying at once.
+    public var jobs: Int
+    /// The kind every token must be, or `nil` to detect each.
+    public var kind: PayloadKind?
+    /// For JSON lines: the member holding the token, or `nil` to try
+    /// ``SignedInput/knownFields``.
+    public var field: String?
+
+    /// - Parameter jobs: threads to use; `nil` for one per active processor.
+    public init(verifier: Verifier, jobs: Int? = nil, kind: PayloadKind? = nil, field: String? = nil) {
+        self.verifier = verifier
+        self.jobs = max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
+        self.kind = kind
+        self.field = field
+    }
+
+    /// Verifies `tokens` and calls `deliver` with each one's position and result, in order, on
+    /// the calling thread.
+    public func verify<Tokens: Sequence>(
+        _ tokens: Tokens, chunkSize: Int = 64,
+        deliver: (Int, Result<VerifiedPayload, VerificationError>) throws -> Void
+    ) throws where Tokens.Element == String {
+        var iterator = tokens.makeIterator()
+        var position = 0
+        let pipeline = OrderedPipeline<[String], [Result<VerifiedPayload, VerificationError>]>(jobs: jobs) { [self] chunk in
+            chunk.map { token in
+                Result { () throws(VerificationError) in try verifier.verify(token, as: kind) }
+            }
+        }
+        try pipeline.run(
+            next: {
+                var chunk: [String] = []
+                chunk.reserveCapacity(chunkSize)
+                while chunk.count < chunkSize, let token = iterator.next() { chunk.append(token) }
+                return chunk.isEmpty ? nil : chunk
+            },
+            sink: { results in
+                for result in results {
+                    try deliver(position, result)
+                    position += 1
+                }
+            })
+    }
+
+    /// Verifies every token; results in input order.
+    public func verifyAll(_ tokens: [String]) -> [Result<VerifiedPayload, VerificationError>] {
+        var results: [Result<VerifiedPayload, VerificationError>] = []
+        results.reserveCapacity(tokens.count)
+        // `deliver` cannot throw here, so neither can the run.
+        try? verify(tokens) { _, result in results.append(result) }
+        return results
+    }
+
+    /// What each JSON Lines record holds.
+    public struct RecordFormat: Sendable {
+        /// How much of each verified payload to write.
+        public var payload: VerificationRecord.PayloadSelection = .full
+        /// Write `"line":N` first in each record.
+        public var lineNumbers = true
+        /// The number of the first line read (for a part of a larger dump).
+        public var firstLine = 1
+
+        public init(payload: VerificationRecord.PayloadSelection = .full, lineNumbers: Bool = true, firstLine: Int = 1) {
+            self.payload = payload
+            self.lineNumbers = lineNumbers
+            self.firstLine = firstLine
+        }
+    }
+
+    /// Verifies each line of `reader` and writes one JSON Lines record per line, in order:
+    /// `{"line":N,"status":…,"kind":…,"payload":…,"error":…}`. Blank lines and over-long
+    /// lines get a rejected record of their own.
+    ///
+    /// - Parameters:
+    ///   - write: receives the records of a chunk of lines, newline-terminated.
+    ///   - progress: called after each chunk with the counts so far.
+    /// - Returns: what was seen. Throws the reader's ``InputFailure`` after writing the records
+    ///   of every line read before it, or what `write` throws.
+    public func verifyLines(
+        from reader: LineReader, format: RecordFormat = RecordFormat(),
+        write: ([UInt8]) throws -> Void, progress: (BatchSummary) -> Void = { _ in }
+    ) throws -> BatchSummary {
+        var summary = BatchSummary()
+        let pipeline = OrderedPipeline<LineChunk, (bytes: [UInt8], summary: BatchSummary)>(jobs: jobs) { [self] chunk in
+            verify(chunk, format: format)
+        }
+        try pipeline.run(
+            next: { try reader.nextChunk() },
+            sink: { output in
+                summary.add(output.summary)
+                try write(output.bytes)
+                progress(summary)
+            })
+        return summary
+    }
+
+    /// Verifies one chunk of lines into its records.
+    func verify(_ chunk: LineChunk, format: RecordFormat) -> (bytes: [UInt8], summary: BatchSummary) {
+        var writer = JSONWriter(reservingCapacity: chunk.lines.count * (format.payload == .none ? 128 : 1536))
+        var summary = BatchSummary()
+        summary.bytesConsumed = chunk.inputBytes
+        for (offset, line) in chunk.lines.enumerated() {
+            let result = verify(line, in: chunk.bytes)
+            summary.count(result)
+            writer.raw("{")
+            if format.lineNumbers {
+                writer.raw("\"line\":")
+                writer.writeRaw(String(format.firstLine - 1 + chunk.firstLineNumber + offset).utf8)
+                writer.raw(",")
+            }
+            VerificationRecord.writeMembers(of: result, kind: kind, payload: format.payload, into: &writer)
+            writer.raw("}\n")
+        }
+        return (writer.bytes, summary)
+    }
+
+    func verify(_ line: LineChunk.Line, in bytes: [UInt8]) -> Result<VerifiedPayload, LineRejection> {
+        switch line {
+        case .tooLong(let length):
+            return .failure(.input(BatchInputError(
+                .lineTooLong, "the line is \(length) bytes; the limit is \(LineReader.defaultMaximumLineLength)")))
+        case .text(let range):
+            do throws(VerificationError) {
+                let token = try SignedInput.token(in: bytes[range], field: field)
+                guard !token.isEmpty else { return .failure(.input(BatchInputError(.emptyLine, "the line is empty"))) }
+                return .success(try verifier.verify(bytes: token, as: kind))
+            } catch {
+                return .failure(.verification(error))
+            }
+        }
+    }
+}
