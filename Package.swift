@@ -26,9 +26,15 @@ let package = Package(
             name: "VouchOpenSSL",
             dependencies: ["COpenSSL"]
         ),
+        // Fixed-key ECDSA P-256 verification on OpenSSL's BN/EC API.
+        .target(
+            name: "CVouchECDSA",
+            dependencies: ["COpenSSL"],
+            linkerSettings: [.linkedLibrary("crypto")]
+        ),
         .target(
             name: "Vouch",
-            dependencies: ["VouchOpenSSL"]
+            dependencies: ["VouchOpenSSL", "CVouchECDSA"]
         ),
         // Many tokens at once: line reading (plain or gzip), the ordered pipeline, the batch
         // verifier and its JSON Lines records.
@@ -46,7 +52,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "VouchBench",
-            dependencies: ["Vouch", "VouchBatch", "VouchMint", "COpenSSL"]
+            dependencies: ["Vouch", "VouchBatch", "VouchMint", "COpenSSL", "CVouchECDSA"]
         ),
         .target(
             name: "VouchTestSupport",
@@ -68,8 +74,8 @@ let package = Package(
     ]
 )
 
-// The same strict settings for every target.
-for target in package.targets where target.type != .system {
+// The same strict settings for every Swift target (CVouchECDSA is C).
+for target in package.targets where target.type != .system && target.name != "CVouchECDSA" {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))

@@ -34,9 +34,7 @@ public struct BatchVerifier: Sendable {
         var iterator = tokens.makeIterator()
         var position = 0
         let pipeline = OrderedPipeline<[String], [Result<VerifiedPayload, VerificationError>]>(jobs: jobs) { [self] chunk in
-            chunk.map { token in
-                Result { () throws(VerificationError) in try verifier.verify(token, as: kind) }
-            }
+            verifier.verifyChunk(chunk.map { Array($0.utf8)[...] }, as: kind)
         }
         try pipeline.run(
             next: {
@@ -110,8 +108,7 @@ public struct BatchVerifier: Sendable {
         var writer = JSONWriter(reservingCapacity: chunk.lines.count * (format.payload == .none ? 128 : 1536))
         var summary = BatchSummary()
         summary.bytesConsumed = chunk.inputBytes
-        for (offset, line) in chunk.lines.enumerated() {
-            let result = verify(line, in: chunk.bytes)
+        for (offset, result) in results(of: chunk).enumerated() {
             summary.count(result)
             writer.raw("{")
             if format.lineNumbers {
@@ -125,19 +122,33 @@ public struct BatchVerifier: Sendable {
         return (writer.bytes, summary)
     }
 
-    func verify(_ line: LineChunk.Line, in bytes: [UInt8]) -> Result<VerifiedPayload, LineRejection> {
-        switch line {
-        case .tooLong(let length):
-            return .failure(.input(BatchInputError(
-                .lineTooLong, "the line is \(length) bytes; the limit is \(LineReader.defaultMaximumLineLength)")))
-        case .text(let range):
-            do throws(VerificationError) {
-                let token = try SignedInput.token(in: bytes[range], field: field)
-                guard !token.isEmpty else { return .failure(.input(BatchInputError(.emptyLine, "the line is empty"))) }
-                return .success(try verifier.verify(bytes: token, as: kind))
-            } catch {
-                return .failure(.verification(error))
+    /// The result of each line of `chunk`; the tokens go to ``Verifier/verifyChunk(_:as:)``
+    /// together, so those sharing a signer share the signature work.
+    func results(of chunk: LineChunk) -> [Result<VerifiedPayload, LineRejection>] {
+        var results: [Result<VerifiedPayload, LineRejection>?] = Array(repeating: nil, count: chunk.lines.count)
+        var tokens: [ArraySlice<UInt8>] = [], positions: [Int] = []
+        for (offset, line) in chunk.lines.enumerated() {
+            switch line {
+            case .tooLong(let length):
+                results[offset] = .failure(.input(BatchInputError(
+                    .lineTooLong, "the line is \(length) bytes; the limit is \(LineReader.defaultMaximumLineLength)")))
+            case .text(let range):
+                do throws(VerificationError) {
+                    let token = try SignedInput.token(in: chunk.bytes[range], field: field)
+                    if token.isEmpty {
+                        results[offset] = .failure(.input(BatchInputError(.emptyLine, "the line is empty")))
+                    } else {
+                        tokens.append(token)
+                        positions.append(offset)
+                    }
+                } catch {
+                    results[offset] = .failure(.verification(error))
+                }
             }
         }
+        for (offset, result) in zip(positions, verifier.verifyChunk(tokens, as: kind)) {
+            results[offset] = result.mapError { .verification($0) }
+        }
+        return results.map { $0! }
     }
 }

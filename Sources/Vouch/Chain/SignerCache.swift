@@ -20,6 +20,8 @@ final class Signer: Sendable {
     let key: PublicKey
     /// Set after the first successful validation; the certificates alone decide it.
     let validatedWindow = Locked<ChainValidator.Window?>(nil)
+    /// The leaf key prepared for many verifications, once it has signed enough tokens.
+    let fixedKey = FixedKeySlot()
 
     init(segment: [UInt8], header: ProtectedHeader, anchor: Anchor, key: PublicKey) {
         self.segment = segment

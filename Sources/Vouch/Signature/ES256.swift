@@ -13,19 +13,29 @@ package enum ES256 {
     /// had (an allocation failure): no verdict on the signature.
     package static func check(signature: some Collection<UInt8>, message: UnsafeRawBufferPointer, key: PublicKey) -> Bool? {
         guard signature.count == 64 else { return false }
+        var digest = [UInt8](repeating: 0, count: 32)
+        digest.withUnsafeMutableBytes { SHA256Digest.hash(message, into: $0) }
+        return check(signature: signature, digest: digest, key: key)
+    }
+
+    /// The same, given the SHA-256 digest of the message.
+    package static func verify(signature: some Collection<UInt8>, digest: [UInt8], key: PublicKey) -> Bool {
+        check(signature: signature, digest: digest, key: key) == true
+    }
+
+    /// The same, given the SHA-256 digest of the message; `nil` when no verification context
+    /// could be had.
+    package static func check(signature: some Collection<UInt8>, digest: [UInt8], key: PublicKey) -> Bool? {
+        guard signature.count == 64, digest.count == 32 else { return false }
         var raw = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         var der = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0),
                    UInt64(0), UInt64(0))
-        var digest = (UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         return withUnsafeMutableBytes(of: &raw) { raw -> Bool? in
             _ = raw.initializeMemory(as: UInt8.self, from: signature)
             return withUnsafeMutableBytes(of: &der) { der -> Bool? in
                 let derLength = derSignature(raw: UnsafeRawBufferPointer(raw), into: der)
-                return withUnsafeMutableBytes(of: &digest) { digest -> Bool? in
-                    SHA256Digest.hash(message, into: digest)
-                    return key.verify(
-                        derSignature: UnsafeRawBufferPointer(rebasing: der[..<derLength]),
-                        sha256Digest: UnsafeRawBufferPointer(digest))
+                return digest.withUnsafeBytes { digest in
+                    key.verify(derSignature: UnsafeRawBufferPointer(rebasing: der[..<derLength]), sha256Digest: digest)
                 }
             }
         }

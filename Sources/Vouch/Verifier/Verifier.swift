@@ -45,6 +45,13 @@ public struct Verifier: Sendable {
         public var strictX509: Bool = true
         /// Tokens longer than this many bytes are rejected before any parsing.
         public var maximumTokenSize: Int = 64 * 1024
+        /// Verify a leaf key's signatures with a table precomputed for that key once it has
+        /// signed enough tokens in this process (about 1,000). The verdicts are the same as
+        /// OpenSSL's generic verification, which `false` forces (as does the environment
+        /// variable `VOUCH_FAST_VERIFY=off`).
+        public var fastVerify: Bool = true
+        /// Tokens a key must sign before its table is built (`fastVerify`).
+        var fastVerifyThreshold: Int = FixedKeyPolicy.defaultThreshold
 
         /// A configuration without the app's identity: set ``bundleId`` and ``environment``
         /// (and ``appAppleId`` for Production) or ``acceptsAnyApp`` before making a verifier.
@@ -68,7 +75,7 @@ public struct Verifier: Sendable {
     }
 
     public let configuration: Configuration
-    private let engine: Engine
+    let engine: Engine
 
     /// Creates a verifier.
     ///
@@ -154,6 +161,7 @@ final class Engine: Sendable {
     let cache = SignerCache()
     let validationTime: ValidationTime
     let maximumTokenSize: Int
+    let fixedKeys: FixedKeyPolicy
 
     init(configuration: Verifier.Configuration) throws(ConfigurationError) {
         let anchors = try Self.certificates(configuration.trustAnchors, named: "trust anchor", code: .unreadableTrustAnchor)
@@ -165,6 +173,9 @@ final class Engine: Sendable {
             configuration.xcodeCertificates, named: "Xcode certificate", code: .unreadableXcodeCertificate)
         validationTime = configuration.validationTime
         maximumTokenSize = configuration.maximumTokenSize
+        fixedKeys = FixedKeyPolicy.overridden(
+            configuration.fastVerify ? FixedKeyPolicy(threshold: configuration.fastVerifyThreshold) : .off,
+            environment: ProcessInfo.processInfo.environment)
     }
 
     /// Every certificate of each entry: DER, or PEM with one or more certificates.
@@ -202,10 +213,16 @@ final class Engine: Sendable {
     func verify(
         _ bytes: UnsafeBufferPointer<UInt8>, kind requiredKind: PayloadKind?, expectations: Expectations, now: Int64
     ) throws(VerificationError) -> VerifiedPayload {
-        let jws = try CompactJWS(locatingIn: bytes, maximumSize: maximumTokenSize)
-        let signer = try signer(forHeader: UnsafeBufferPointer(rebasing: bytes[jws.header]))
-        let payloadBytes = try Self.checkSignature(of: jws, in: bytes, key: signer.key)
+        let token = try prepare(bytes)
+        try Self.signatureVerdict(signaturesHold([token], signer: token.signer)[0])
+        return try finish(token, kind: requiredKind, expectations: expectations, now: now)
+    }
 
+    /// The rest of a token's checks, once its signature holds.
+    func finish(
+        _ token: PreparedToken, kind requiredKind: PayloadKind?, expectations: Expectations, now: Int64
+    ) throws(VerificationError) -> VerifiedPayload {
+        let signer = token.signer, payloadBytes = token.payload
         // Authenticated by the leaf key from here on; the payload may now be read.
         let payload: JSONObject
         do {
@@ -264,7 +281,12 @@ final class Engine: Sendable {
     static func checkSignature(
         _ signature: [UInt8], over signingInput: UnsafeRawBufferPointer, key: PublicKey
     ) throws(VerificationError) {
-        switch ES256.check(signature: signature, message: signingInput, key: key) {
+        try signatureVerdict(ES256.check(signature: signature, message: signingInput, key: key))
+    }
+
+    /// A signature check's outcome as the verifier reports it: `nil` is no verdict at all.
+    static func signatureVerdict(_ holds: Bool?) throws(VerificationError) {
+        switch holds {
         case true?:
             return
         case false?:
@@ -276,7 +298,7 @@ final class Engine: Sendable {
     }
 
     /// The signer for a header segment, from the cache or parsed and checked now.
-    private func signer(forHeader segment: UnsafeBufferPointer<UInt8>) throws(VerificationError) -> Signer {
+    func signer(forHeader segment: UnsafeBufferPointer<UInt8>) throws(VerificationError) -> Signer {
         if let signer = cache.signer(forHeader: segment) { return signer }
         let header = try ProtectedHeader(segment: segment)
         let certificates = header.certificates

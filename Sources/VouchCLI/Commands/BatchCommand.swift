@@ -35,11 +35,13 @@ struct BatchCommand: Command {
             .flag("--no-line-number", help: "Leave \"line\" out of each record (for split dumps)"),
             .value("--first-line", "N", help: "Number the first line N (default 1)"),
             .value("--field", "NAME", help: "In JSON lines, read the token from this member"),
+            .flag("--no-fast-verify", help: "Verify every signature with OpenSSL's generic P-256 path,\nnever with a key's precomputed table (same verdicts)"),
         ] + TrustOptions.options
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let options = try TrustOptions(arguments, console: console)
+        var options = try TrustOptions(arguments, console: console)
+        options.configuration.fastVerify = !arguments.flag("--no-fast-verify")
         var batch = BatchVerifier(verifier: try options.makeVerifier(), kind: options.kind, field: arguments.value("--field"))
         if let text = arguments.value("--jobs") {
             guard let jobs = Int(text), (1...1024).contains(jobs) else {

@@ -1,0 +1,112 @@
+/// A token parsed up to its signature check: its signer, decoded payload and signature, and
+/// the SHA-256 digest of its signing input.
+struct PreparedToken {
+    let signer: Signer
+    let payload: [UInt8]
+    let signature: [UInt8]
+    let digest: [UInt8]
+}
+
+extension Verifier {
+    /// Verifies several tokens given as UTF-8 bytes and returns one result per token, in
+    /// order, each the one ``verify(bytes:as:)`` gives for that token alone.
+    ///
+    /// Tokens signed by the same key share the signature work: once the key has signed
+    /// enough tokens (see ``Configuration/fastVerify``) their signatures are verified
+    /// together with the key's precomputed table. A batch driver hands each thread a chunk.
+    public func verifyChunk(
+        _ tokens: [ArraySlice<UInt8>], as kind: PayloadKind? = nil
+    ) -> [Result<VerifiedPayload, VerificationError>] {
+        engine.verifyChunk(tokens, kind: kind, expectations: Expectations(configuration), now: Self.clock())
+    }
+}
+
+extension Engine {
+    /// Everything before the signature check: the compact form, the header (cached signer),
+    /// canonical base64url of payload and signature, the signature's length.
+    func prepare(_ bytes: UnsafeBufferPointer<UInt8>) throws(VerificationError) -> PreparedToken {
+        let jws = try CompactJWS(locatingIn: bytes, maximumSize: maximumTokenSize)
+        let signer = try signer(forHeader: UnsafeBufferPointer(rebasing: bytes[jws.header]))
+
+        guard let payloadBytes = Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[jws.payload])) else {
+            throw VerificationError(.badBase64URL, "the payload segment is not canonical unpadded base64url")
+        }
+        guard let signature = Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[jws.signature])) else {
+            throw VerificationError(.badBase64URL, "the signature segment is not canonical unpadded base64url")
+        }
+        guard signature.count == 64 else {
+            throw VerificationError(.badSignatureLength, "the ES256 signature is \(signature.count) bytes; it must be 64 (r‖s)")
+        }
+        let digest = SHA256Digest.hash(UnsafeBufferPointer(rebasing: bytes[jws.signingInput]))
+        return PreparedToken(signer: signer, payload: payloadBytes, signature: signature, digest: digest)
+    }
+
+    /// Whether each token's signature verifies with `signer`'s key: through the key's
+    /// precomputed table once it is built, else (or should OpenSSL fail there) through
+    /// `EVP_PKEY_verify`; `nil` where OpenSSL gave no verdict at all.
+    func signaturesHold(_ tokens: [PreparedToken], signer: Signer) -> [Bool?] {
+        if let threshold = fixedKeys.threshold,
+            let fixed = signer.fixedKey.key(for: signer.key, counting: tokens.count, threshold: threshold)
+        {
+            var digests: [UInt8] = [], signatures: [UInt8] = []
+            digests.reserveCapacity(32 * tokens.count)
+            signatures.reserveCapacity(64 * tokens.count)
+            for token in tokens {
+                digests.append(contentsOf: token.digest)
+                signatures.append(contentsOf: token.signature)
+            }
+            let verdicts = digests.withUnsafeBytes { digests in
+                signatures.withUnsafeBytes { signatures in
+                    fixed.verify(digests: digests, signatures: signatures, count: tokens.count)
+                }
+            }
+            if let verdicts { return verdicts }
+        }
+        return tokens.map { ES256.check(signature: $0.signature, digest: $0.digest, key: signer.key) }
+    }
+
+    /// Verifies `tokens` with the verdicts of one-by-one verification; the signatures of the
+    /// tokens that share a signer are checked together.
+    func verifyChunk(
+        _ tokens: [ArraySlice<UInt8>], kind: PayloadKind?, expectations: Expectations, now: Int64
+    ) -> [Result<VerifiedPayload, VerificationError>] {
+        var results: [Result<VerifiedPayload, VerificationError>?] = Array(repeating: nil, count: tokens.count)
+        var prepared: [PreparedToken?] = Array(repeating: nil, count: tokens.count)
+        // Positions by signer, in order of first appearance.
+        var groups: [(signer: Signer, positions: [Int])] = []
+        for (position, token) in tokens.enumerated() {
+            let outcome: Result<PreparedToken, VerificationError> = token.withUnsafeBufferPointer { bytes in
+                Result { () throws(VerificationError) in try prepare(bytes) }
+            }
+            switch outcome {
+            case .failure(let error):
+                results[position] = .failure(error)
+            case .success(let token):
+                prepared[position] = token
+                if let group = groups.firstIndex(where: { $0.signer === token.signer }) {
+                    groups[group].positions.append(position)
+                } else {
+                    groups.append((token.signer, [position]))
+                }
+            }
+        }
+        for (signer, positions) in groups {
+            let holds = signaturesHold(positions.map { prepared[$0]! }, signer: signer)
+            for (position, holds) in zip(positions, holds) where holds != true {
+                do throws(VerificationError) {
+                    try Self.signatureVerdict(holds)
+                } catch {
+                    results[position] = .failure(error)
+                }
+                prepared[position] = nil
+            }
+        }
+        for position in tokens.indices {
+            guard let token = prepared[position] else { continue }
+            results[position] = Result { () throws(VerificationError) in
+                try finish(token, kind: kind, expectations: expectations, now: now)
+            }
+        }
+        return results.map { $0! }
+    }
+}
