@@ -57,6 +57,9 @@ final class SignerCache: Sendable {
         }
     }
 
+    /// The cached signers, most recent first.
+    var signers: [Signer] { entries.withLock { $0 } }
+
     func insert(_ signer: Signer) {
         entries.withLock { entries in
             if entries.count >= capacity { entries.removeLast() }

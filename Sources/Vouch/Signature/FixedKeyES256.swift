@@ -22,6 +22,11 @@ final class FixedKeyES256: @unchecked Sendable {
     /// deprecated EC API and the C layer falls back to EVP).
     var isPrecomputed: Bool { mode != VOUCH_P256_GENERIC }
 
+    /// Whether x(R) is compared in Jacobian coordinates: the C layer checks, when it builds
+    /// the key, that the coordinates OpenSSL hands back satisfy x = X/Z², else compares the
+    /// affine x.
+    var comparesInJacobianCoordinates: Bool { mode == VOUCH_P256_PRECOMPUTED_JACOBIAN }
+
     /// Prepares `key`; `nil` when it is not a P-256 key or OpenSSL fails.
     convenience init?(key: PublicKey) {
         guard key.isP256, let point = key.encodedPoint else { return nil }
