@@ -1,4 +1,5 @@
 import COpenSSL
+import CVouchECDSA
 import Foundation
 import Vouch
 import VouchBatch
@@ -136,6 +137,19 @@ let leafKey: OpaquePointer = leafDER.withUnsafeBufferPointer { buffer in
 nonisolated(unsafe) let sharedKey = leafKey
 let preparedInputs = prepared
 
+// The same signatures for the raw rates: digests, r‖s and DER.
+var collected = RawSignatures()
+for (index, token) in tokens.enumerated() {
+    let bytes = Array(token.utf8)
+    var digest = [UInt8](repeating: 0, count: 32)
+    _ = SHA256(preparedInputs.inputs[index], preparedInputs.inputs[index].count, &digest)
+    collected.digests += digest
+    collected.raw += Base64.decodeURL(bytes[(bytes.lastIndex(of: UInt8(ascii: "."))! + 1)...])!
+    collected.der.append(preparedInputs.signatures[index])
+}
+let rawSignatures = collected
+let leafPoint = encodedPoint(of: leafKey)
+
 func floorRate(threads: Int, sample: Int = .max) -> Double {
     let count = min(sample, preparedInputs.inputs.count)
     let failures = UnsafeMutablePointer<Int>.allocate(capacity: threads)
@@ -183,9 +197,9 @@ let summaryFile = scratch.appendingPathComponent("summary.json")
 /// Runs `vouch batch` on the output of `feed` (or the tokens file); returns its rate and the
 /// peak RSS it reports itself (the shell's own figure would include this process's, which
 /// Linux carries across exec).
-func cliRun(jobs: Int, lines: Int, feed: String? = nil) -> (rate: Double, peakBytes: Int) {
+func cliRun(jobs: Int, lines: Int, feed: String? = nil, options extra: String = "") -> (rate: Double, peakBytes: Int) {
     let input = feed.map { "\($0) | " } ?? ""
-    let result = run("\(input)\(vouch) batch --jobs \(jobs) --root \(root) --summary-json \(shellQuote(summaryFile.path)) \(feed == nil ? file : "-") > /dev/null 2>/dev/null")
+    let result = run("\(input)\(vouch) batch\(extra) --jobs \(jobs) --root \(root) --summary-json \(shellQuote(summaryFile.path)) \(feed == nil ? file : "-") > /dev/null 2>/dev/null")
     precondition(result.status == 0, "vouch batch exited \(result.status)")
     let summary = try! StrictJSON.parseObject([UInt8](try! Data(contentsOf: summaryFile)))
     precondition(summary["verified"]?.int64Value == Int64(lines), "vouch batch did not verify every line")
@@ -221,7 +235,9 @@ let configuration = {
     return configuration
 }()
 
-func linesRate(jobs: Int) throws -> Double {
+func linesRate(jobs: Int, fastVerify: Bool = true) throws -> Double {
+    var configuration = configuration
+    configuration.fastVerify = fastVerify
     let verifier = try Verifier(configuration: configuration)
     let descriptor = open(tokensFile.path, O_RDONLY)
     defer { close(descriptor) }
@@ -302,6 +318,48 @@ for round in 1...options.rounds {
 }
 let floor1 = Paired.median(floors[1]!), floorN = Paired.median(floors[jobs]!)
 
+// MARK: 4b. Fixed-key ES256 against OpenSSL's own verify on the same key and signatures
+
+/// A run between two raw `EVP_PKEY_verify` runs on the same threads.
+func bracketedRaw(threads: Int, _ measure: () throws -> Double) rethrows -> (rate: Double, floor: Double) {
+    let before = rawVerifyRate(key: sharedKey, rawSignatures, threads: threads, sample: floorSample)
+    let rate = try measure()
+    let after = rawVerifyRate(key: sharedKey, rawSignatures, threads: threads, sample: floorSample)
+    return (rate, (before + after) / 2)
+}
+
+let table = leafPoint.withUnsafeBufferPointer { vouch_p256_key_new($0.baseAddress, $0.count) }!
+defer { vouch_p256_key_free(table) }
+let tableMode = vouch_p256_key_mode(table)
+var raws: [Int: [Double]] = [1: [], jobs: []]
+var fixed1 = Paired(), fixedN = Paired(), rawCLI1 = Paired(), rawCLIN = Paired(), rawLines1 = Paired(), rawLinesN = Paired()
+var genericCLIN = Paired(), genericLinesN = Paired()
+for round in 1...options.rounds {
+    log("round \(round) of \(options.rounds): fixed-key path and generic path, each between two raw verify runs …")
+    for threads in Set([1, jobs]).sorted() {
+        var result = bracketedRaw(threads: threads) {
+            fixedKeyRate(table: table, rawSignatures, threads: threads, sample: options.lines)
+        }
+        if threads == jobs { fixedN.add(rate: result.rate, floor: result.floor) }
+        if threads == 1 { fixed1.add(rate: result.rate, floor: result.floor) }
+        raws[threads]!.append(result.floor)
+        result = bracketedRaw(threads: threads) { cliRate(jobs: threads).rate }
+        if threads == 1 { rawCLI1.add(rate: result.rate, floor: result.floor) }
+        if threads == jobs { rawCLIN.add(rate: result.rate, floor: result.floor) }
+        result = try bracketedRaw(threads: threads) { try linesRate(jobs: threads) }
+        if threads == 1 { rawLines1.add(rate: result.rate, floor: result.floor) }
+        if threads == jobs { rawLinesN.add(rate: result.rate, floor: result.floor) }
+    }
+    var result = bracketedRaw(threads: jobs) { cliRun(jobs: jobs, lines: options.lines, options: " --no-fast-verify").rate }
+    genericCLIN.add(rate: result.rate, floor: result.floor)
+    result = try bracketedRaw(threads: jobs) { try linesRate(jobs: jobs, fastVerify: false) }
+    genericLinesN.add(rate: result.rate, floor: result.floor)
+}
+let raw1 = Paired.median(raws[1]!), rawN = Paired.median(raws[jobs]!)
+let tableCosts = tableCost(point: leafPoint)
+log("openssl speed ecdsap256, 1 and \(jobs) processes …")
+let speed1 = opensslSpeed(multi: 1), speedN = opensslSpeed(multi: jobs)
+
 // MARK: 5. Latency: the first token of a chain, then warm tokens
 
 var coldSamples: [Double] = []
@@ -312,12 +370,26 @@ for index in 0..<15 {
     coldSamples.append(now() - start)
 }
 let cold = coldSamples.sorted()[coldSamples.count / 2]
-let warmVerifier = try Verifier(configuration: configuration)
+// Warm, generic path: a verifier that never builds a table.
+var genericConfiguration = configuration
+genericConfiguration.fastVerify = false
+let warmVerifier = try Verifier(configuration: genericConfiguration)
 _ = try warmVerifier.verify(tokens[0])
 let warmCount = min(5000, tokens.count)
 let warmStart = now()
 for index in 0..<warmCount { _ = try warmVerifier.verify(tokens[index]) }
 let warm = (now() - warmStart) / Double(warmCount)
+// Single `verify` calls on a default verifier: the token past the threshold builds the table,
+// the ones after it use it.
+let hotVerifier = try Verifier(configuration: configuration)
+let threshold = 1_000
+for index in 0..<threshold { _ = try hotVerifier.verify(tokens[index % tokens.count]) }
+let buildingStart = now()
+_ = try hotVerifier.verify(tokens[threshold % tokens.count])
+let building = now() - buildingStart
+let hotStart = now()
+for index in 0..<warmCount { _ = try hotVerifier.verify(tokens[(threshold + 1 + index) % tokens.count]) }
+let hot = (now() - hotStart) / Double(warmCount)
 
 // MARK: 6. Peak RSS at 1,000,000 lines (the 100,000-line file ten times through a pipe)
 
@@ -359,7 +431,9 @@ print("""
     | latency | µs | ratio to one floor verification |
     |---|---:|---:|
     | first token of a chain (cold: full chain validation), median of 15 | \(String(format: "%.0f", cold * 1e6)) | \(String(format: "%.1f", cold * floor1)) |
-    | a token whose chain is cached (warm), mean of \(warmCount) | \(String(format: "%.1f", warm * 1e6)) | \(String(format: "%.2f", warm * floor1)) |
+    | a token whose chain is cached (warm), generic verify, mean of \(warmCount) | \(String(format: "%.1f", warm * 1e6)) | \(String(format: "%.2f", warm * floor1)) |
+    | the token after \(threshold) of one key (builds the key's table) | \(String(format: "%.0f", building * 1e6)) | \(String(format: "%.1f", building * floor1)) |
+    | a token of a hot key (fixed-key table), single `verify`, mean of \(warmCount) | \(String(format: "%.1f", hot * 1e6)) | \(String(format: "%.2f", hot * floor1)) |
 
     | peak RSS of `vouch batch` (\(jobs) threads) | |
     |---|---:|
@@ -368,3 +442,32 @@ print("""
 if let million {
     print("| \(options.lines * 10) lines (through a pipe; \(format(million.rate)) tokens/s, \(ratio(million.rate, million.floor)) of the floor) | \(mib(million.peakBytes)) |")
 }
+
+func speed(_ value: Double?) -> String { value.map(format) ?? "(openssl not installed)" }
+print("""
+
+    Fixed-key ES256 against OpenSSL's own P-256 verify (`EVP_PKEY_verify` on prepared digests, one kept
+    context per thread, the same key and signatures: what `openssl speed ecdsap256` times). Ratios divide
+    each run by that raw rate measured on the same threads just before and after it.
+
+    | measurement | threads | tokens/s | ratio to raw verify |
+    |---|---:|---:|---:|
+    | raw OpenSSL verify, `EVP_PKEY_verify` | 1 | \(format(raw1)) | 1.00 |
+    | raw OpenSSL verify, `EVP_PKEY_verify` | \(jobs) | \(format(rawN)) | 1.00 |
+    | `openssl speed -seconds 2 ecdsap256`, same run | 1 | \(speed(speed1)) | \(speed1.map { ratio($0, raw1) } ?? "") |
+    | `openssl speed -seconds 2 -multi \(jobs) ecdsap256`, same run | \(jobs) | \(speed(speedN)) | \(speedN.map { ratio($0, rawN) } ?? "") |
+    | fixed-key path alone (chunks of 64, digests given) | 1 | \(format(fixed1.rate)) | \(String(format: "%.2f", fixed1.ratio)) |
+    | fixed-key path alone (chunks of 64, digests given) | \(jobs) | \(format(fixedN.rate)) | \(String(format: "%.2f", fixedN.ratio)) |
+    | `BatchVerifier.verifyLines`, generic path (`fastVerify = false`) | \(jobs) | \(format(genericLinesN.rate)) | \(String(format: "%.2f", genericLinesN.ratio)) |
+    | `BatchVerifier.verifyLines` (records written) | 1 | \(format(rawLines1.rate)) | \(String(format: "%.2f", rawLines1.ratio)) |
+    | `BatchVerifier.verifyLines` (records written) | \(jobs) | \(format(rawLinesN.rate)) | \(String(format: "%.2f", rawLinesN.ratio)) |
+    | `vouch batch --no-fast-verify`, full payload output | \(jobs) | \(format(genericCLIN.rate)) | \(String(format: "%.2f", genericCLIN.ratio)) |
+    | `vouch batch`, full payload output | 1 | \(format(rawCLI1.rate)) | \(String(format: "%.2f", rawCLI1.ratio)) |
+    | `vouch batch`, full payload output | \(jobs) | \(format(rawCLIN.rate)) | \(String(format: "%.2f", rawCLIN.ratio)) |
+
+    | a key's table | |
+    |---|---:|
+    | how `x(R)` is compared | \(tableMode == VOUCH_P256_PRECOMPUTED_JACOBIAN ? "Jacobian (X = r·Z²)" : tableMode == VOUCH_P256_PRECOMPUTED_AFFINE ? "affine" : "generic EVP (no deprecated EC API)") |
+    | build time, median of 16 | \(String(format: "%.1f ms", tableCosts.seconds * 1e3)) (\(String(format: "%.0f", tableCosts.seconds * raw1)) raw verifications) |
+    | heap held | \(String(format: "%.0f KiB", Double(tableCosts.bytes) / 1024)) |
+    """)

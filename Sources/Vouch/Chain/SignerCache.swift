@@ -22,12 +22,15 @@ final class Signer: Sendable {
     let validatedWindow = Locked<ChainValidator.Window?>(nil)
     /// The leaf key prepared for many verifications, once it has signed enough tokens.
     let fixedKey = FixedKeySlot()
+    /// SHA-256 of the segment and its ".", to continue with each token's payload.
+    let headerDigest: HeaderDigest
 
     init(segment: [UInt8], header: ProtectedHeader, anchor: Anchor, key: PublicKey) {
         self.segment = segment
         self.header = header
         self.anchor = anchor
         self.key = key
+        headerDigest = HeaderDigest(segment: segment)
     }
 }
 

@@ -37,7 +37,10 @@ extension Engine {
         guard signature.count == 64 else {
             throw VerificationError(.badSignatureLength, "the ES256 signature is \(signature.count) bytes; it must be 64 (r‖s)")
         }
-        let digest = SHA256Digest.hash(UnsafeBufferPointer(rebasing: bytes[jws.signingInput]))
+        let raw = UnsafeRawBufferPointer(bytes)
+        let digest = signer.headerDigest.digest(
+            payload: UnsafeRawBufferPointer(rebasing: raw[jws.payload]),
+            signingInput: UnsafeRawBufferPointer(rebasing: raw[jws.signingInput]))
         return PreparedToken(signer: signer, payload: payloadBytes, signature: signature, digest: digest)
     }
 
