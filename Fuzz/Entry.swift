@@ -16,6 +16,7 @@ let fuzzTargets: [String: @Sendable (UnsafeRawBufferPointer) -> Void] = [
     "verify": fuzzVerify,
     "payload": fuzzSignedPayload,
     "lines": fuzzLineReader,
+    "ecdsa": fuzzFixedKeyES256,
 ]
 
 nonisolated(unsafe) var selectedTarget: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil
