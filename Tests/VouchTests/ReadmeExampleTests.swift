@@ -61,8 +61,9 @@ import Vouch
         var arguments = ["swiftc", "-swift-version", "6", "-I", modules.path, "-I", products.path]
         let sources = packageRoot.appendingPathComponent("Sources")
         for target in try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted() {
-            let map = sources.appendingPathComponent(target).appendingPathComponent("module.modulemap")
-            if FileManager.default.fileExists(atPath: map.path) {
+            // A system library's map sits in its folder, a C target's in its include folder.
+            for map in ["module.modulemap", "include/module.modulemap"].map({ sources.appendingPathComponent(target).appendingPathComponent($0) })
+            where FileManager.default.fileExists(atPath: map.path) {
                 arguments += ["-Xcc", "-fmodule-map-file=\(map.path)"]
             }
         }
@@ -75,6 +76,10 @@ import Vouch
             else { throw TestFailure("cannot read \(map.path)") }
             arguments += entries.values.compactMap { $0["object"] }.sorted()
         }
+        // The C target's objects (a C target has no output file map).
+        let objects = products.appendingPathComponent("CVouchECDSA.build")
+        let cObjects = (try? FileManager.default.contentsOfDirectory(atPath: objects.path)) ?? []
+        arguments += cObjects.filter { $0.hasSuffix(".o") }.sorted().map { objects.appendingPathComponent($0).path }
         let path = products.path
         if path.contains("sanitize-address") { arguments.append("-sanitize=address") }
         if path.contains("sanitize-thread") { arguments.append("-sanitize=thread") }
