@@ -3,11 +3,11 @@ internal import COpenSSL
 /// SHA-256 over a cached header segment and its ".", kept as a midstate: a token's digest then
 /// hashes only its payload segment. The header (with its three certificates) is most of a
 /// token's signing input.
-final class HeaderDigest: @unchecked Sendable {
+package final class HeaderDigest: @unchecked Sendable {
     /// Owned; only read (copied from) after `init`.
     private let context: OpaquePointer?
 
-    init(segment: [UInt8]) {
+    package init(segment: [UInt8]) {
         var context = EVP_MD_CTX_new()
         let dot: [UInt8] = [UInt8(ascii: ".")]
         if let prepared = context, EVP_DigestInit_ex(prepared, EVP_sha256(), nil) != 1
@@ -23,7 +23,7 @@ final class HeaderDigest: @unchecked Sendable {
     deinit { EVP_MD_CTX_free(context) }
 
     /// SHA-256 of `segment ‖ "." ‖ payload`, the signing input; from scratch should OpenSSL fail.
-    func digest(payload: UnsafeRawBufferPointer, signingInput: UnsafeRawBufferPointer) -> [UInt8] {
+    package func digest(payload: UnsafeRawBufferPointer, signingInput: UnsafeRawBufferPointer) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         if let context, let copy = EVP_MD_CTX_new() {
             defer { EVP_MD_CTX_free(copy) }

@@ -74,6 +74,17 @@ package final class PublicKey: @unchecked Sendable {
 
     package var isP256: Bool { curve == .p256 }
 
+    /// The EC public point in X9.62 encoding, as OpenSSL holds it; `nil` for other keys.
+    package var encodedPoint: [UInt8]? {
+        var buffer = [UInt8](repeating: 0, count: 160)
+        var length = 0
+        guard EVP_PKEY_get_octet_string_param(pointer, "pub", &buffer, buffer.count, &length) == 1 else {
+            ERR_clear_error()
+            return nil
+        }
+        return Array(buffer.prefix(length))
+    }
+
     /// A short description: "EC P-256", "EC P-384", "RSA 2048", ….
     package var summary: String {
         let bits = EVP_PKEY_get_bits(pointer)

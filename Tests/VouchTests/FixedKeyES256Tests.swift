@@ -1,6 +1,8 @@
 import Dispatch
 import Foundation
 import Testing
+import VouchOpenSSL
+import VouchTestSupport
 @testable import Vouch
 @testable import VouchMint
 
@@ -14,16 +16,9 @@ struct FixedKeyES256Tests {
 
     // MARK: Wycheproof
 
-    /// Third-party vectors come from the shared folder beside the package (`VOUCH_TESTVECTORS`
-    /// overrides it).
-    static func sharedVectorURL(_ path: String) -> URL {
-        let base = ProcessInfo.processInfo.environment["VOUCH_TESTVECTORS"].map { URL(fileURLWithPath: $0) }
-            ?? TestVectors.root.deletingLastPathComponent().appendingPathComponent("shared/testvectors")
-        return base.appendingPathComponent(path)
-    }
-
-    @Test func everyWycheproofP1363CaseGetsTheGenericVerdictThroughItsGroupsTable() throws {
-        let url = Self.sharedVectorURL("wycheproof/ecdsa_secp256r1_sha256_p1363_test.json")
+    @Test(.sharedVectors("wycheproof"))
+    func everyWycheproofP1363CaseGetsTheGenericVerdictThroughItsGroupsTable() throws {
+        let url = SharedVectors.url("wycheproof/ecdsa_secp256r1_sha256_p1363_test.json")
         let root = try #require(try StrictJSON.parse([UInt8](Data(contentsOf: url)), limits: .init(maximumDepth: 64)).objectValue)
         let groups = try #require(root["testGroups"]?.arrayValue)
         var count = 0, fixedKeyCount = 0

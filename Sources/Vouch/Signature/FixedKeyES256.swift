@@ -1,6 +1,6 @@
-internal import COpenSSL
 internal import CVouchECDSA
 internal import Foundation
+internal import VouchOpenSSL
 
 /// ES256 verification for one P-256 key that signs many tokens.
 ///
@@ -133,18 +133,5 @@ struct FixedKeyPolicy: Sendable, Equatable {
         case "always": .always
         default: configured
         }
-    }
-}
-
-extension PublicKey {
-    /// The EC public point in X9.62 encoding, as OpenSSL holds it; `nil` for other keys.
-    var encodedPoint: [UInt8]? {
-        var buffer = [UInt8](repeating: 0, count: 160)
-        var length = 0
-        guard EVP_PKEY_get_octet_string_param(pointer, "pub", &buffer, buffer.count, &length) == 1 else {
-            ERR_clear_error()
-            return nil
-        }
-        return Array(buffer.prefix(length))
     }
 }

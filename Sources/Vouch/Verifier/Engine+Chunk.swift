@@ -1,3 +1,5 @@
+internal import VouchOpenSSL
+
 /// A token parsed up to its signature check: its signer, decoded payload and signature, and
 /// the SHA-256 digest of its signing input.
 struct PreparedToken {
