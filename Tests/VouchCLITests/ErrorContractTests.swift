@@ -16,6 +16,8 @@ import VouchOpenSSL
         let input: String
         let arguments: [String]
         let stdin: [UInt8]
+        /// For input giving several records: the path of the one with the code.
+        var path: String? = nil
 
         var testDescription: String { code }
     }
@@ -192,6 +194,17 @@ import VouchOpenSSL
             Example(
                 code: "line_too_long", input: "`vouch batch` given a line of 1 MiB + 1 byte", arguments: ["batch"],
                 stdin: [UInt8](repeating: UInt8(ascii: "A"), count: (1 << 20) + 1) + [0x0A]),
+            Example(
+                code: "pair_mismatch",
+                input: "a subscription status item pairing a real transaction with the real renewal info of another subscription",
+                arguments: ["batch"],
+                stdin: Array(#"{"data":[{"lastTransactions":[{"signedTransactionInfo":"\#(try VouchBinary.text("apple-real/real/transaction-sandbox-1.jws"))","signedRenewalInfo":"\#(try VouchBinary.text("apple-real/real/renewalInfo-sandbox-9.jws"))"}]}]}"#.utf8),
+                path: "data[0].lastTransactions[0].signedRenewalInfo"),
+            Example(
+                code: "document_too_large",
+                input: "`vouch batch --document-buffer 1K` given a transaction history whose `bundleId` follows its tokens",
+                arguments: ["batch", "--document-buffer", "1K"],
+                stdin: Array(#"{"signedTransactions":["\#(realToken)"],"bundleId":"com.locket.Locket"}"#.utf8), path: "bundleId"),
         ]
         return Dictionary(uniqueKeysWithValues: list.map { ($0.code, $0) })
     }
@@ -220,7 +233,10 @@ import VouchOpenSSL
             : ["verify", "--json"] + example.arguments + ["-"]
         let result = try VouchBinary.run(arguments, input: example.stdin)
         #expect(result.status == 1, "\(result.stderr)")
-        let lines = result.stdout.split(separator: "\n")
+        var lines = result.stdout.split(separator: "\n")
+        if let path = example.path {
+            lines = lines.filter { $0.contains(#""path":"\#(path)""#) }
+        }
         try #require(lines.count == 1, "\(result.stdout)")
         let record = try VouchBinary.object(String(lines[0]))
         #expect(record["status"] as? String == "rejected")
@@ -252,14 +268,27 @@ import VouchOpenSSL
         #expect((record["error"] as? [String: Any])?["code"] as? String == "leaf_is_ca")
     }
 
-    /// `vouch verify` reads at most 1 MiB; a JSON body over that is too large as a whole.
+    /// `vouch verify` reads at most 1 MiB of a bare token; more is too large as a whole.
     @Test func anInputOverOneMiBIsTooLarge() throws {
-        let body = Array(#"{"signedPayload":""#.utf8) + [UInt8](repeating: UInt8(ascii: "A"), count: 1 << 20) + Array(#""}"#.utf8)
-        let result = try VouchBinary.run(["verify", "--json", "-"], input: body)
+        let bare = [UInt8](repeating: UInt8(ascii: "A"), count: (1 << 20) + 1)
+        let result = try VouchBinary.run(["verify", "--json", "-"], input: bare)
         #expect(result.status == 1)
         let record = try VouchBinary.object(result.stdout)
         #expect((record["error"] as? [String: Any])?["code"] as? String == "token_too_large")
         #expect(((record["error"] as? [String: Any])?["reason"] as? String)?.contains("larger than 1048576 bytes") == true)
+    }
+
+    /// A JSON body is streamed (a response can be gigabytes); a token in it over 1 MiB is too
+    /// large without being held, and one under that is left to the token limit.
+    @Test func aTokenInAJSONBodyOverOneMiBIsTooLarge() throws {
+        for (size, reason) in [((1 << 20) + 1, "larger than 1048576 bytes"), (1 << 20, "the limit is 65536")] {
+            let body = Array(#"{"signedPayload":""#.utf8) + [UInt8](repeating: UInt8(ascii: "A"), count: size) + Array(#""}"#.utf8)
+            let result = try VouchBinary.run(["verify", "--json", "-"], input: body)
+            #expect(result.status == 1)
+            let record = try VouchBinary.object(result.stdout)
+            #expect((record["error"] as? [String: Any])?["code"] as? String == "token_too_large")
+            #expect(((record["error"] as? [String: Any])?["reason"] as? String)?.contains(reason) == true)
+        }
     }
 
     /// The README's error table lists every code with the example input used here.

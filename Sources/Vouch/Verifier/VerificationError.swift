@@ -94,6 +94,12 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
         public static let nestedTokenInvalid = Code(rawValue: "nested_token_invalid")
         /// The token was signed by Xcode's StoreKit testing certificate, which is not trusted.
         public static let xcodeNotTrusted = Code(rawValue: "xcode_not_trusted")
+        /// Document input: a transaction and a renewal info of one object disagree
+        /// (`originalTransactionId` or environment).
+        public static let pairMismatch = Code(rawValue: "pair_mismatch")
+        /// Document input: a document larger than the buffer names a response member
+        /// (`bundleId`, `appAppleId`, `environment`, an echoed field) after tokens already verified.
+        public static let documentTooLarge = Code(rawValue: "document_too_large")
 
         /// Every code, in documentation order.
         public static let all: [Code] = [
@@ -102,13 +108,14 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
             .certificateExpired, .certificateNotYetValid, .unsupportedCertificateVersion, .missingMarkerOID, .wrongKeyType, .leafIsCA,
             .badSignatureLength, .badSignature, .badPayloadJSON, .unknownKind, .wrongKind, .wrongBundleId,
             .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted, .internalError,
+            .pairMismatch, .documentTooLarge,
         ]
 
         /// The step this code belongs to; `nil` for ``nestedTokenInvalid``, whose category is
         /// the nested error's.
         var category: Category? {
             switch self {
-            case .tokenTooLarge, .malformedToken: .input
+            case .tokenTooLarge, .malformedToken, .documentTooLarge: .input
             case .badBase64URL, .badHeaderJSON, .jsonTooDeep, .unsupportedAlgorithm, .critPresent, .missingX5C,
                 .wrongChainLength, .badCertificateEncoding, .certificateTooLarge, .badPayloadJSON, .unknownKind:
                 .format
@@ -116,7 +123,7 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
             case .untrustedChain, .certificateExpired, .certificateNotYetValid, .unsupportedCertificateVersion,
                 .missingMarkerOID, .wrongKeyType, .leafIsCA, .xcodeNotTrusted:
                 .chain
-            case .wrongKind, .wrongBundleId, .wrongAppAppleId, .wrongEnvironment: .claims
+            case .wrongKind, .wrongBundleId, .wrongAppAppleId, .wrongEnvironment, .pairMismatch: .claims
             case .nestedTokenInvalid: nil
             case .internalError: .internal
             default: .internal

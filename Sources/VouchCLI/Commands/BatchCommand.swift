@@ -2,28 +2,32 @@ import Foundation
 import Vouch
 import VouchBatch
 
-/// `vouch batch`: every line of a dump verified, one JSON record per line.
+/// `vouch batch`: every token of a dump verified, one JSON record per token.
 struct BatchCommand: Command {
     let path = ["batch"]
-    let summary = "Verify every line of a dump, one JSON record per line"
+    let summary = "Verify every token of a dump, one JSON record per token"
     let usage = "vouch batch [options] [FILE ...|-]"
     let discussion = """
-        Verifies every line of the inputs (files in order, or standard input for '-' or no
-        FILE) and prints one JSON record per line, in input order, on stdout:
-          {"line":N,"status":"verified"|"rejected","kind":…,"payload":…[,"error":{"code":…,"reason":…}]}
+        Verifies every token of the inputs (files in order, or standard input for '-' or no
+        FILE) and prints one JSON record per token, in input order, on stdout:
+          {"line":N,["document":D,"path":P,]["echo":{…},]"status":"verified"|"rejected",
+           "kind":…,"payload":…[,"error":{"code":…,"reason":…}]}
         A line is a bare compact JWS or a JSON object holding one (signedPayload,
         signedTransactionInfo, signedRenewalInfo, signedTransaction,
-        signedAppTransactionInfo, or --field). Blank lines get a record too (empty_line).
-        Gzipped input (by its magic bytes) is read transparently. Line numbers continue
-        across files.
+        signedAppTransactionInfo, or --field): one record per line. JSON documents (App
+        Store Server API responses, arrays, pretty-printed or several in a row) give a
+        record per token, with its document and JSON path. Blank lines get a record too
+        (empty_line) unless --skip-empty. Gzipped input (by its magic bytes) is read
+        transparently. Line and document numbers continue across files.
 
-        A summary (counts by status, kind and error code, time, lines/s) goes to stderr at
-        the end; while running, a progress line too when stderr is a terminal. When the
-        output cannot be written, the summary counts the records written before it.
+        A summary (counts by status, kind and error code, time, lines/s, peak memory) goes
+        to stderr at the end; while running, a progress line too when stderr is a terminal
+        (not with --no-progress or TERM=dumb). When the output cannot be written, the summary
+        counts the records written before it.
         """
     let positionals = Positionals.any
     let exitStatus = """
-        0 every line verified, 1 any line rejected, 64 usage error,
+        0 every token verified (or --rejections-ok), 1 any rejected, 64 usage error,
         66 unreadable or truncated input, 74 output write error.
         """
 
@@ -32,28 +36,37 @@ struct BatchCommand: Command {
             .value("--jobs", short: "j", "N", help: "Verify on N threads (default: all cores)"),
             .value("--payload", "WHAT", help: "full (default), none, or FIELD,FIELD… (dotted paths such as\ndata.bundleId reach into objects)"),
             .value("--summary-json", "FILE", help: "Also write the summary as JSON to FILE (- for stdout)"),
-            .flag("--no-line-number", help: "Leave \"line\" out of each record (for split dumps)"),
+            .flag("--no-line-number", help: "Leave \"line\" and \"document\" out of each record (for split dumps)"),
             .value("--first-line", "N", help: "Number the first line N (default 1)"),
-            .value("--field", "NAME", help: "In JSON lines, read the token from this member"),
+            .flag("--skip-empty", help: "Give blank lines no record"),
+            .value("--shard", "I/N", help: "Verify only share I of N: every Nth file from the Ith when\nseveral files are given, else every Nth document (line)"),
+            .value("--echo", "FIELD", repeatable: true, help: "Copy this top-level member of each input object into its\nrecord (\"echo\":{…})"),
+            .flag("--rejections-ok", help: "Exit 0 when tokens are rejected (usage and I/O errors\nstill fail)"),
+            .flag("--no-progress", help: "Draw no progress line"),
             .flag("--no-fast-verify", help: "Verify every signature with OpenSSL's generic P-256 path,\nnever with a key's precomputed table (same verdicts)"),
-        ] + TrustOptions.options
+        ] + DocumentArguments.options + TrustOptions.options
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         var options = try TrustOptions(arguments, console: console)
         options.configuration.fastVerify = !arguments.flag("--no-fast-verify")
-        var batch = BatchVerifier(verifier: try options.makeVerifier(), kind: options.kind, field: arguments.value("--field"))
+        var batch = BatchVerifier(verifier: try options.makeVerifier(), kind: options.kind)
+        let documents = try DocumentArguments(arguments)
         if let text = arguments.value("--jobs") {
             guard let jobs = Int(text), (1...1024).contains(jobs) else {
                 throw UsageError("--jobs must be a whole number from 1 to 1024; got '\(text)'")
             }
             batch.jobs = jobs
         }
-        var format = BatchVerifier.RecordFormat(payload: try Self.payloadSelection(arguments.value("--payload") ?? "full"))
-        format.lineNumbers = !arguments.flag("--no-line-number")
+        var run = BatchVerifier.DocumentRunOptions(
+            format: DocumentRecordFormat(
+                payload: try Self.payloadSelection(arguments.value("--payload") ?? "full"),
+                numbers: arguments.flag("--no-line-number") ? .never : .always, echo: documents.options.echo),
+            skipEmpty: arguments.flag("--skip-empty"))
+        var firstLine = 1, firstDocument = 1
         if let text = arguments.value("--first-line") {
             guard let first = Int(text), first >= 1 else { throw UsageError("--first-line must be a whole number ≥ 1; got '\(text)'") }
-            format.firstLine = first
+            firstLine = first
         }
 
         // Open every input first: an unreadable one stops the run before any output.
@@ -74,7 +87,10 @@ struct BatchCommand: Command {
             }
         }
         let totalSize = Self.knownSize(of: inputs.map(\.descriptor))
-        let progress = Progress(console: console, totalBytes: totalSize)
+        let progress = Progress(console: console, enabled: !arguments.flag("--no-progress"), totalBytes: totalSize)
+        // Several files are shared out whole (gzip cannot be split); one input by document.
+        let byFile = documents.shard != nil && inputs.count > 1
+        if !byFile { run.shard = documents.shard }
         let start = Date()
 
         var summary = BatchSummary()
@@ -82,14 +98,27 @@ struct BatchCommand: Command {
         // of a chunk cut short by a failed write, read back from the bytes that got through.
         var report = BatchReport()
         var failure: (any Error)? = nil
-        for input in inputs {
+        for (number, input) in inputs.enumerated() {
+            let mine = !byFile || documents.shard!.includes(number + 1)
+            // Another shard's file is read only to keep numbers those of one whole run.
+            if !mine, run.format.numbers == .never { continue }
             // The pipeline's running totals for this input, as far as the report has them.
             var counted = BatchSummary()
             do {
-                let reader = try LineReader.open(FileDescriptorSource(descriptor: input.descriptor))
+                let reader = try DocumentReader.open(
+                    FileDescriptorSource(descriptor: input.descriptor), options: documents.options, firstLine: firstLine,
+                    firstDocument: firstDocument)
+                defer {
+                    firstLine += reader.linesRead
+                    firstDocument += reader.documentsRead
+                }
+                guard mine else {
+                    while try reader.next() != nil {}
+                    continue
+                }
                 let done = summary
-                let part = try batch.verifyLines(
-                    from: reader, format: format,
+                let part = try batch.verifyDocuments(
+                    from: reader, options: run,
                     write: { bytes in
                         do {
                             try console.output.write(bytes)
@@ -101,10 +130,9 @@ struct BatchCommand: Command {
                     progress: { current in
                         report.add(current, since: counted)
                         counted = current
-                        progress.update(done, current, elapsed: Date().timeIntervalSince(start))
+                        progress.update(report, done, current, elapsed: Date().timeIntervalSince(start))
                     })
                 summary.add(part)
-                format.firstLine += part.lines
             } catch let error as WriteError {
                 failure = error
                 break
@@ -122,7 +150,7 @@ struct BatchCommand: Command {
             try destination.close()
         }
         if let failure { throw failure }
-        return report.rejected == 0 ? ExitCode.success : ExitCode.rejected
+        return report.rejected == 0 || arguments.flag("--rejections-ok") ? ExitCode.success : ExitCode.rejected
     }
 
     static func payloadSelection(_ text: String) throws(UsageError) -> VerificationRecord.PayloadSelection {
@@ -138,8 +166,15 @@ struct BatchCommand: Command {
         }
     }
 
-    /// This process's peak resident set size so far.
+    /// This process's peak resident set size so far: its own high-water mark (`VmHWM`), not
+    /// `ru_maxrss`, which a process started through fork and exec inherits from its parent.
     static func peakResidentBytes() -> Int {
+        if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kibibytes = Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+        {
+            return kibibytes * 1024
+        }
         var usage = rusage()
         #if os(Linux)
         getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -200,17 +235,18 @@ struct BatchCommand: Command {
         var lastDraw = Date.distantPast
         var drawn = false
 
-        init(console: Console, totalBytes: Int?) {
+        init(console: Console, enabled: Bool, totalBytes: Int?) {
             self.console = console
-            self.enabled = console.errorIsTerminal
+            self.enabled = enabled && console.errorIsTerminal
             self.totalBytes = totalBytes
         }
 
-        func update(_ before: BatchSummary, _ current: BatchSummary, elapsed: TimeInterval) {
+        func update(_ report: BatchReport, _ before: BatchSummary, _ current: BatchSummary, elapsed: TimeInterval) {
             guard enabled, Date().timeIntervalSince(lastDraw) >= 0.5, elapsed > 0 else { return }
             lastDraw = Date()
-            let lines = before.lines + current.lines
-            var text = "\r\(lines) lines, " + String(format: "%.0f lines/s", Double(lines) / elapsed)
+            let lines = report.lines
+            var text = "\r\(lines) records (\(report.verified) verified, \(report.rejected) rejected), "
+                + String(format: "%.0f/s", Double(lines) / elapsed)
             if let totalBytes, totalBytes > 0 {
                 let done = Double(before.bytesConsumed + current.bytesConsumed) / Double(totalBytes)
                 let remaining = done > 0 ? elapsed / done - elapsed : 0

@@ -9,22 +9,23 @@ struct VerifyCommand: Command {
     let summary = "Verify one signed token and print its payload"
     let usage = "vouch verify [options] [FILE|-]"
     let discussion = """
-        Verifies one App Store signed token and prints its payload. The input (a file, or
-        standard input for '-' or no FILE) is a bare compact JWS or a JSON body holding one
+        Verifies App Store signed tokens and prints their payloads. The input (a file, or
+        standard input for '-' or no FILE) is a bare compact JWS, or JSON: a body holding one
         (signedPayload, signedTransactionInfo, signedRenewalInfo, signedTransaction,
-        signedAppTransactionInfo). Nested tokens of a notification are verified too and shown
-        inline. Data of any app is accepted unless --bundle-id/--environment say which.
+        signedAppTransactionInfo), an App Store Server API response, an array, or several
+        documents in a row, every token of which is verified and named by its JSON path.
+        Nested tokens of a notification are verified too and shown inline. Data of any app is
+        accepted unless --bundle-id/--environment say which.
         """
     let positionals = Positionals.oneInput
     let exitStatus = """
-        0 verified, 1 rejected (code and reason on stderr), 64 usage error,
+        0 every token verified, 1 any rejected (code and reason on stderr), 64 usage error,
         66 unreadable input, 74 output write error.
         """
 
     var options: [CommandOption] {
-        TrustOptions.options + [
-            .value("--field", "NAME", help: "In JSON input, read the token from this member"),
-            .flag("--json", help: "Print one JSON record:\n{\"status\":…,\"kind\":…,\"payload\":…[,\"error\":…]}"),
+        TrustOptions.options + DocumentArguments.options + [
+            .flag("--json", help: "Print one JSON record per token:\n{\"status\":…,\"kind\":…,\"payload\":…[,\"error\":…]}"),
         ]
     }
 
@@ -34,7 +35,14 @@ struct VerifyCommand: Command {
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let options = try TrustOptions(arguments, console: console)
         let verifier = try options.makeVerifier()
-        let (bytes, complete) = try console.readInput(arguments.input, limit: Self.inputLimit)
+        let documents = try DocumentArguments(arguments)
+        let (bytes, complete): ([UInt8], Bool)
+        switch try VerifyDocuments.open(arguments.input, limit: Self.inputLimit, options: documents.options, console: console) {
+        case .documents(let reader):
+            return try VerifyDocuments.run(reader, verifier: verifier, kind: options.kind, json: arguments.flag("--json"), console: console)
+        case .token(let read, let whole):
+            (bytes, complete) = (read, whole)
+        }
 
         let result: Result<VerifiedPayload, VerificationError>
         if !complete {

@@ -65,7 +65,8 @@ struct Console: Sendable {
     var error: any OutputSink
     /// The descriptor read for `-` (or no input): 0, or an open file in a test.
     var inputDescriptor: Int32
-    /// Whether standard error is a terminal (progress lines are drawn only then).
+    /// Whether standard error is a terminal that can redraw a line (progress lines are drawn
+    /// only then): not with `TERM=dumb`.
     var errorIsTerminal: Bool
     var now: @Sendable () -> Date
 
@@ -74,7 +75,8 @@ struct Console: Sendable {
         Console(
             output: DescriptorSink(descriptor: 1, name: "standard output"),
             error: DescriptorSink(descriptor: 2, name: "standard error"),
-            inputDescriptor: 0, errorIsTerminal: isatty(2) == 1, now: { Date() })
+            inputDescriptor: 0, errorIsTerminal: isatty(2) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb",
+            now: { Date() })
     }
 
     /// Writes `text` and a newline to standard output.

@@ -1,0 +1,705 @@
+public import Vouch
+internal import Foundation
+
+/// Reads a stream of inputs as `vouch verify` and `vouch batch` see them: lines holding a bare
+/// token, blank lines, and JSON documents (one per line, pretty-printed over many lines, or
+/// several in a row), and finds every token in them by its JSON path.
+///
+/// Memory stays bounded whatever the input: a bare line is held up to
+/// ``DocumentOptions/maximumLineLength``, one string up to the same limit, nesting up to
+/// ``DocumentOptions/maximumDepth``, and a document's own bytes (kept to check it strictly and
+/// to cross-check its tokens once its last member is known) up to
+/// ``DocumentOptions/documentBuffer``. A larger document is streamed: its tokens go out as they
+/// are found, checked against the response members seen before them.
+public final class DocumentReader {
+    private var source: any ByteSource
+    private let options: DocumentOptions
+    private let pattern: FieldPattern?
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var filled = 0
+    private var position = 0
+    private var atEnd = false
+    private var pendingFailure: InputFailure?
+
+    /// The number of the line being read.
+    private var line: Int
+    /// Lines seen so far, a last line without newline included.
+    public private(set) var linesRead = 0
+    /// Documents (bare lines, blank lines and JSON documents) seen so far.
+    public private(set) var documentsRead = 0
+    private let firstDocument: Int
+    private var bytesOnLine = 0
+    /// After a broken document: the byte that broke it starts a line of its own.
+    private var resumeAtLineStart = false
+    private var ready: [DocumentWork] = []
+    private var readyHead = 0
+
+    /// - Parameters:
+    ///   - firstLine: the number of the first line (lines continue across files).
+    ///   - firstDocument: the number of the first document.
+    package init(_ source: any ByteSource, options: DocumentOptions = DocumentOptions(), firstLine: Int = 1, firstDocument: Int = 1) {
+        self.source = source
+        self.options = options
+        self.pattern = options.field.map(FieldPattern.init)
+        self.line = firstLine
+        self.firstDocument = firstDocument
+        buffer = .allocate(byteCount: 256 * 1024, alignment: 1)
+    }
+
+    /// Opens a source, inflating it when it starts with the gzip magic number (1F 8B).
+    package static func open(
+        _ base: any ByteSource, options: DocumentOptions = DocumentOptions(), firstLine: Int = 1, firstDocument: Int = 1
+    ) throws(InputFailure) -> DocumentReader {
+        var base = base
+        let sniff = UnsafeMutableRawBufferPointer.allocate(byteCount: 2, alignment: 1)
+        defer { sniff.deallocate() }
+        var count = 0
+        while count < 2 {
+            let read = try base.read(into: UnsafeMutableRawBufferPointer(rebasing: sniff[count...]))
+            if read == 0 { break }
+            count += read
+        }
+        let prefix = Array(sniff[..<count])
+        if prefix == [0x1F, 0x8B] {
+            return DocumentReader(try GzipSource(base: base, prefix: prefix), options: options, firstLine: firstLine, firstDocument: firstDocument)
+        }
+        let reader = DocumentReader(base, options: options, firstLine: firstLine, firstDocument: firstDocument)
+        prefix.withUnsafeBytes { reader.buffer.copyMemory(from: $0) }
+        reader.filled = prefix.count
+        return reader
+    }
+
+    deinit {
+        buffer.deallocate()
+    }
+
+    /// Input bytes consumed so far (compressed bytes for gzip).
+    public var bytesConsumed: Int { source.consumed }
+
+    /// The next document's work, or `nil` at the end. When the source fails, what was read
+    /// before the failure comes first; the failure is thrown by the call after it.
+    public func next() throws(InputFailure) -> DocumentWork? {
+        while readyHead == ready.count {
+            ready.removeAll(keepingCapacity: true)
+            readyHead = 0
+            if !readUnit() {
+                if let failure = pendingFailure {
+                    pendingFailure = nil
+                    throw failure
+                }
+                return nil
+            }
+        }
+        readyHead += 1
+        return ready[readyHead - 1]
+    }
+
+    // MARK: Bytes
+
+    /// The next quote, backslash and newline in the buffer at or after the reading position
+    /// (`filled` when none), found with memchr and kept until passed or refilled, so strings
+    /// cost linear time in all.
+    private var found: (quote: Int, backslash: Int, newline: Int) = (-1, -1, -1)
+
+    private func refill() -> Bool {
+        guard !atEnd else { return false }
+        found = (-1, -1, -1)
+        do {
+            filled = try source.read(into: buffer)
+        } catch {
+            pendingFailure = error
+            filled = 0
+        }
+        position = 0
+        if filled == 0 { atEnd = true }
+        return filled > 0
+    }
+
+    @inline(__always) private func peek() -> UInt8? {
+        if position == filled, !refill() { return nil }
+        return buffer[position]
+    }
+
+    /// Consumes the byte `peek` returned, keeping count of lines.
+    @inline(__always) private func advance(_ byte: UInt8) {
+        position += 1
+        if byte == 0x0A {
+            line += 1
+            linesRead += 1
+            bytesOnLine = 0
+        } else {
+            bytesOnLine += 1
+        }
+    }
+
+    @inline(__always) private static func isBlank(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x09 || byte == 0x0D
+    }
+
+    /// Consumes the rest of the line and its newline, appending at most `limit` bytes of it to
+    /// `output` (when given). Returns the bytes before the newline.
+    @discardableResult
+    private func skipLine(into output: UnsafeMutablePointer<[UInt8]>? = nil, limit: Int = 0) -> Int {
+        var length = 0
+        while true {
+            if position == filled, !refill() {
+                if bytesOnLine > 0 {
+                    linesRead += 1
+                    line += 1
+                    bytesOnLine = 0
+                }
+                return length
+            }
+            let base = buffer.baseAddress!
+            let newline = memchr(base + position, 0x0A, filled - position)
+            let end = newline.map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? filled
+            if let output, output.pointee.count < limit {
+                let take = min(end - position, limit - output.pointee.count)
+                output.pointee.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[position..<position + take]))
+            }
+            length += end - position
+            bytesOnLine += end - position
+            position = end
+            if newline != nil {
+                advance(0x0A)
+                return length
+            }
+        }
+    }
+
+    // MARK: Units
+
+    /// Reads the next document into `ready`; `false` at the end of input.
+    private func readUnit() -> Bool {
+        var atLineStart = bytesOnLine == 0 || resumeAtLineStart
+        resumeAtLineStart = false
+        while true {
+            // Leading blanks: part of a bare line, skipped before a JSON document.
+            var leading: [UInt8] = []
+            while let byte = peek(), Self.isBlank(byte) {
+                if leading.count <= options.maximumLineLength { leading.append(byte) }
+                advance(byte)
+            }
+            guard let byte = peek() else {
+                if atLineStart, !leading.isEmpty {
+                    let lineNumber = line
+                    linesRead += 1
+                    line += 1
+                    bytesOnLine = 0
+                    return emitBlank(line: lineNumber, leadingLength: leading.count)
+                }
+                return false
+            }
+            if byte == 0x0A {
+                let lineNumber = line
+                advance(byte)
+                if atLineStart { return emitBlank(line: lineNumber, leadingLength: leading.count) }
+                atLineStart = true
+                continue
+            }
+            if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                return readDocument()
+            }
+            if atLineStart {
+                return readBareLine(leading: leading)
+            }
+            // Something other than a document after a document on the same line.
+            let lineNumber = line
+            skipLine()
+            documentsRead += 1
+            ready.append(DocumentWork(
+                document: firstDocument + documentsRead - 1,
+                failure: .init(lines: lineNumber...lineNumber, error: VerificationError(
+                    .malformedToken, "the line holds something other than a JSON document after a JSON document"))))
+            return true
+        }
+    }
+
+    private func emitBlank(line lineNumber: Int, leadingLength: Int) -> Bool {
+        documentsRead += 1
+        let error =
+            leadingLength > options.maximumLineLength
+            ? BatchInputError(.lineTooLong, "the line is \(leadingLength) bytes; the limit is \(options.maximumLineLength)")
+            : BatchInputError(.emptyLine, "the line is empty")
+        var work = DocumentWork(document: firstDocument + documentsRead - 1, failure: .init(lines: lineNumber...lineNumber, input: error))
+        work.isBlank = error.code == .emptyLine
+        ready.append(work)
+        return true
+    }
+
+    private func readBareLine(leading: [UInt8]) -> Bool {
+        let lineNumber = line
+        var bytes = leading
+        let length = leading.count + withUnsafeMutablePointer(to: &bytes) { skipLine(into: $0, limit: options.maximumLineLength + 1) }
+        documentsRead += 1
+        let document = firstDocument + documentsRead - 1
+        if length > options.maximumLineLength {
+            ready.append(DocumentWork(document: document, failure: .init(lines: lineNumber...lineNumber, input: BatchInputError(
+                .lineTooLong, "the line is \(length) bytes; the limit is \(options.maximumLineLength)"))))
+            return true
+        }
+        if bytes.last == 0x0D { bytes.removeLast() }
+        var end = bytes.count
+        while end > 0, bytes[end - 1].isJSONWhitespace { end -= 1 }
+        bytes.removeSubrange(end...)
+        let start = bytes.firstIndex { !$0.isJSONWhitespace } ?? bytes.endIndex
+        bytes.removeSubrange(..<start)
+        var work = DocumentWork(document: document)
+        work.single = DocumentToken(line: lineNumber, path: nil, content: .token(bytes))
+        work.isBareLine = true
+        ready.append(work)
+        return true
+    }
+
+    // MARK: JSON documents
+
+    private struct Frame {
+        var isObject: Bool
+        /// The current member's name (objects) or element index (arrays).
+        var key: String = ""
+        var index = -1
+        /// Tokens that are direct members of this object: checked against each other.
+        var group: [DocumentToken] = []
+    }
+
+    private enum Expect { case value, valueOrClose, keyOrClose, key, colon, commaOrClose }
+
+    private struct SyntaxFailure: Error {
+        var message: String
+        /// Whether the failure is JSON syntax (so a strict parse of the held bytes says it
+        /// best) rather than a rule of this reader.
+        var isSyntax = true
+        var tooDeep = false
+    }
+
+    /// State of the document being read.
+    private var held: [UInt8] = []
+    private var holding = true
+    private var stack: [Frame] = []
+    private var context = DocumentContext()
+    private var capture: (name: String, depth: Int, bytes: [UInt8], tooLarge: Bool)?
+    private var pending: [[DocumentToken]] = []
+    private var pendingTokens = 0
+    private var released = false
+    private var releasedTokens = 0
+    private var document = 0
+    private var documentLine = 0
+    private var isArray = false
+
+    private func readDocument() -> Bool {
+        documentsRead += 1
+        document = firstDocument + documentsRead - 1
+        documentLine = line
+        isArray = peek() == UInt8(ascii: "[")
+        // A fresh buffer: the last one went out with its document's work (and may have grown
+        // to a large document's size).
+        held = []
+        held.reserveCapacity(8192)
+        holding = true
+        stack.removeAll(keepingCapacity: true)
+        context = DocumentContext(echo: Array(repeating: nil, count: options.echo.count))
+        capture = nil
+        pending.removeAll()
+        pendingTokens = 0
+        released = false
+        releasedTokens = 0
+        var lastLine = line
+        do throws(SyntaxFailure) {
+            try scanValue()
+            lastLine = line
+            // After the document: blanks, then the end of the line or another document.
+            while let byte = peek(), Self.isBlank(byte) {
+                hold(byte)
+                advance(byte)
+            }
+            if let byte = peek(), byte != 0x0A, byte != UInt8(ascii: "{"), byte != UInt8(ascii: "[") {
+                throw SyntaxFailure(message: "unexpected data after the JSON document")
+            }
+        } catch {
+            return failDocument(error)
+        }
+        finishDocument(oneLine: documentLine == lastLine, lastLine: lastLine)
+        return true
+    }
+
+    private func failDocument(_ failure: SyntaxFailure) -> Bool {
+        let errorLine = line
+        // A later line whose first byte broke the document starts anew there; otherwise the
+        // rest of the line belongs to the broken document.
+        var lastLine: Int
+        if errorLine > documentLine, bytesOnLine == 0 || onlyBlanksBeforeOnLine, peek() != nil {
+            lastLine = errorLine - 1
+            resumeAtLineStart = true
+        } else {
+            if holding {
+                withUnsafeMutablePointer(to: &held) { _ = skipLine(into: $0, limit: options.documentBuffer) }
+            } else {
+                skipLine()
+            }
+            lastLine = bytesOnLine == 0 ? line - 1 : line
+        }
+        lastLine = max(lastLine, documentLine)
+        var trimmed = held[...]
+        while let last = trimmed.last, last.isJSONWhitespace { trimmed.removeLast() }
+        let error = VerificationError(
+            failure.tooDeep ? .jsonTooDeep : .malformedToken,
+            "the input looks like JSON but is not \(isArray ? "strict JSON" : "a strict JSON object"): \(failure.message) (line \(errorLine))")
+        var work = DocumentWork(document: document)
+        if released {
+            // A streamed document: one record, where it broke.
+            if !pending.isEmpty { releasePending() }
+            work.failure = .init(lines: errorLine...errorLine, error: error)
+        } else {
+            work.failure = .init(lines: documentLine...lastLine, error: error)
+            if holding, failure.isSyntax { work.strictCheck = Array(trimmed) }
+        }
+        work.context = context
+        ready.append(work)
+        return true
+    }
+
+    /// Whether only blanks precede the reading position on its line.
+    private var onlyBlanksBeforeOnLine: Bool {
+        guard position >= bytesOnLine else { return false }
+        for offset in (position - bytesOnLine)..<position where !Self.isBlank(buffer[offset]) { return false }
+        return true
+    }
+
+    private func finishDocument(oneLine: Bool, lastLine: Int) {
+        if released {
+            if !pending.isEmpty { releasePending() }
+            if releasedTokens == 0 { noToken(lines: documentLine...lastLine, strict: nil) }
+            return
+        }
+        let tokens = pending.reduce(0) { $0 + $1.count }
+        guard tokens > 0 else {
+            noToken(lines: documentLine...lastLine, strict: held)
+            return
+        }
+        var work = DocumentWork(document: document)
+        work.context = context
+        work.lines = documentLine...lastLine
+        // A line holding one object with one token in a top-level member reads as before:
+        // no document, no path.
+        let plain = oneLine && tokens == 1 && !isArray
+            && pending[0][0].path.map { !$0.contains(".") && !$0.contains("[") } == true
+        work.groups = pending.map { group in
+            group.map { token in
+                var token = token
+                if plain { token.path = nil } else { token.showsDocument = true }
+                return token
+            }
+        }
+        work.strictCheck = held
+        ready.append(work)
+    }
+
+    private func noToken(lines: ClosedRange<Int>, strict: [UInt8]?) {
+        let names = pattern?.text ?? SignedInput.knownFields.joined(separator: ", ")
+        let reason = isArray
+            ? "the JSON input holds no token" : "the JSON input has no \(names) member holding a token"
+        var work = DocumentWork(document: document)
+        work.context = context
+        work.failure = .init(lines: lines.lowerBound...lines.lowerBound, error: VerificationError(.malformedToken, reason))
+        work.lines = lines
+        work.strictCheck = strict
+        ready.append(work)
+    }
+
+    private func releasePending() {
+        releasedTokens += pending.reduce(0) { $0 + $1.count }
+        var work = DocumentWork(document: document)
+        work.context = context
+        work.groups = pending.map { $0.map { var token = $0; token.showsDocument = true; return token } }
+        pending.removeAll()
+        pendingTokens = 0
+        ready.append(work)
+    }
+
+    @inline(__always) private func hold(_ byte: UInt8) {
+        if holding { held.append(byte) }
+        if capture != nil, capture!.bytes.count < DocumentOptions.maximumCapture { capture!.bytes.append(byte) }
+    }
+
+    private func stopHoldingIfFull() {
+        guard holding, held.count > options.documentBuffer else { return }
+        holding = false
+        held = []
+        released = true
+        if !pending.isEmpty { releasePending() }
+    }
+
+    private func path() -> String {
+        var text = ""
+        for frame in stack {
+            if frame.isObject {
+                if !text.isEmpty { text += "." }
+                text += frame.key
+            } else {
+                text += "[\(frame.index)]"
+            }
+        }
+        return text
+    }
+
+    private enum Role { case none, token, capture(String) }
+
+    /// What the value about to start is.
+    private func role() -> Role {
+        guard let top = stack.last else { return .none }
+        if let pattern {
+            if pattern.matches(stack.map { $0.isObject ? .member($0.key) : .element }) { return .token }
+        } else if top.isObject {
+            if SignedInput.knownFields.contains(top.key) { return .token }
+        } else if stack.count == 1 {
+            return .token
+        } else if let parent = stack.dropLast().last, parent.isObject, parent.key == "signedTransactions" {
+            return .token
+        }
+        if stack.count == 1, top.isObject, capture == nil,
+            DocumentContext.names.contains(top.key) || options.echo.contains(top.key)
+        {
+            return .capture(top.key)
+        }
+        return .none
+    }
+
+    private func scanValue() throws(SyntaxFailure) {
+        var expect = Expect.value
+        while true {
+            guard let byte = peek() else {
+                throw SyntaxFailure(message: "the document ends before its last bracket")
+            }
+            if Self.isBlank(byte) || byte == 0x0A {
+                hold(byte)
+                advance(byte)
+                continue
+            }
+            switch expect {
+            case .value, .valueOrClose:
+                if expect == .valueOrClose, byte == UInt8(ascii: "]") {
+                    hold(byte)
+                    advance(byte)
+                    if try closeContainer() { return }
+                    expect = .commaOrClose
+                    continue
+                }
+                if !stack.isEmpty, !stack[stack.count - 1].isObject { stack[stack.count - 1].index += 1 }
+                let role = role()
+                if case .capture(let name) = role { capture = (name, stack.count, [], false) }
+                let rootArrayElement = stack.count == 1 && !stack[0].isObject
+                switch byte {
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    if rootArrayElement, byte == UInt8(ascii: "[") {
+                        throw SyntaxFailure(message: "an array in the input holds tokens or objects, not arrays", isSyntax: false)
+                    }
+                    if case .token = role, !rootArrayElement {
+                        addToken(.failure(.verification(VerificationError(.malformedToken, notString()))))
+                    }
+                    guard stack.count < options.maximumDepth else {
+                        throw SyntaxFailure(message: "nesting deeper than \(options.maximumDepth)", tooDeep: true)
+                    }
+                    hold(byte)
+                    advance(byte)
+                    stack.append(Frame(isObject: byte == UInt8(ascii: "{")))
+                    expect = byte == UInt8(ascii: "{") ? .keyOrClose : .valueOrClose
+                    continue
+                case UInt8(ascii: "\""):
+                    let isToken: Bool
+                    if case .token = role { isToken = true } else { isToken = false }
+                    let text = try readString(keep: isToken || capture != nil ? options.maximumLineLength : 0)
+                    if isToken {
+                        if let text {
+                            addToken(.token(text))
+                        } else {
+                            addToken(.failure(.verification(VerificationError(.tokenTooLarge, "the token is larger than \(options.maximumLineLength) bytes"))))
+                        }
+                    }
+                default:
+                    if rootArrayElement {
+                        throw SyntaxFailure(message: "an array in the input holds tokens or objects", isSyntax: false)
+                    }
+                    if case .token = role { addToken(.failure(.verification(VerificationError(.malformedToken, notString())))) }
+                    try readScalar()
+                }
+                if stack.isEmpty { return }
+                endCapture()
+                expect = .commaOrClose
+            case .keyOrClose, .key:
+                if expect == .keyOrClose, byte == UInt8(ascii: "}") {
+                    hold(byte)
+                    advance(byte)
+                    if try closeContainer() { return }
+                    expect = .commaOrClose
+                    continue
+                }
+                guard byte == UInt8(ascii: "\"") else { throw SyntaxFailure(message: "expected a member name") }
+                // A name longer than any this reader looks for matches none.
+                let name = try readString(keep: 256)
+                stack[stack.count - 1].key = name.map { String(decoding: $0, as: UTF8.self) } ?? "…"
+                expect = .colon
+            case .colon:
+                guard byte == UInt8(ascii: ":") else { throw SyntaxFailure(message: "expected ':'") }
+                hold(byte)
+                advance(byte)
+                expect = .value
+            case .commaOrClose:
+                let isObject = stack[stack.count - 1].isObject
+                hold(byte)
+                if byte == UInt8(ascii: ",") {
+                    advance(byte)
+                    expect = isObject ? .key : .value
+                } else if byte == UInt8(ascii: isObject ? "}" : "]") {
+                    advance(byte)
+                    if try closeContainer() { return }
+                } else {
+                    throw SyntaxFailure(message: "expected ',' or a closing bracket")
+                }
+            }
+            stopHoldingIfFull()
+        }
+    }
+
+    private func notString() -> String {
+        guard let top = stack.last else { return "the value is not a string" }
+        return top.isObject ? "the JSON member \(top.key) is not a string" : "the element \(path()) is not a string"
+    }
+
+    /// Closes the innermost container; `true` when that ends the document.
+    private func closeContainer() throws(SyntaxFailure) -> Bool {
+        let frame = stack.removeLast()
+        if !frame.group.isEmpty { addGroup(frame.group) }
+        if stack.isEmpty { return true }
+        endCapture()
+        return false
+    }
+
+    private func endCapture() {
+        guard let captured = capture, captured.depth == stack.count else { return }
+        capture = nil
+        var value: JSONValue = .null
+        if !captured.tooLarge, captured.bytes.count < DocumentOptions.maximumCapture,
+            let parsed = try? StrictJSON.parse(captured.bytes, limits: .init(maximumDepth: 4))
+        {
+            value = parsed
+        }
+        let isLate = releasedTokens > 0
+        if let index = DocumentContext.names.firstIndex(of: captured.name) {
+            if context.values.isEmpty { context.values = [nil, nil, nil] }
+            context.values[index] = value
+        }
+        if let index = options.echo.firstIndex(of: captured.name) {
+            context.echo[index] = value
+        }
+        if isLate {
+            // Tokens already went out without this member: say so rather than skip the check.
+            var work = DocumentWork(document: document)
+            work.failure = .init(lines: line...line, error: VerificationError(
+                .documentTooLarge,
+                "the document is over the \(options.documentBuffer)-byte buffer and its member \(captured.name) comes after tokens already verified; put it first or raise --document-buffer"))
+            work.failurePath = captured.name
+            ready.append(work)
+        }
+    }
+
+    private func addToken(_ content: DocumentToken.Content) {
+        let token = DocumentToken(line: line, path: path(), content: content)
+        if let top = stack.last, top.isObject {
+            stack[stack.count - 1].group.append(token)
+            if stack[stack.count - 1].group.count >= 8 {
+                addGroup(stack[stack.count - 1].group)
+                stack[stack.count - 1].group = []
+            }
+        } else {
+            addGroup([token])
+        }
+    }
+
+    private func addGroup(_ group: [DocumentToken]) {
+        pending.append(group)
+        pendingTokens += group.count
+        if released { releasePending() }
+    }
+
+    /// Reads a string (the opening quote is next). Keeps up to `keep` bytes of its content,
+    /// unescaped; `nil` when it is longer (or `keep` is 0).
+    private func readString(keep: Int) throws(SyntaxFailure) -> [UInt8]? {
+        hold(UInt8(ascii: "\""))
+        advance(UInt8(ascii: "\""))
+        var raw: [UInt8] = []
+        var length = 0
+        var escaped = false
+        func next(_ byte: UInt8, after old: Int) -> Int {
+            guard old < position else { return old }
+            let base = buffer.baseAddress!
+            return memchr(base + position, Int32(byte), filled - position).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? filled
+        }
+        while true {
+            if position == filled, !refill() { throw SyntaxFailure(message: "a string is not closed") }
+            // The common case: a run of plain bytes, copied at once. Other control characters
+            // than the newline are left to the strict parse of the held document.
+            found.quote = next(UInt8(ascii: "\""), after: found.quote)
+            found.backslash = next(UInt8(ascii: "\\"), after: found.backslash)
+            found.newline = next(0x0A, after: found.newline)
+            let end = min(found.quote, found.backslash, found.newline)
+            if end > position {
+                let run = UnsafeRawBufferPointer(rebasing: buffer[position..<end])
+                if holding { held.append(contentsOf: run) }
+                if capture != nil, capture!.bytes.count + run.count <= DocumentOptions.maximumCapture { capture!.bytes.append(contentsOf: run) }
+                if length + run.count <= keep { raw.append(contentsOf: run) }
+                length += run.count
+                bytesOnLine += run.count
+                position = end
+                stopHoldingIfFull()
+                continue
+            }
+            let byte = buffer[position]
+            if byte < 0x20 { throw SyntaxFailure(message: "a control character in a string") }
+            hold(byte)
+            advance(byte)
+            if byte == UInt8(ascii: "\"") { break }
+            // A backslash: the next byte belongs to the escape.
+            escaped = true
+            if length + 1 <= keep { raw.append(byte) }
+            length += 1
+            guard let next = peek() else { throw SyntaxFailure(message: "a string is not closed") }
+            if next < 0x20 { throw SyntaxFailure(message: "a control character in a string") }
+            hold(next)
+            advance(next)
+            if length + 1 <= keep { raw.append(next) }
+            length += 1
+            stopHoldingIfFull()
+        }
+        guard length <= keep, keep > 0 else { return nil }
+        guard escaped else { return raw }
+        guard case .string(let text)? = try? StrictJSON.parse([UInt8(ascii: "\"")] + raw + [UInt8(ascii: "\"")]) else {
+            throw SyntaxFailure(message: "a string has an invalid escape")
+        }
+        return Array(text.utf8)
+    }
+
+    /// Reads a number, `true`, `false` or `null`.
+    private func readScalar() throws(SyntaxFailure) {
+        var length = 0
+        var first: UInt8 = 0
+        while let byte = peek() {
+            let isScalarByte =
+                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".")
+                || byte == UInt8(ascii: "E")
+            guard isScalarByte else { break }
+            if length == 0 { first = byte }
+            hold(byte)
+            advance(byte)
+            length += 1
+        }
+        let startsWell = first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9"))
+            || first == UInt8(ascii: "t") || first == UInt8(ascii: "f") || first == UInt8(ascii: "n")
+        guard length > 0, startsWell else { throw SyntaxFailure(message: "expected a JSON value") }
+    }
+}
+
+extension UInt8 {
+    /// JSON's whitespace: space, tab, line feed, carriage return.
+    fileprivate var isJSONWhitespace: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Testing
+import Vouch
+
+/// The published record format (`Schemas/verification-record.schema.json` and the Spark DDL in
+/// `Schemas/verification-record.ddl` and the README) against records the built binary writes.
+struct RecordSchemaTests {
+    static let schema = try! StrictJSON.parseObject(
+        Data(contentsOf: VouchBinary.packageRoot.appendingPathComponent("Schemas/verification-record.schema.json")))
+    static let ddl = try! String(
+        contentsOf: VouchBinary.packageRoot.appendingPathComponent("Schemas/verification-record.ddl"), encoding: .utf8
+    ).trimmingCharacters(in: .whitespacesAndNewlines)
+
+    static let memberOrder = (schema["x-member-order"]?.arrayValue ?? []).compactMap { $0.stringValue }
+
+    /// Records of every shape: verified and rejected, bare lines, one-line objects, responses,
+    /// echoed members, a nested failure, full and selected payloads, and `vouch verify --json`.
+    static func records() throws -> [String] {
+        let transaction = try VouchBinary.text("apple-real/real/transaction-sandbox-13.jws")
+        let renewal = try VouchBinary.text("apple-real/real/renewalInfo-sandbox-9.jws")
+        let notification = try VouchBinary.text("apple-real/real/notification-sandbox-21.jws")
+        var nested = Array(notification)
+        nested[nested.count - 5] = nested[nested.count - 5] == "A" ? "B" : "A"
+        let input = [
+            transaction, "", "garbage", #"{"id":1,"signedPayload":"\#(notification)"}"#,
+            #"{"id":"x","environment":"Sandbox","data":[{"lastTransactions":[{"signedTransactionInfo":"\#(transaction)","signedRenewalInfo":"\#(renewal)x"}]}]}"#,
+            "[\n\"\(transaction)\",\n\"\(String(nested))\"\n]", "{\"a\":", "[1]",
+        ].joined(separator: "\n") + "\n"
+        var records: [String] = []
+        for arguments in [["--echo", "id"], ["--payload", "none"], ["--payload", "notificationType,data.bundleId"], ["--no-line-number"]] {
+            let result = try VouchBinary.run(["batch"] + arguments + ["-"], input: Array(input.utf8))
+            #expect(result.status == 1)
+            records += result.stdout.split(separator: "\n").map(String.init)
+        }
+        for body in [notification, #"{"signedTransactions":["\#(transaction)","x"]}"#] {
+            records += try VouchBinary.run(["verify", "--json", "-"], input: Array(body.utf8)).stdout.split(separator: "\n").map(String.init)
+        }
+        return records
+    }
+
+    @Test func everyRecordFollowsTheSchemaAndItsMemberOrder() throws {
+        let order = Self.memberOrder
+        let records = try Self.records()
+        #expect(records.count > 40)
+        var seen = Set<String>()
+        for record in records {
+            let object = try StrictJSON.parseObject(Array(record.utf8))
+            let problems = Self.validate(.object(object), against: .object(Self.schema), at: "record")
+            #expect(problems.isEmpty, "\(problems) in \(record)")
+            let names = object.members.map(\.name)
+            #expect(names == order.filter(names.contains), "members out of order: \(record)")
+            seen.formUnion(names)
+            #expect((object["status"] == "rejected") == (object["error"] != nil))
+        }
+        // Each member of the schema appears in some record.
+        #expect(seen == Set(order))
+    }
+
+    @Test func theSparkDDLNamesTheSchemasMembersInOrderWithMatchingTypes() throws {
+        let fields = Self.topLevelFields(Self.ddl)
+        let order = Self.memberOrder
+        #expect(fields.map(\.name) == order)
+        let types = Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.type) })
+        #expect(types["line"] == "BIGINT")
+        #expect(types["document"] == "BIGINT")
+        #expect(types["path"] == "STRING")
+        #expect(types["echo"] == "MAP<STRING, STRING>")
+        #expect(types["status"] == "STRING")
+        #expect(types["kind"] == "STRING")
+        #expect(types["payload"] == "STRING")  // any object: Spark keeps its JSON text
+        let error = try #require(Self.schema["properties"]?.objectValue?["error"]?.objectValue)
+        let nested = try #require(error["properties"]?.objectValue?["nested"]?.objectValue)
+        let errorNames = error["properties"]!.objectValue!.members.map(\.name)
+        let nestedNames = nested["properties"]!.objectValue!.members.map(\.name)
+        #expect(types["error"] == "STRUCT<" + errorNames.map { $0 == "nested" ? "nested: STRUCT<" + nestedNames.map { "\($0): STRING" }.joined(separator: ", ") + ">" : "\($0): STRING" }.joined(separator: ", ") + ">")
+        let readme = try String(contentsOf: VouchBinary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains(Self.ddl))
+    }
+
+    /// `name TYPE` pairs split at commas outside angle brackets.
+    static func topLevelFields(_ ddl: String) -> [(name: String, type: String)] {
+        var fields: [String] = [], current = "", depth = 0
+        for character in ddl {
+            if character == "<" { depth += 1 }
+            if character == ">" { depth -= 1 }
+            if character == ",", depth == 0 {
+                fields.append(current)
+                current = ""
+            } else {
+                current.append(character)
+            }
+        }
+        fields.append(current)
+        return fields.map { field in
+            let trimmed = field.trimmingCharacters(in: .whitespaces)
+            let space = trimmed.firstIndex(of: " ")!
+            return (String(trimmed[..<space]), String(trimmed[trimmed.index(after: space)...]))
+        }
+    }
+
+    /// The JSON Schema keywords the record schema uses: type, enum, properties, required,
+    /// additionalProperties, minimum.
+    static func validate(_ value: JSONValue, against schema: JSONValue, at path: String) -> [String] {
+        guard let rules = schema.objectValue else { return [] }
+        var problems: [String] = []
+        if let type = rules["type"] {
+            let allowed = type.arrayValue?.compactMap(\.stringValue) ?? [type.stringValue ?? ""]
+            let actual: String
+            switch value {
+            case .null: actual = "null"
+            case .bool: actual = "boolean"
+            case .number(let text): actual = Int64(text) != nil ? "integer" : "number"
+            case .string: actual = "string"
+            case .array: actual = "array"
+            case .object: actual = "object"
+            }
+            if !allowed.contains(actual), !(actual == "integer" && allowed.contains("number")) {
+                problems.append("\(path): \(actual) is not \(allowed)")
+            }
+        }
+        if let options = rules["enum"]?.arrayValue, !options.contains(value) {
+            problems.append("\(path): \(JSONWriter.string(value)) is not one of the enum")
+        }
+        if let minimum = rules["minimum"]?.int64Value, let number = value.int64Value, number < minimum {
+            problems.append("\(path): \(number) < \(minimum)")
+        }
+        if let object = value.objectValue {
+            let properties = rules["properties"]?.objectValue
+            for name in rules["required"]?.arrayValue?.compactMap(\.stringValue) ?? [] where object[name] == nil {
+                problems.append("\(path): \(name) is missing")
+            }
+            for member in object.members {
+                if let rule = properties?[member.name] {
+                    problems += validate(member.value, against: rule, at: "\(path).\(member.name)")
+                } else if rules["additionalProperties"] == .bool(false) {
+                    problems.append("\(path): \(member.name) is not allowed")
+                }
+            }
+        }
+        return problems
+    }
+}
