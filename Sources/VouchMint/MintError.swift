@@ -29,10 +29,12 @@ public struct MintError: Error, Sendable, Equatable, CustomStringConvertible {
         public var description: String { rawValue }
     }
 
+    /// What failed, as a stable identifier.
     public var code: Code
     /// What failed, for people: the file, the field, OpenSSL's message.
     public var reason: String
 
+    /// An error with `code` and `reason`.
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason

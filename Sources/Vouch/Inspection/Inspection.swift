@@ -2,8 +2,11 @@ internal import VouchOpenSSL
 /// What a token says about itself, decoded without trusting anything: for looking at data that
 /// does not verify. Nothing here is authenticated.
 public struct Inspection: Sendable {
+    /// What one `x5c` certificate says about itself (not validated).
     public struct CertificateInfo: Sendable {
+        /// The subject, one line (`CN = …, O = …`).
         public let subject: String
+        /// The issuer, one line.
         public let issuer: String
         /// The start of the validity period (whole seconds).
         public let notBefore: Timestamp?
@@ -11,6 +14,7 @@ public struct Inspection: Sendable {
         public let notAfter: Timestamp?
         /// "EC P-256", "EC P-384", "RSA 2048", ….
         public let key: String
+        /// Whether the certificate's basic constraints make it a CA.
         public let isCA: Bool
         /// Apple marker extensions present: "1.2.840.113635.100.6.11.1 (receipt signing)", ….
         public let appleMarkers: [String]
@@ -18,13 +22,16 @@ public struct Inspection: Sendable {
         public let sha256: String
     }
 
+    /// The protected header.
     public let header: JSONObject
     /// One entry per `x5c` element; `nil` where it is not a certificate.
     public let certificates: [CertificateInfo?]
     /// The payload, when it is a JSON object; notification payloads have their nested tokens'
     /// payloads in ``nested``.
     public let payload: JSONObject?
+    /// The kind told from the payload's members, if any.
     public let kind: PayloadKind?
+    /// The length of the decoded signature in bytes (64 for ES256), or `nil` when it is not base64url.
     public let signatureLength: Int?
     /// Payloads of the tokens nested in a notification, by member path.
     public let nested: [(field: NestedTokenField, inspection: Inspection)]

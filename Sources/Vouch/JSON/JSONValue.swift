@@ -3,29 +3,38 @@ internal import Foundation
 /// A JSON value as parsed by ``StrictJSON``: objects keep their members in document order and
 /// numbers keep their exact text, so writing a value back yields the same document.
 public enum JSONValue: Sendable, Hashable {
+    /// JSON `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// The number's text exactly as it appeared (RFC 8259 grammar), never rounded.
     case number(String)
+    /// A string, unescaped.
     case string(String)
+    /// An array, in document order.
     case array([JSONValue])
+    /// An object, members in document order.
     case object(JSONObject)
 
+    /// The object, or `nil` for any other value.
     public var objectValue: JSONObject? {
         if case .object(let object) = self { return object }
         return nil
     }
 
+    /// The string, or `nil` for any other value.
     public var stringValue: String? {
         if case .string(let string) = self { return string }
         return nil
     }
 
+    /// The boolean, or `nil` for any other value.
     public var boolValue: Bool? {
         if case .bool(let bool) = self { return bool }
         return nil
     }
 
+    /// The array's elements, or `nil` for any other value.
     public var arrayValue: [JSONValue]? {
         if case .array(let array) = self { return array }
         return nil
@@ -44,6 +53,7 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
+    /// Whether the value is `null`.
     public var isNull: Bool {
         if case .null = self { return true }
         return false
@@ -53,18 +63,24 @@ public enum JSONValue: Sendable, Hashable {
 /// A JSON object whose members keep document order. Member names are unique: the strict
 /// parser rejects duplicates.
 public struct JSONObject: Sendable, Hashable {
+    /// One member of an object: its name and value.
     public struct Member: Sendable, Hashable {
+        /// The member's name, unescaped.
         public var name: String
+        /// The member's value.
         public var value: JSONValue
 
+        /// A member named `name` with `value`.
         public init(_ name: String, _ value: JSONValue) {
             self.name = name
             self.value = value
         }
     }
 
+    /// The members, in document order.
     public var members: [Member]
 
+    /// An object with `members`, in that order (empty by default).
     public init(_ members: [Member] = []) {
         self.members = members
     }
@@ -87,6 +103,7 @@ public struct JSONObject: Sendable, Hashable {
         }
     }
 
+    /// Whether the object has no member.
     public var isEmpty: Bool { members.isEmpty }
 }
 

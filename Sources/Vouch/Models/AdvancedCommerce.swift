@@ -4,12 +4,17 @@
 public struct AdvancedCommerceTransactionInfo: PayloadModel {
     public let json: JSONObject
 
+    /// The display name and description of the purchase.
     public let descriptors: AdvancedCommerceDescriptors?
     /// The estimated tax, in milliunits.
     public let estimatedTax: Int64?
+    /// The items of the purchase.
     public let items: [AdvancedCommerceTransactionItem]?
+    /// The duration of one subscription cycle.
     public let period: AdvancedCommercePeriod?
+    /// The UUID that identified the Advanced Commerce API request.
     public let requestReferenceId: String?
+    /// The tax code of the product.
     public let taxCode: String?
     /// The price before tax, in milliunits.
     public let taxExclusivePrice: Int64?
@@ -66,11 +71,17 @@ public struct AdvancedCommerceTransactionInfo: PayloadModel {
 public struct AdvancedCommerceRenewalInfo: PayloadModel {
     public let json: JSONObject
 
+    /// The token to send back, unchanged, in Advanced Commerce API requests about this subscription.
     public let consistencyToken: String?
+    /// The display name and description of the subscription.
     public let descriptors: AdvancedCommerceDescriptors?
+    /// The items of the next renewal.
     public let items: [AdvancedCommerceRenewalItem]?
+    /// The duration of one subscription cycle.
     public let period: AdvancedCommercePeriod?
+    /// The UUID that identified the Advanced Commerce API request.
     public let requestReferenceId: String?
+    /// The tax code of the product.
     public let taxCode: String?
 
     public init(json: JSONObject) throws(PayloadFieldError) {
@@ -115,7 +126,9 @@ public struct AdvancedCommerceRenewalInfo: PayloadModel {
 public struct AdvancedCommerceDescriptors: PayloadModel {
     public let json: JSONObject
 
+    /// The description of the product.
     public let description: String?
+    /// The product's display name.
     public let displayName: String?
 
     public init(json: JSONObject) throws(PayloadFieldError) {
@@ -146,12 +159,17 @@ public struct AdvancedCommerceTransactionItem: PayloadModel {
 
     /// The JSON member `SKU`.
     public let sku: String?
+    /// The description of the item.
     public let description: String?
+    /// The item's display name.
     public let displayName: String?
+    /// The discount offer applied to the item.
     public let offer: AdvancedCommerceOffer?
     /// The item price, in milliunits.
     public let price: Int64?
+    /// The refunds of the item.
     public let refunds: [AdvancedCommerceRefund]?
+    /// When the App Store revoked the item.
     public let revocationDate: Timestamp?
 
     public init(json: JSONObject) throws(PayloadFieldError) {
@@ -202,11 +220,15 @@ public struct AdvancedCommerceRenewalItem: PayloadModel {
 
     /// The JSON member `SKU`.
     public let sku: String?
+    /// The description of the item.
     public let description: String?
+    /// The item's display name.
     public let displayName: String?
+    /// The discount offer applied to the item.
     public let offer: AdvancedCommerceOffer?
     /// The item price, in milliunits.
     public let price: Int64?
+    /// A price increase for the item at the next renewal.
     public let priceIncreaseInfo: AdvancedCommercePriceIncreaseInfo?
 
     public init(json: JSONObject) throws(PayloadFieldError) {
@@ -251,11 +273,13 @@ public struct AdvancedCommerceRenewalItem: PayloadModel {
 public struct AdvancedCommerceOffer: PayloadModel {
     public let json: JSONObject
 
+    /// The period of the offer.
     public let period: AdvancedCommerceOfferPeriod?
     /// How many periods the offer lasts.
     public let periodCount: Int32?
     /// The offer price, in milliunits.
     public let price: Int64?
+    /// Why the offer applies.
     public let reason: AdvancedCommerceOfferReason?
 
     public init(json: JSONObject) throws(PayloadFieldError) {
@@ -294,8 +318,11 @@ public struct AdvancedCommerceRefund: PayloadModel {
 
     /// The refunded amount, in milliunits.
     public let refundAmount: Int64?
+    /// When the refund was made.
     public let refundDate: Timestamp?
+    /// Why the item was refunded.
     public let refundReason: AdvancedCommerceRefundReason?
+    /// How much of the item was refunded.
     public let refundType: AdvancedCommerceRefundType?
 
     public init(json: JSONObject) throws(PayloadFieldError) {
@@ -332,9 +359,11 @@ public struct AdvancedCommerceRefund: PayloadModel {
 public struct AdvancedCommercePriceIncreaseInfo: PayloadModel {
     public let json: JSONObject
 
+    /// The SKUs that depend on this price increase.
     public let dependentSKUs: [String]?
     /// The new price, in milliunits.
     public let price: Int64?
+    /// Where the price increase stands.
     public let status: AdvancedCommercePriceIncreaseInfoStatus?
 
     public init(json: JSONObject) throws(PayloadFieldError) {

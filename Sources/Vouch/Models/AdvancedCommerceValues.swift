@@ -8,11 +8,17 @@ public struct AdvancedCommercePeriod: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// One week.
     public static let p1W = Self(rawValue: "P1W")
+    /// One month.
     public static let p1M = Self(rawValue: "P1M")
+    /// Two months.
     public static let p2M = Self(rawValue: "P2M")
+    /// Three months.
     public static let p3M = Self(rawValue: "P3M")
+    /// Six months.
     public static let p6M = Self(rawValue: "P6M")
+    /// One year.
     public static let p1Y = Self(rawValue: "P1Y")
 
     public static let knownValues: [Self] = [.p1W, .p1M, .p2M, .p3M, .p6M, .p1Y]
@@ -34,14 +40,23 @@ public struct AdvancedCommerceOfferPeriod: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// Three days.
     public static let p3D = Self(rawValue: "P3D")
+    /// One week.
     public static let p1W = Self(rawValue: "P1W")
+    /// Two weeks.
     public static let p2W = Self(rawValue: "P2W")
+    /// One month.
     public static let p1M = Self(rawValue: "P1M")
+    /// Two months.
     public static let p2M = Self(rawValue: "P2M")
+    /// Three months.
     public static let p3M = Self(rawValue: "P3M")
+    /// Six months.
     public static let p6M = Self(rawValue: "P6M")
+    /// Nine months.
     public static let p9M = Self(rawValue: "P9M")
+    /// One year.
     public static let p1Y = Self(rawValue: "P1Y")
 
     public static let knownValues: [Self] = [.p3D, .p1W, .p2W, .p1M, .p2M, .p3M, .p6M, .p9M, .p1Y]
@@ -66,8 +81,11 @@ public struct AdvancedCommerceOfferReason: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// An offer to acquire new customers.
     public static let acquisition = Self(rawValue: "ACQUISITION")
+    /// An offer to win back former customers.
     public static let winBack = Self(rawValue: "WIN_BACK")
+    /// An offer to retain current customers.
     public static let retention = Self(rawValue: "RETENTION")
 
     public static let knownValues: [Self] = [.acquisition, .winBack, .retention]
@@ -82,12 +100,19 @@ public struct AdvancedCommerceRefundReason: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// The customer didn't intend to make the purchase.
     public static let unintendedPurchase = Self(rawValue: "UNINTENDED_PURCHASE")
+    /// The customer had issues receiving or using the purchase.
     public static let fulfillmentIssue = Self(rawValue: "FULFILLMENT_ISSUE")
+    /// The customer wasn't satisfied with the purchase.
     public static let unsatisfiedWithPurchase = Self(rawValue: "UNSATISFIED_WITH_PURCHASE")
+    /// A refund for a legal reason.
     public static let legal = Self(rawValue: "LEGAL")
+    /// A refund for another reason.
     public static let other = Self(rawValue: "OTHER")
+    /// A refund that results from modifying the items of a subscription.
     public static let modifyItemsRefund = Self(rawValue: "MODIFY_ITEMS_REFUND")
+    /// In the sandbox, simulates a declined refund.
     public static let simulateRefundDecline = Self(rawValue: "SIMULATE_REFUND_DECLINE")
 
     public static let knownValues: [Self] = [
@@ -113,8 +138,11 @@ public struct AdvancedCommerceRefundType: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// The whole price was refunded.
     public static let full = Self(rawValue: "FULL")
+    /// A prorated share of the price was refunded.
     public static let prorated = Self(rawValue: "PRORATED")
+    /// A custom amount was refunded (see `refundAmount`).
     public static let custom = Self(rawValue: "CUSTOM")
 
     public static let knownValues: [Self] = [.full, .prorated, .custom]
@@ -129,8 +157,11 @@ public struct AdvancedCommercePriceIncreaseInfoStatus: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// The price increase is scheduled.
     public static let scheduled = Self(rawValue: "SCHEDULED")
+    /// The price increase is pending the customer's response.
     public static let pending = Self(rawValue: "PENDING")
+    /// The customer accepted the price increase.
     public static let accepted = Self(rawValue: "ACCEPTED")
 
     public static let knownValues: [Self] = [.scheduled, .pending, .accepted]

@@ -2,8 +2,11 @@
 public struct AppData: PayloadModel {
     public let json: JSONObject
 
+    /// The unique identifier of the app in the App Store.
     public let appAppleId: Int64?
+    /// The app's bundle identifier.
     public let bundleId: String?
+    /// The server environment the notification applies to.
     public let environment: AppStoreEnvironment?
     /// A JWS whose payload is an ``AppTransaction``.
     public let signedAppTransactionInfo: String?

@@ -7,7 +7,9 @@ public struct AppStoreEnvironment: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// The production environment.
     public static let production = Self(rawValue: "Production")
+    /// The sandbox environment.
     public static let sandbox = Self(rawValue: "Sandbox")
     /// StoreKit testing in Xcode; signed by a local certificate, never by Apple's PKI.
     public static let xcode = Self(rawValue: "Xcode")

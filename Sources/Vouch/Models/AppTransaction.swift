@@ -10,6 +10,7 @@ public struct AppTransaction: SignedPayload {
     public let receiptType: AppStoreEnvironment?
     /// The unique identifier of the app in the App Store.
     public let appAppleId: Int64?
+    /// The app's bundle identifier.
     public let bundleId: String?
     /// The app version the app transaction applies to.
     public let applicationVersion: String?
@@ -109,9 +110,13 @@ public struct PurchasePlatform: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// iOS (iPhone and iPad).
     public static let iOS = Self(rawValue: "iOS")
+    /// macOS.
     public static let macOS = Self(rawValue: "macOS")
+    /// tvOS.
     public static let tvOS = Self(rawValue: "tvOS")
+    /// visionOS.
     public static let visionOS = Self(rawValue: "visionOS")
 
     public static let knownValues: [Self] = [.iOS, .macOS, .tvOS, .visionOS]

@@ -48,7 +48,9 @@ public struct RenewalCommitmentInfo: PayloadModel {
 
     /// The product the customer renews into after the commitment.
     public let commitmentAutoRenewProductId: String?
+    /// Whether the subscription renews automatically when the commitment ends.
     public let commitmentAutoRenewStatus: AutoRenewStatus?
+    /// How the renewal after the commitment is billed.
     public let commitmentRenewalBillingPlanType: RenewalBillingPlanType?
     /// When the commitment renews.
     public let commitmentRenewalDate: Timestamp?

@@ -8,6 +8,7 @@ public struct DecodedRealtimeRequestBody: SignedPayload {
 
     /// The original transaction identifier of the customer's subscription.
     public let originalTransactionId: String?
+    /// The unique identifier of the app in the App Store.
     public let appAppleId: Int64?
     /// The auto-renewable subscription the customer is viewing.
     public let productId: String?
@@ -15,6 +16,7 @@ public struct DecodedRealtimeRequestBody: SignedPayload {
     public let userLocale: String?
     /// The UUID identifying this request, as sent.
     public let requestIdentifier: String?
+    /// The server environment of the request.
     public let environment: AppStoreEnvironment?
     public let signedDate: Timestamp?
 

@@ -9,7 +9,9 @@ public struct ExternalPurchaseToken: PayloadModel {
     public let externalPurchaseId: String?
     /// When the system created the token.
     public let tokenCreationDate: Timestamp?
+    /// The unique identifier of the app in the App Store.
     public let appAppleId: Int64?
+    /// The app's bundle identifier.
     public let bundleId: String?
     /// Present only for custom link tokens.
     public let tokenType: ExternalPurchaseTokenType?

@@ -8,20 +8,28 @@ public import Foundation
 public struct JWSRenewalInfoDecodedPayload: SignedPayload {
     public let json: JSONObject
 
+    /// Why the subscription expired.
     public let expirationIntent: ExpirationIntent?
+    /// The transaction identifier of the original purchase.
     public let originalTransactionId: String?
     /// The product that renews at the next billing period.
     public let autoRenewProductId: String?
+    /// The product identifier of the subscription's current period.
     public let productId: String?
+    /// Whether the subscription renews automatically.
     public let autoRenewStatus: AutoRenewStatus?
     /// Whether the App Store is still trying to renew an expired subscription.
     public let isInBillingRetryPeriod: Bool?
+    /// Whether the customer has responded to a price increase that requires consent.
     public let priceIncreaseStatus: PriceIncreaseStatus?
     /// When the Billing Grace Period for renewals expires.
     public let gracePeriodExpiresDate: Timestamp?
+    /// The type of offer that applies to the next renewal.
     public let offerType: OfferType?
+    /// The offer code or promotional offer identifier of the next renewal's offer.
     public let offerIdentifier: String?
     public let signedDate: Timestamp?
+    /// The server environment: sandbox or production.
     public let environment: AppStoreEnvironment?
     /// The earliest start of the subscription, ignoring lapses of paid service shorter than 60 days.
     public let recentSubscriptionStartDate: Timestamp?
@@ -31,11 +39,13 @@ public struct JWSRenewalInfoDecodedPayload: SignedPayload {
     public let currency: String?
     /// The price of the next renewal, in milliunits of ``currency``.
     public let renewalPrice: Int64?
+    /// The payment mode of the next renewal's discount offer.
     public let offerDiscountType: OfferDiscountType?
     /// Win-back offers the customer may redeem, better offers first.
     public let eligibleWinBackOfferIds: [String]?
     /// The UUID the app associated with the upcoming renewal, as sent.
     public let appAccountToken: String?
+    /// The unique identifier of the app download transaction.
     public let appTransactionId: String?
     /// The duration of the offer, as an ISO 8601 duration.
     public let offerPeriod: String?

@@ -16,8 +16,11 @@ public struct JWSTransactionDecodedPayload: SignedPayload {
     public let transactionId: String?
     /// The identifier of subscription-purchase events across devices, renewals included.
     public let webOrderLineItemId: String?
+    /// The app's bundle identifier.
     public let bundleId: String?
+    /// The product identifier of the In-App Purchase.
     public let productId: String?
+    /// The identifier of the subscription group the subscription belongs to.
     public let subscriptionGroupIdentifier: String?
     /// When the App Store charged the customer's account.
     public let purchaseDate: Timestamp?
@@ -27,33 +30,42 @@ public struct JWSTransactionDecodedPayload: SignedPayload {
     public let expiresDate: Timestamp?
     /// The number of consumable products purchased.
     public let quantity: Int32?
+    /// The type of the In-App Purchase.
     public let type: ProductType?
     /// The UUID the app associated with the purchase, as sent.
     public let appAccountToken: String?
+    /// Whether the customer bought the product or has it through Family Sharing.
     public let inAppOwnershipType: InAppOwnershipType?
     public let signedDate: Timestamp?
+    /// Why the App Store refunded or revoked the transaction.
     public let revocationReason: RevocationReason?
     /// When the App Store refunded or revoked the transaction.
     public let revocationDate: Timestamp?
     /// Whether the customer upgraded to another subscription.
     public let isUpgraded: Bool?
+    /// The type of subscription offer.
     public let offerType: OfferType?
     /// The offer code or promotional offer identifier.
     public let offerIdentifier: String?
+    /// The server environment: sandbox or production.
     public let environment: AppStoreEnvironment?
     /// The three-letter country or region code of the storefront.
     public let storefront: String?
+    /// The Apple-defined identifier of the storefront.
     public let storefrontId: String?
+    /// Whether the customer bought the product or the App Store renewed a subscription.
     public let transactionReason: TransactionReason?
     /// The ISO 4217 currency code of ``price``.
     public let currency: String?
     /// The price in milliunits of ``currency``.
     public let price: Int64?
+    /// The payment mode of the discount offer.
     public let offerDiscountType: OfferDiscountType?
     /// The unique identifier of the app download transaction.
     public let appTransactionId: String?
     /// The duration of the offer, as an ISO 8601 duration.
     public let offerPeriod: String?
+    /// The kind of refund or revocation.
     public let revocationType: RevocationType?
     /// The refunded or revoked share of the transaction, in milliunits (100000 is 100%).
     public let revocationPercentage: Int32?

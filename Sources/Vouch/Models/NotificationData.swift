@@ -3,9 +3,11 @@
 public struct NotificationData: PayloadModel {
     public let json: JSONObject
 
+    /// The server environment the notification applies to.
     public let environment: AppStoreEnvironment?
     /// The unique identifier of the app in the App Store.
     public let appAppleId: Int64?
+    /// The app's bundle identifier.
     public let bundleId: String?
     /// The build version of the app.
     public let bundleVersion: String?

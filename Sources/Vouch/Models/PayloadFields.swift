@@ -11,6 +11,7 @@ public struct PayloadFieldError: Error, Sendable, Hashable, CustomStringConverti
     /// What the member should have been, such as `a string` or `a 64-bit integer`.
     public let expected: String
 
+    /// An error for the member at `field` that should have been `expected`.
     public init(field: String, expected: String) {
         self.field = field
         self.expected = expected
@@ -83,10 +84,12 @@ extension PayloadEnum {
 
     public var description: String { "\(rawValue)" }
 
+    /// Decodes the raw value, whatever it is.
     public init(from decoder: any Decoder) throws {
         self.init(rawValue: try decoder.singleValueContainer().decode(RawValue.self))
     }
 
+    /// Encodes the raw value.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(rawValue)

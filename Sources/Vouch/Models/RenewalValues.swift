@@ -8,10 +8,15 @@ public struct ExpirationIntent: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// The customer canceled their subscription.
     public static let customerCancelled = Self(rawValue: 1)
+    /// A billing error occurred.
     public static let billingError = Self(rawValue: 2)
+    /// The customer didn't consent to a price increase.
     public static let customerDidNotConsentToPriceIncrease = Self(rawValue: 3)
+    /// The product wasn't available for purchase at the time of renewal.
     public static let productNotAvailable = Self(rawValue: 4)
+    /// The subscription expired for some other reason.
     public static let other = Self(rawValue: 5)
 
     public static let knownValues: [Self] = [
@@ -34,7 +39,9 @@ public struct AutoRenewStatus: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// Automatic renewal is off: the subscription expires at the end of its period.
     public static let off = Self(rawValue: 0)
+    /// Automatic renewal is on.
     public static let on = Self(rawValue: 1)
 
     public static let knownValues: [Self] = [.off, .on]
@@ -49,7 +56,10 @@ public struct PriceIncreaseStatus: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// The customer hasn't yet responded to a price increase that requires consent.
     public static let customerHasNotResponded = Self(rawValue: 0)
+    /// The customer consented to the price increase, or the App Store notified them of an increase that doesn't
+    /// require consent.
     public static let customerConsentedOrWasNotifiedWithoutNeedingConsent = Self(rawValue: 1)
 
     public static let knownValues: [Self] = [
@@ -67,7 +77,9 @@ public struct RenewalBillingPlanType: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// The next renewal is billed up front.
     public static let billedUpfront = Self(rawValue: "BILLED_UPFRONT")
+    /// The next renewal is billed monthly.
     public static let monthly = Self(rawValue: "MONTHLY")
 
     public static let knownValues: [Self] = [.billedUpfront, .monthly]

@@ -7,6 +7,7 @@
 public struct ResponseBodyV2DecodedPayload: SignedPayload {
     public let json: JSONObject
 
+    /// The event the notification reports.
     public let notificationType: NotificationType?
     /// Present only for some notification types.
     public let subtype: NotificationSubtype?

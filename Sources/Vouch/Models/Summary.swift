@@ -3,9 +3,13 @@
 public struct Summary: PayloadModel {
     public let json: JSONObject
 
+    /// The server environment the extension applies to.
     public let environment: AppStoreEnvironment?
+    /// The unique identifier of the app in the App Store.
     public let appAppleId: Int64?
+    /// The app's bundle identifier.
     public let bundleId: String?
+    /// The product identifier of the extended subscriptions.
     public let productId: String?
     /// The identifier you gave the extension request.
     public let requestIdentifier: String?

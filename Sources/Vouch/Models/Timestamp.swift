@@ -24,6 +24,7 @@ public struct Timestamp: Sendable, Hashable, RawRepresentable, Comparable, Codab
         self.milliseconds = milliseconds
     }
 
+    /// The instant `milliseconds` after the UNIX epoch, written as that integer.
     public init(milliseconds: Int64) {
         self.rawValue = String(milliseconds)
         self.milliseconds = milliseconds

@@ -8,9 +8,13 @@ public struct ProductType: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// An auto-renewable subscription.
     public static let autoRenewableSubscription = Self(rawValue: "Auto-Renewable Subscription")
+    /// A non-consumable In-App Purchase.
     public static let nonConsumable = Self(rawValue: "Non-Consumable")
+    /// A consumable In-App Purchase.
     public static let consumable = Self(rawValue: "Consumable")
+    /// A non-renewing subscription.
     public static let nonRenewingSubscription = Self(rawValue: "Non-Renewing Subscription")
 
     public static let knownValues: [Self] = [
@@ -32,7 +36,9 @@ public struct InAppOwnershipType: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// The transaction belongs to a family member who benefits from the product through Family Sharing.
     public static let familyShared = Self(rawValue: "FAMILY_SHARED")
+    /// The transaction belongs to the customer who bought the product.
     public static let purchased = Self(rawValue: "PURCHASED")
 
     public static let knownValues: [Self] = [.familyShared, .purchased]
@@ -64,8 +70,11 @@ public struct RevocationType: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// The App Store refunded the whole transaction.
     public static let refundFull = Self(rawValue: "REFUND_FULL")
+    /// The App Store refunded part of the transaction (see `revocationPercentage`).
     public static let refundProrated = Self(rawValue: "REFUND_PRORATED")
+    /// The customer lost access to the product through Family Sharing.
     public static let familyRevoke = Self(rawValue: "FAMILY_REVOKE")
 
     public static let knownValues: [Self] = [.refundFull, .refundProrated, .familyRevoke]
@@ -80,9 +89,13 @@ public struct OfferType: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// An introductory offer.
     public static let introductoryOffer = Self(rawValue: 1)
+    /// A promotional offer.
     public static let promotionalOffer = Self(rawValue: 2)
+    /// An offer with a subscription offer code.
     public static let offerCode = Self(rawValue: 3)
+    /// A win-back offer.
     public static let winBackOffer = Self(rawValue: 4)
 
     public static let knownValues: [Self] = [.introductoryOffer, .promotionalOffer, .offerCode, .winBackOffer]
@@ -102,9 +115,13 @@ public struct OfferDiscountType: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// A free trial.
     public static let freeTrial = Self(rawValue: "FREE_TRIAL")
+    /// A pay-as-you-go discount: a discounted price for each period of the offer.
     public static let payAsYouGo = Self(rawValue: "PAY_AS_YOU_GO")
+    /// A pay-up-front discount: one discounted payment for the offer's whole duration.
     public static let payUpFront = Self(rawValue: "PAY_UP_FRONT")
+    /// A one-time discount, for consumables, non-consumables and non-renewing subscriptions.
     public static let oneTime = Self(rawValue: "ONE_TIME")
 
     public static let knownValues: [Self] = [.freeTrial, .payAsYouGo, .payUpFront, .oneTime]
@@ -124,7 +141,9 @@ public struct TransactionReason: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// The customer initiated the purchase.
     public static let purchase = Self(rawValue: "PURCHASE")
+    /// The App Store renewed an auto-renewable subscription.
     public static let renewal = Self(rawValue: "RENEWAL")
 
     public static let knownValues: [Self] = [.purchase, .renewal]
@@ -139,7 +158,9 @@ public struct BillingPlanType: PayloadEnum {
         self.rawValue = rawValue
     }
 
+    /// The 12-month commitment is billed up front.
     public static let billedUpfront = Self(rawValue: "BILLED_UPFRONT")
+    /// The 12-month commitment is billed monthly.
     public static let monthly = Self(rawValue: "MONTHLY")
 
     public static let knownValues: [Self] = [.billedUpfront, .monthly]

@@ -3,6 +3,7 @@ public import Foundation
 /// Why a ``Verifier`` could not be made from its ``Verifier/Configuration``: a mistake in the
 /// set-up, never a verdict on data (those are ``VerificationError``s).
 public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    /// A stable identifier of one configuration mistake.
     public enum Code: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         /// Neither the app's identity (`bundleId` and `environment`) nor
         /// ``Verifier/Configuration/acceptsAnyApp`` was given.

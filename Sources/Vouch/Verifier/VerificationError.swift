@@ -131,15 +131,19 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
         }
     }
 
+    /// What refused the data, as a stable identifier.
     public let code: Code
+    /// Why, for people: the field, the expected and actual values, OpenSSL's reason.
     public let reason: String
     /// For ``Code/nestedTokenInvalid``: the member that held the nested token and its error.
     public let nested: Nested?
 
+    /// A nested token's failure: where the token was and why it failed.
     public final class Nested: Sendable, Hashable {
         /// The member that held the token; its `description` is the dotted path, such as
         /// `data.signedTransactionInfo`.
         public let field: NestedTokenField
+        /// Why the nested token failed.
         public let error: VerificationError
 
         init(field: NestedTokenField, error: VerificationError) {
@@ -154,6 +158,7 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
         }
     }
 
+    /// An error with `code` and `reason`.
     public init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason

@@ -5,6 +5,7 @@ internal import VouchOpenSSL
 /// `Verifier.verify(_:as:)` with a ``PayloadKind`` (or none) returns one when the kind is detected or given
 /// at run time; ``Verified`` is the same with the kind known to the compiler.
 public struct VerifiedPayload: Sendable {
+    /// The kind of the payload: detected, or the one required.
     public let kind: PayloadKind
     /// The payload exactly as signed (member order and number text kept).
     public let payload: JSONObject
@@ -54,15 +55,21 @@ public struct NestedPayload: Sendable {
     /// Where the token was: `data.signedTransactionInfo`, `data.signedRenewalInfo` or
     /// `appData.signedAppTransactionInfo`.
     public let field: NestedTokenField
+    /// The nested token's verified payload.
     public let payload: VerifiedPayload
 }
 
 /// A payload as its typed model.
 public enum DecodedPayload: Sendable, Hashable {
+    /// A transaction.
     case transaction(JWSTransactionDecodedPayload)
+    /// Subscription renewal info.
     case renewalInfo(JWSRenewalInfoDecodedPayload)
+    /// An App Store Server Notification V2.
     case notification(ResponseBodyV2DecodedPayload)
+    /// An app transaction.
     case appTransaction(AppTransaction)
+    /// A retention-messaging (realtime) request.
     case realtimeRequest(DecodedRealtimeRequestBody)
 
     /// Decodes `json` as `kind`; a known field of the wrong type is

@@ -59,7 +59,10 @@ public struct Verifier: Sendable {
 
         /// A configuration that accepts only this app's data, in this environment.
         ///
-        /// - Parameter appAppleId: the app's Apple ID; required for ``AppStoreEnvironment/production``.
+        /// - Parameters:
+        ///   - bundleId: the app's bundle identifier.
+        ///   - environment: the environment whose data is accepted.
+        ///   - appAppleId: the app's Apple ID; required for ``AppStoreEnvironment/production``.
         public init(bundleId: String, environment: AppStoreEnvironment, appAppleId: Int64? = nil) {
             self.bundleId = bundleId
             self.environment = environment
@@ -74,6 +77,7 @@ public struct Verifier: Sendable {
         }
     }
 
+    /// The configuration the verifier was made with.
     public let configuration: Configuration
     let engine: Engine
 
@@ -100,7 +104,9 @@ public struct Verifier: Sendable {
 
     /// Verifies one token and returns its payload, decoded.
     ///
-    /// - Parameter kind: the kind the token must be; `nil` detects it from the payload.
+    /// - Parameters:
+    ///   - token: the compact JWS, as received.
+    ///   - kind: the kind the token must be; `nil` detects it from the payload.
     public func verify(_ token: String, as kind: PayloadKind? = nil) throws(VerificationError) -> VerifiedPayload {
         try verify(bytes: token.utf8, as: kind)
     }

@@ -3,9 +3,12 @@ internal import VouchOpenSSL
 
 /// A validity window, `notBefore` through `notAfter` inclusive, in whole seconds.
 public struct MintValidity: Sendable, Hashable {
+    /// The first instant of validity.
     public var notBefore: Date
+    /// The last instant of validity.
     public var notAfter: Date
 
+    /// The window `notBefore` through `notAfter`.
     public init(notBefore: Date, notAfter: Date) {
         self.notBefore = notBefore
         self.notAfter = notAfter
@@ -18,8 +21,11 @@ public struct MintValidity: Sendable, Hashable {
 /// What ``MintAuthority/generate(_:)`` issues: validity windows and whether the two Apple
 /// marker extensions are present (leave one out to mint data a verifier must refuse).
 public struct MintAuthorityOptions: Sendable, Hashable {
+    /// The root certificate's validity.
     public var root: MintValidity
+    /// The intermediate certificate's validity.
     public var intermediate: MintValidity
+    /// The leaf certificate's validity.
     public var leaf: MintValidity
     /// Whether the leaf carries 1.2.840.113635.100.6.11.1 (App Store receipt signing).
     public var includeLeafMarker: Bool
@@ -48,6 +54,7 @@ public struct MintAuthorityOptions: Sendable, Hashable {
 ///
 /// The keys are for tests only: ``write(to:)`` stores them unencrypted (mode 0600).
 public final class MintAuthority: Sendable {
+    /// The shape of the authority: Apple's three-certificate chain or Xcode's one certificate.
     public enum Style: String, Sendable {
         /// Leaf, intermediate and root, as the App Store signs.
         case appStore
@@ -55,6 +62,7 @@ public final class MintAuthority: Sendable {
         case xcode
     }
 
+    /// Whether this is an App Store chain or an Xcode certificate.
     public let style: Style
     /// The certificates in `x5c` order: leaf first.
     let certificates: [Certificate]

@@ -7,13 +7,17 @@ public import Vouch
 /// one table serves every payload and nested path: the last component of `data.status` or
 /// `data.signedTransactionInfo.price` decides.
 public enum MintFieldType: String, Sendable, Hashable {
+    /// A JSON string.
     case string
     /// A whole JSON number (ids such as `appAppleId`, milliunit prices, enum codes).
     case integer
     /// Any JSON number (dates in milliseconds, fractional in Xcode's data).
     case number
+    /// `true` or `false`.
     case boolean
+    /// A JSON array.
     case array
+    /// A JSON object.
     case object
 
     /// The documented type of member `name`, or `nil` for a member Apple does not document.

@@ -31,11 +31,14 @@ public import Vouch
 /// tokens too. A scenario field the payload would not otherwise contain is added as given,
 /// except `storefront` and `type`, which only steer.
 public struct MintGenerator: Sendable {
+    /// The seed every payload of a run derives from.
     public var seed: UInt64
     /// The instant tokens are signed at or up to a day before.
     public var date: Date
+    /// The `--set`/`--unset` changes applied to each payload, in order.
     public var overrides: [MintOverride]
 
+    /// A generator for `seed`, signing at or up to a day before `date`, with `overrides`.
     public init(seed: UInt64, date: Date, overrides: [MintOverride] = []) {
         self.seed = seed
         self.date = date

@@ -9,10 +9,12 @@ public import Vouch
 /// `storefront`, `originalTransactionId`, `appTransactionId`, `appAccountToken`, `signedDate`,
 /// `notificationType` and `subtype` (see ``MintGenerator``).
 public struct MintOverride: Sendable, Hashable {
+    /// The member's path, one component per name (`["data", "status"]`).
     public var path: [String]
     /// The new value, or `nil` to remove the member.
     public var value: JSONValue?
 
+    /// Sets the member at `path` to `value`, or removes it when `value` is `nil`.
     public init(path: [String], value: JSONValue?) {
         self.path = path
         self.value = value

@@ -12,6 +12,7 @@ public import Vouch
 ///
 /// A signer only reads its key, so one instance may sign from several threads at once.
 public final class MintSigner: Sendable {
+    /// The authority whose signing key and certificates the signer uses.
     public let authority: MintAuthority
     /// The protected header, in the member order it is written.
     public let header: JSONObject

@@ -30,6 +30,7 @@ public enum MintTamper: String, CaseIterable, Sendable {
 /// Mints tokens broken in one known way each (see ``MintTamper``), to check that a verifier
 /// rejects them with the right error.
 public final class MintTamperer: Sendable {
+    /// The signer of the genuine tokens that each tampering starts from.
     public let signer: MintSigner
     private let foreignSigner: MintSigner
     private let headerSigner: MintSigner
