@@ -1,11 +1,12 @@
 public import Vouch
 
 /// Why a line of batch input holds no token to verify: the batch's own codes, beside the
-/// verifier's ``VerificationError/Code`` list. A record reports them exactly as it reports a
+/// verifier's `VerificationError.Code` list. A record reports them exactly as it reports a
 /// verification error (`{"code":…,"reason":…}`).
 public struct BatchInputError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable identifier; the raw values are part of the CLI's JSON output and never change.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
+        /// The code as text, such as `empty_line`.
         public let rawValue: String
         private init(_ rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
@@ -19,7 +20,9 @@ public struct BatchInputError: Error, Sendable, Hashable, CustomStringConvertibl
         public static let all: [Code] = [.emptyLine, .lineTooLong]
     }
 
+    /// What is wrong with the line, as a stable identifier.
     public let code: Code
+    /// Why, for people.
     public let reason: String
 
     init(_ code: Code, _ reason: String) {
@@ -34,9 +37,11 @@ public struct BatchInputError: Error, Sendable, Hashable, CustomStringConvertibl
 }
 
 /// Why one line of a batch was rejected: its line was not a token (``BatchInputError``), or
-/// its token did not verify (``VerificationError``).
+/// its token did not verify (`VerificationError`).
 public enum LineRejection: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The line holds no token to verify.
     case input(BatchInputError)
+    /// The line's token did not verify.
     case verification(VerificationError)
 
     /// The code as records and summaries write it.
@@ -47,6 +52,7 @@ public enum LineRejection: Error, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Why, for people.
     public var reason: String {
         switch self {
         case .input(let error): error.reason

@@ -2,8 +2,11 @@ internal import Vouch
 
 /// Counts of a batch run.
 public struct BatchSummary: Sendable, Equatable {
+    /// Lines read.
     public internal(set) var lines = 0
+    /// Lines whose token verified.
     public internal(set) var verified = 0
+    /// Lines that were rejected (blank and over-long lines included).
     public internal(set) var rejected = 0
     /// Verified lines by kind.
     public internal(set) var kinds: [String: Int] = [:]
@@ -12,6 +15,7 @@ public struct BatchSummary: Sendable, Equatable {
     /// Input bytes consumed (compressed bytes for gzip).
     public internal(set) var bytesConsumed = 0
 
+    /// A summary with every count at zero.
     public init() {}
 
     mutating func count(_ result: Result<VerifiedPayload, LineRejection>) {

@@ -4,20 +4,28 @@ public import Vouch
 /// Verifies many tokens on several threads, delivering results in input order.
 ///
 /// Work is split in chunks; each thread verifies a chunk at a time with the shared
-/// ``Verifier`` (whose chain cache makes every token after the first of a chain cost one
+/// `Verifier` (whose chain cache makes every token after the first of a chain cost one
 /// P-256 check). At most a few chunks per thread are in flight, so memory does not grow with
 /// the input.
 public struct BatchVerifier: Sendable {
+    /// The verifier every token goes through.
     public let verifier: Verifier
     /// Threads verifying at once.
     public var jobs: Int
     /// The kind every token must be, or `nil` to detect each.
     public var kind: PayloadKind?
     /// For JSON lines: the member holding the token, or `nil` to try
-    /// ``SignedInput/knownFields``.
+    /// `SignedInput.knownFields`.
     public var field: String?
 
-    /// - Parameter jobs: threads to use; `nil` for one per active processor.
+    /// A batch verifier of tokens with `verifier`.
+    ///
+    /// - Parameters:
+    ///   - verifier: the verifier every token goes through.
+    ///   - jobs: threads to use; `nil` for one per active processor.
+    ///   - kind: the kind every token must be, or `nil` to detect each.
+    ///   - field: for JSON lines, the member holding the token, or `nil` to try
+    ///     `SignedInput.knownFields`.
     public init(verifier: Verifier, jobs: Int? = nil, kind: PayloadKind? = nil, field: String? = nil) {
         self.verifier = verifier
         self.jobs = max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
@@ -69,6 +77,7 @@ public struct BatchVerifier: Sendable {
         /// The number of the first line read (for a part of a larger dump).
         public var firstLine = 1
 
+        /// A record format with `payload`, `lineNumbers` and `firstLine`.
         public init(payload: VerificationRecord.PayloadSelection = .full, lineNumbers: Bool = true, firstLine: Int = 1) {
             self.payload = payload
             self.lineNumbers = lineNumbers
@@ -81,6 +90,8 @@ public struct BatchVerifier: Sendable {
     /// lines get a rejected record of their own.
     ///
     /// - Parameters:
+    ///   - reader: the lines to verify.
+    ///   - format: what each record holds.
     ///   - write: receives the records of a chunk of lines, newline-terminated.
     ///   - progress: called after each chunk with the counts so far.
     /// - Returns: what was seen. Throws the reader's ``InputFailure`` after writing the records

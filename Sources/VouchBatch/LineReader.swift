@@ -29,6 +29,7 @@ package protocol ByteSource {
 /// An input that could not be read completely.
 public struct InputFailure: Error, Sendable, CustomStringConvertible {
     public let description: String
+    /// A failure described by `description`.
     public init(_ description: String) { self.description = description }
 }
 
@@ -125,6 +126,7 @@ package final class GzipSource: ByteSource {
 /// bytes of one line: longer lines are skipped to their end and reported as too long. Memory
 /// stays bounded whatever the input (a gigabyte without a newline included).
 public final class LineReader {
+    /// The default limit of one line: 1 MiB.
     public static let defaultMaximumLineLength = 1024 * 1024
 
     private var source: any ByteSource

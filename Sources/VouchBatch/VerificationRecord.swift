@@ -76,6 +76,7 @@ public enum VerificationRecord {
         return writer.bytes
     }
 
+    /// The record's `error` object: `code`, `reason`, and `nested` for a nested token's failure.
     public static func errorObject(_ error: VerificationError) -> JSONObject {
         var object = JSONObject([.init("code", .string(error.code.rawValue)), .init("reason", .string(error.reason))])
         if let nested = error.nested {

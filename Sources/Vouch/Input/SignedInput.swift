@@ -10,8 +10,9 @@ public enum SignedInput {
     /// The token's bytes. Surrounding ASCII whitespace (a trailing newline) is ignored;
     /// whitespace inside a token is not, and fails verification.
     ///
-    /// - Parameter field: the member holding the token in JSON input; `nil` tries
-    ///   ``knownFields``.
+    /// - Parameters:
+    ///   - input: the bytes received.
+    ///   - field: the member holding the token in JSON input; `nil` tries ``knownFields``.
     public static func token(in input: [UInt8], field: String? = nil) throws(VerificationError) -> [UInt8] {
         Array(try token(in: input[...], field: field))
     }

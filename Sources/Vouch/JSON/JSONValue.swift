@@ -1,6 +1,6 @@
 internal import Foundation
 
-/// A JSON value as parsed by ``StrictJSON``: objects keep their members in document order and
+/// A JSON value as the strict parser reads it: objects keep their members in document order and
 /// numbers keep their exact text, so writing a value back yields the same document.
 public enum JSONValue: Sendable, Hashable {
     /// JSON `null`.

@@ -1,27 +1,33 @@
 /// Writes ``JSONValue``s as compact UTF-8 JSON, members in their stored order, numbers as their
 /// exact text. The output of one value is always the same bytes.
 public struct JSONWriter: Sendable {
+    /// What has been written so far.
     public private(set) var bytes: [UInt8]
 
+    /// An empty writer whose buffer has room for `capacity` bytes.
     public init(reservingCapacity capacity: Int = 1024) {
         bytes = []
         bytes.reserveCapacity(capacity)
     }
 
+    /// The bytes of `value`.
     public static func encode(_ value: JSONValue) -> [UInt8] {
         var writer = JSONWriter()
         writer.write(value)
         return writer.bytes
     }
 
+    /// The text of `value`.
     public static func string(_ value: JSONValue) -> String {
         String(decoding: encode(value), as: UTF8.self)
     }
 
+    /// Empties ``bytes``, keeping their capacity.
     public mutating func reset() {
         bytes.removeAll(keepingCapacity: true)
     }
 
+    /// Appends `value`.
     public mutating func write(_ value: JSONValue) {
         switch value {
         case .null: raw("null")
@@ -39,6 +45,7 @@ public struct JSONWriter: Sendable {
         }
     }
 
+    /// Appends `object`, members in their stored order.
     public mutating func write(object: JSONObject) {
         bytes.append(UInt8(ascii: "{"))
         for (index, member) in object.members.enumerated() {
@@ -50,6 +57,7 @@ public struct JSONWriter: Sendable {
         bytes.append(UInt8(ascii: "}"))
     }
 
+    /// Appends `string` as a JSON string, escaped.
     public mutating func write(string: String) {
         bytes.append(UInt8(ascii: "\""))
         var string = string

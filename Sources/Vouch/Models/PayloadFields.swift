@@ -25,7 +25,7 @@ public struct PayloadFieldError: Error, Sendable, Hashable, CustomStringConverti
     }
 }
 
-/// A typed payload decoded from a JSON object produced by ``StrictJSON``.
+/// A typed payload decoded from a JSON object read by the strict parser.
 ///
 /// The source object is kept whole in ``json``, so members this version does not model
 /// survive decoding. `Codable` goes through ``json``: encoding writes the payload's own

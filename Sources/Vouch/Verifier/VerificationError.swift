@@ -29,6 +29,7 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
     /// output and never change.
     /// The list is closed: every code is one of the constants below.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
+        /// The code as text, such as `wrong_bundle_id`.
         public let rawValue: String
         init(rawValue: String) { self.rawValue = rawValue }
         public var description: String { rawValue }
