@@ -14,7 +14,7 @@ public struct Inspection: Sendable {
         public let notAfter: Timestamp?
         /// "EC P-256", "EC P-384", "RSA 2048", ….
         public let key: String
-        /// Whether the certificate's basic constraints make it a CA.
+        /// Whether the certificate claims to be a CA (basic constraints, or OpenSSL's CA check).
         public let isCA: Bool
         /// Apple marker extensions present: "1.2.840.113635.100.6.11.1 (receipt signing)", ….
         public let appleMarkers: [String]
