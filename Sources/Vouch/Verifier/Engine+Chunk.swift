@@ -11,7 +11,7 @@ struct PreparedToken {
 
 extension Verifier {
     /// Verifies several tokens given as UTF-8 bytes and returns one result per token, in
-    /// order, each the one ``verify(bytes:as:)`` gives for that token alone.
+    /// order, each the one `verify(bytes:as:)` gives for that token alone.
     ///
     /// Tokens signed by the same key share the signature work: once the key has signed
     /// enough tokens (see ``Configuration/fastVerify``) their signatures are verified
