@@ -44,6 +44,8 @@ extension BatchVerifier {
     /// record per token (and per rejected document), in input order.
     ///
     /// - Parameters:
+    ///   - reader: the documents to verify.
+    ///   - options: how records are written, whether blank lines give one, which shard to take.
     ///   - write: receives the records of a chunk of documents, newline-terminated.
     ///   - progress: called after each chunk with the counts so far.
     /// - Returns: the counts of the records written. Throws the reader's ``InputFailure``

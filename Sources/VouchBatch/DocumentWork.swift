@@ -3,7 +3,7 @@ public import Vouch
 public struct DocumentOptions: Sendable {
     /// Where tokens are, as a path with `[]` wildcards (`data[].lastTransactions[].signedTransactionInfo`);
     /// a plain name is a top-level member. `nil` finds the App Store's signed members
-    /// (``SignedInput/knownFields`` at any depth, `signedTransactions[]`, and the strings of a
+    /// (`SignedInput.knownFields` at any depth, `signedTransactions[]`, and the strings of a
     /// top-level array).
     public var field: String?
     /// Top-level members copied into each record of their document.
