@@ -1,4 +1,4 @@
-public import Vouch
+internal import Vouch
 /// One share of an input: the `index`-th (1-based) of `count`, as `--shard I/N` names it.
 public struct Shard: Sendable, Equatable {
     /// Which share, from 1.

@@ -1,4 +1,4 @@
-public import Vouch
+internal import Vouch
 internal import Foundation
 
 /// Reads a stream of inputs as `vouch verify` and `vouch batch` see them: lines holding a bare
