@@ -17,6 +17,8 @@ let fuzzTargets: [String: @Sendable (UnsafeRawBufferPointer) -> Void] = [
     "payload": fuzzSignedPayload,
     "lines": fuzzLineReader,
     "ecdsa": fuzzFixedKeyES256,
+    "receipt": fuzzReceipt,
+    "receipt-payload": fuzzReceiptPayload,
 ]
 
 nonisolated(unsafe) var selectedTarget: (@Sendable (UnsafeRawBufferPointer) -> Void)? = nil

@@ -18,6 +18,10 @@ public struct BatchVerifier: Sendable {
     /// `SignedInput.knownFields`.
     public var field: String?
 
+    /// Verifies the lines that hold legacy app receipts (detected per line); `nil` leaves
+    /// them to the JWS verifier, which rejects them.
+    public var receiptVerifier: ReceiptVerifier?
+
     /// A batch verifier of tokens with `verifier`.
     ///
     /// - Parameters:
@@ -26,8 +30,13 @@ public struct BatchVerifier: Sendable {
     ///   - kind: the kind every token must be, or `nil` to detect each.
     ///   - field: for JSON lines, the member holding the token, or `nil` to try
     ///     `SignedInput.knownFields`.
-    public init(verifier: Verifier, jobs: Int? = nil, kind: PayloadKind? = nil, field: String? = nil) {
+    ///   - receiptVerifier: verifies receipt lines (``verifyLines(from:format:write:progress:)``).
+    public init(
+        verifier: Verifier, jobs: Int? = nil, kind: PayloadKind? = nil, field: String? = nil,
+        receiptVerifier: ReceiptVerifier? = ReceiptVerifier.standard
+    ) {
         self.verifier = verifier
+        self.receiptVerifier = receiptVerifier
         self.jobs = max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
         self.kind = kind
         self.field = field
@@ -119,15 +128,22 @@ public struct BatchVerifier: Sendable {
         var writer = JSONWriter(reservingCapacity: chunk.lines.count * (format.payload == .none ? 128 : 1536))
         var summary = BatchSummary()
         summary.bytesConsumed = chunk.inputBytes
-        for (offset, result) in results(of: chunk).enumerated() {
-            summary.count(result)
+        // Receipt lines first; the JWS lines of the chunk then go to the verifier together.
+        let receipts = chunk.lines.map { verifyReceipt($0, in: chunk.bytes) }
+        for (offset, result) in results(of: chunk, skipping: receipts.map { $0 != nil }).enumerated() {
             writer.raw("{")
             if format.lineNumbers {
                 writer.raw("\"line\":")
                 writer.writeRaw(String(format.firstLine - 1 + chunk.firstLineNumber + offset).utf8)
                 writer.raw(",")
             }
-            VerificationRecord.writeMembers(of: result, kind: kind, payload: format.payload, into: &writer)
+            if let receipt = receipts[offset] {
+                summary.count(receipt: receipt)
+                ReceiptRecord.writeMembers(of: receipt, payload: format.payload, into: &writer)
+            } else {
+                summary.count(result)
+                VerificationRecord.writeMembers(of: result, kind: kind, payload: format.payload, into: &writer)
+            }
             writer.raw("}\n")
         }
         return (writer.bytes, summary)
@@ -135,10 +151,16 @@ public struct BatchVerifier: Sendable {
 
     /// The result of each line of `chunk`; the tokens go to ``Verifier/verifyChunk(_:as:)``
     /// together, so those sharing a signer share the signature work.
-    func results(of chunk: LineChunk) -> [Result<VerifiedPayload, LineRejection>] {
+    /// - Parameter skipping: lines handled elsewhere (receipts); their results are empty-line
+    ///   placeholders the caller does not use.
+    func results(of chunk: LineChunk, skipping: [Bool]? = nil) -> [Result<VerifiedPayload, LineRejection>] {
         var results: [Result<VerifiedPayload, LineRejection>?] = Array(repeating: nil, count: chunk.lines.count)
         var tokens: [ArraySlice<UInt8>] = [], positions: [Int] = []
         for (offset, line) in chunk.lines.enumerated() {
+            if skipping?[offset] == true {
+                results[offset] = .failure(.input(BatchInputError(.emptyLine, "handled as a receipt")))
+                continue
+            }
             switch line {
             case .tooLong(let length):
                 results[offset] = .failure(.input(BatchInputError(

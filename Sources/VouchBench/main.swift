@@ -17,6 +17,8 @@ struct Options {
     var million = true
     var jobs = ProcessInfo.processInfo.activeProcessorCount
     var rounds = 3
+    var receiptLines = 20_000
+    var onlyReceipts = false
 
     init(_ arguments: [String]) {
         var index = 0
@@ -30,11 +32,16 @@ struct Options {
             case "--rounds":
                 index += 1
                 rounds = max(1, Int(arguments[index]) ?? rounds)
+            case "--receipt-lines":
+                index += 1
+                receiptLines = Int(arguments[index]) ?? receiptLines
+            case "--only-receipts":
+                onlyReceipts = true
             case "--jobs":
                 index += 1
                 jobs = Int(arguments[index]) ?? jobs
             default:
-                FileHandle.standardError.write(Data("usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million]\n".utf8))
+                FileHandle.standardError.write(Data("usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts]\n".utf8))
                 exit(64)
             }
             index += 1
@@ -79,6 +86,12 @@ func timeOnThreads(_ threads: Int, _ body: @escaping @Sendable (Int) -> Void) ->
     }
     group.wait()
     return now() - start
+}
+
+if options.onlyReceipts {
+    print(try ReceiptBench.run(lines: options.receiptLines, jobs: jobs, rounds: options.rounds, vouch: shellQuote(binary.path), scratch: scratch))
+    try? FileManager.default.removeItem(at: scratch)
+    exit(0)
 }
 
 // MARK: 1. Mint
@@ -181,6 +194,8 @@ func floorRate(threads: Int, sample: Int = .max) -> Double {
 // MARK: 3. vouch batch, end to end (a separate process; output to /dev/null)
 
 /// Runs a shell command; returns the wall time and its exit status.
+func runShell(_ command: String) -> (seconds: Double, status: Int32) { run(command) }
+
 func run(_ command: String) -> (seconds: Double, status: Int32) {
     var pid: pid_t = 0
     let arguments = ["/bin/sh", "-c", command]
@@ -474,3 +489,5 @@ print("""
     | build time, median of 16 | \(String(format: "%.1f ms", tableCosts.seconds * 1e3)) (\(String(format: "%.0f", tableCosts.seconds * raw1)) raw verifications) |
     | memory held (resident set growth per table) | \(String(format: "%.0f KiB", Double(tableCosts.bytes) / 1024)) |
     """)
+
+print(try ReceiptBench.run(lines: options.receiptLines, jobs: jobs, rounds: options.rounds, vouch: vouch, scratch: scratch))

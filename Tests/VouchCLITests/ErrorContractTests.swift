@@ -7,8 +7,9 @@ import VouchBatch
 import VouchOpenSSL
 
 /// The error contract: every ``VerificationError/Code`` (and ``BatchInputError/Code``) is
-/// reachable from the command line, and `vouch verify --json` (or `vouch batch` for the line
-/// codes) reports exactly that code for the example input the README's error table names.
+/// reachable from the command line, and `vouch verify --json` (`vouch batch` for the line codes,
+/// `vouch receipt verify --json` for the receipt codes) reports exactly that code for the example
+/// input the README's error table names.
 @Suite(.serialized) struct ErrorContractTests {
     struct Example: Sendable, CustomTestStringConvertible {
         let code: String
@@ -81,6 +82,57 @@ import VouchOpenSSL
 
     static func mintedLine(_ file: String) throws -> [UInt8] {
         Array(try VouchBinary.text("minted/\(file)").split(separator: "\n")[0].utf8)
+    }
+
+    /// A receipt PKI minted for this run, its files in a temporary directory.
+    static let receiptCA: (authority: MintReceiptAuthority, root: String) = {
+        let date = Date(timeIntervalSince1970: 1_700_000_000)
+        let authority = try! MintReceiptAuthority.generate(
+            .init(validity: MintValidity(notBefore: date.addingTimeInterval(-86_400 * 365), notAfter: date.addingTimeInterval(86_400 * 365))))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-contract-receipt-ca-\(getpid())")
+        _ = try! authority.write(to: directory)
+        return (authority, directory.appendingPathComponent("root.der").path)
+    }()
+
+    static func mintedReceipt(_ defect: MintReceiptDefect? = nil) throws -> [UInt8] {
+        let signer = MintReceiptSigner(authority: receiptCA.authority)
+        let content = MintReceiptContent.sample(creationDate: Date(timeIntervalSince1970: 1_700_000_000), inAppCount: 2)
+        let bytes = try defect.map { try signer.sign(content, defect: $0) } ?? signer.sign(content)
+        return Base64.encodeStandard(bytes)
+    }
+
+    static func receiptExamples() throws -> [Example] {
+        let root = ["--root", receiptCA.root]
+        return [
+            Example(
+                code: "receipt_not_a_receipt", input: "`vouch receipt verify` given `not a receipt`", arguments: ["receipt", "verify"],
+                stdin: Array("not a receipt".utf8)),
+            Example(
+                code: "receipt_too_large", input: "`vouch receipt verify` given 2 MiB + 1 byte of `A`", arguments: ["receipt", "verify"],
+                stdin: [UInt8](repeating: UInt8(ascii: "A"), count: 2 * 1024 * 1024 + 1)),
+            Example(
+                code: "receipt_malformed_container", input: "a minted receipt followed by two zero bytes",
+                arguments: ["receipt", "verify"] + root, stdin: try mintedReceipt(.trailing)),
+            Example(
+                code: "receipt_unsupported_algorithm", input: "a minted receipt naming MD5 as its digest",
+                arguments: ["receipt", "verify"] + root, stdin: try mintedReceipt(.md5)),
+            Example(
+                code: "receipt_signer_not_found", input: "a minted receipt without its certificates",
+                arguments: ["receipt", "verify"] + root, stdin: try mintedReceipt(.noCertificates)),
+            Example(
+                code: "receipt_malformed_payload", input: "a minted receipt whose signed content is an XML plist",
+                arguments: ["receipt", "verify"] + root, stdin: try mintedReceipt(.notAttributes)),
+            Example(
+                code: "receipt_duplicate_attribute", input: "a minted receipt with attribute 2 (bundle id) twice",
+                arguments: ["receipt", "verify"] + root, stdin: try mintedReceipt(.duplicateAttribute)),
+            Example(
+                code: "receipt_wrong_app_version", input: "a minted receipt (version `1`) with `--app-version 2`",
+                arguments: ["receipt", "verify", "--app-version", "2"] + root, stdin: try mintedReceipt()),
+            Example(
+                code: "receipt_device_hash_mismatch", input: "a minted receipt with `--device-id` of another device",
+                arguments: ["receipt", "verify", "--device-id", "956328D9-CC6A-47F4-BE40-6953FB0AB6C7"] + root,
+                stdin: try mintedReceipt()),
+        ]
     }
 
     static func examples() throws -> [String: Example] {
@@ -206,7 +258,7 @@ import VouchOpenSSL
                 arguments: ["batch", "--document-buffer", "1K"],
                 stdin: Array(#"{"signedTransactions":["\#(realToken)"],"bundleId":"com.locket.Locket"}"#.utf8), path: "bundleId"),
         ]
-        return Dictionary(uniqueKeysWithValues: list.map { ($0.code, $0) })
+        return Dictionary(uniqueKeysWithValues: (list + (try receiptExamples())).map { ($0.code, $0) })
     }
 
     static let all = Result { try examples() }
@@ -228,9 +280,12 @@ import VouchOpenSSL
     @Test(arguments: ErrorContractTests.codes)
     func theCLIReportsExactlyThisCode(code: String) throws {
         let example = try #require(try Self.all.get()[code], "no example for \(code)")
-        let arguments = example.arguments.first == "batch"
-            ? example.arguments + ["--payload", "none", "-"]
-            : ["verify", "--json"] + example.arguments + ["-"]
+        let arguments: [String]
+        switch example.arguments.first {
+        case "batch": arguments = example.arguments + ["--payload", "none", "-"]
+        case "receipt": arguments = example.arguments + ["--json", "-"]
+        default: arguments = ["verify", "--json"] + example.arguments + ["-"]
+        }
         let result = try VouchBinary.run(arguments, input: example.stdin)
         #expect(result.status == 1, "\(result.stderr)")
         var lines = result.stdout.split(separator: "\n")

@@ -110,7 +110,7 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
             .badSignatureLength, .badSignature, .badPayloadJSON, .unknownKind, .wrongKind, .wrongBundleId,
             .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted, .internalError,
             .pairMismatch, .documentTooLarge,
-        ]
+        ] + receiptCodes
 
         /// The step this code belongs to; `nil` for ``nestedTokenInvalid``, whose category is
         /// the nested error's.
@@ -125,6 +125,12 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
                 .missingMarkerOID, .wrongKeyType, .leafIsCA, .xcodeNotTrusted:
                 .chain
             case .wrongKind, .wrongBundleId, .wrongAppAppleId, .wrongEnvironment, .pairMismatch: .claims
+            case .receiptNotAReceipt, .receiptTooLarge: .input
+            case .receiptMalformedContainer, .receiptUnsupportedAlgorithm, .receiptMalformedPayload,
+                .receiptDuplicateAttribute:
+                .format
+            case .receiptSignerNotFound: .chain
+            case .receiptWrongAppVersion, .receiptDeviceHashMismatch: .claims
             case .nestedTokenInvalid: nil
             case .internalError: .internal
             default: .internal

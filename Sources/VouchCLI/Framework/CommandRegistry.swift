@@ -26,8 +26,10 @@ struct CommandRegistry: Sendable {
                 noun: "command",
                 footer: "Run 'vouch help <command>' for a command's options."),
             MintCommands.group,
+            ReceiptCommands.group,
         ],
-        commands: [VerifyCommand(), InspectCommand(), BatchCommand()] + MintCommands.all)
+        commands: [VerifyCommand(), InspectCommand(), BatchCommand()] + ReceiptCommands.all + MintCommands.all
+            + MintReceiptCommands.all)
 
     // MARK: Running
 
@@ -157,7 +159,7 @@ struct CommandRegistry: Sendable {
         }
         switch siblings.count {
         case 0: return error.message
-        case 1: return "\(option) applies to \(siblings[0].name), not \(command.name)"
+        case 1, 2: return "\(option) applies to \(siblings.map(\.name).joined(separator: " and ")), not \(command.name)"
         default: return "\(option) does not apply to \(command.name)"
         }
     }

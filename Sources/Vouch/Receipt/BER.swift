@@ -1,0 +1,161 @@
+/// A strict reader of BER and DER TLVs over a byte array, for the receipt container and its
+/// payload.
+///
+/// Definite lengths must be minimal (no leading zero octets, the long form only from 128 on)
+/// and at most four octets; indefinite lengths are allowed for constructed values only, which
+/// Xcode's receipts use. Tags are single-octet. Every element lies inside its parent, nesting
+/// is bounded, and a reader is done only when its range is consumed to the last byte.
+struct BERReader {
+    /// Why bytes are not well-formed BER; the caller turns it into an error code.
+    struct Failure: Error {
+        let message: String
+        /// A more specific code than the caller's default, when the rule broken has one.
+        let code: VerificationError.Code?
+        init(_ message: String, code: VerificationError.Code? = nil) {
+            self.message = message
+            self.code = code
+        }
+    }
+
+    struct Element {
+        /// The identifier octet: class, constructed bit and tag number.
+        let tag: UInt8
+        /// The whole TLV, end-of-contents octets included.
+        let whole: Range<Int>
+        /// The contents, without the end-of-contents octets of an indefinite length.
+        let contents: Range<Int>
+        let indefinite: Bool
+
+        var isConstructed: Bool { tag & 0x20 != 0 }
+    }
+
+    static let maximumDepth = 16
+
+    let bytes: [UInt8]
+    private(set) var position: Int
+    let end: Int
+    let depth: Int
+
+    init(_ bytes: [UInt8], range: Range<Int>? = nil, depth: Int = 0) {
+        self.bytes = bytes
+        let range = range ?? 0..<bytes.count
+        self.position = range.lowerBound
+        self.end = range.upperBound
+        self.depth = depth
+    }
+
+    /// A reader over the contents of a constructed element.
+    func children(of element: Element) throws(Failure) -> BERReader {
+        guard element.isConstructed else { throw Failure("a primitive value where a constructed one is required") }
+        guard depth + 1 < Self.maximumDepth else { throw Failure("nesting deeper than \(Self.maximumDepth)") }
+        return BERReader(bytes, range: element.contents, depth: depth + 1)
+    }
+
+    var isAtEnd: Bool { position >= end }
+
+    /// The next element, or `nil` at the end of the range.
+    mutating func next() throws(Failure) -> Element? {
+        guard position < end else { return nil }
+        let element = try Self.element(in: bytes, at: position, end: end, depth: depth)
+        position = element.whole.upperBound
+        return element
+    }
+
+    /// The next element, which must exist and carry `tag`.
+    mutating func read(_ tag: UInt8, _ what: @autoclosure () -> String) throws(Failure) -> Element {
+        guard let element = try next() else { throw Failure("\(what()) is missing") }
+        guard element.tag == tag else {
+            throw Failure("\(what()) has tag 0x\(String(element.tag, radix: 16)), expected 0x\(String(tag, radix: 16))")
+        }
+        return element
+    }
+
+    /// The next element if it carries `tag`, without consuming anything otherwise.
+    mutating func readIfPresent(_ tag: UInt8) throws(Failure) -> Element? {
+        guard position < end, bytes[position] == tag else { return nil }
+        return try next()
+    }
+
+    func requireEnd(_ what: @autoclosure () -> String) throws(Failure) {
+        guard position == end else { throw Failure("\(end - position) unexpected bytes after \(what())") }
+    }
+
+    /// Parses the TLV at `start`, which must end by `end`.
+    static func element(in bytes: [UInt8], at start: Int, end: Int, depth: Int) throws(Failure) -> Element {
+        var cursor = start
+        guard cursor < end else { throw Failure("truncated: no tag") }
+        let tag = bytes[cursor]
+        cursor += 1
+        guard tag & 0x1F != 0x1F else { throw Failure("multi-octet tags are not used here") }
+        guard !(tag == 0 && cursor < end && bytes[cursor] == 0) else { throw Failure("unexpected end-of-contents octets") }
+        guard cursor < end else { throw Failure("truncated: no length") }
+        let first = bytes[cursor]
+        cursor += 1
+        if first == 0x80 {
+            guard tag & 0x20 != 0 else { throw Failure("an indefinite length on a primitive value") }
+            guard depth + 1 < maximumDepth else { throw Failure("nesting deeper than \(maximumDepth)") }
+            // Children up to the end-of-contents octets 00 00.
+            let contentStart = cursor
+            while true {
+                guard cursor + 1 < end else { throw Failure("truncated: an indefinite length without end-of-contents") }
+                if bytes[cursor] == 0 && bytes[cursor + 1] == 0 {
+                    return Element(tag: tag, whole: start..<(cursor + 2), contents: contentStart..<cursor, indefinite: true)
+                }
+                cursor = try element(in: bytes, at: cursor, end: end, depth: depth + 1).whole.upperBound
+            }
+        }
+        var length = 0
+        if first < 0x80 {
+            length = Int(first)
+        } else {
+            let count = Int(first & 0x7F)
+            guard count <= 4 else { throw Failure("a length of \(count) octets") }
+            guard end - cursor >= count else { throw Failure("truncated: length octets") }
+            guard bytes[cursor] != 0 else { throw Failure("a length with a leading zero octet") }
+            for _ in 0..<count {
+                length = length << 8 | Int(bytes[cursor])
+                cursor += 1
+            }
+            guard length >= 0x80 else { throw Failure("a long-form length below 128") }
+        }
+        guard length <= end - cursor else { throw Failure("a length of \(length) beyond the \(end - cursor) bytes left") }
+        return Element(tag: tag, whole: start..<(cursor + length), contents: cursor..<(cursor + length), indefinite: false)
+    }
+
+    /// The bytes of an OCTET STRING: its contents when primitive, or its segments joined when
+    /// constructed (BER). Returned as ranges of `bytes`, so DER content is never copied.
+    func octetStringSegments(_ element: Element) throws(Failure) -> [Range<Int>] {
+        guard element.tag & 0xDF == 0x04 else { throw Failure("an OCTET STRING was expected") }
+        guard element.isConstructed else { return [element.contents] }
+        var segments: [Range<Int>] = []
+        var reader = try children(of: element)
+        while let child = try reader.next() {
+            segments += try reader.octetStringSegments(child)
+        }
+        return segments
+    }
+
+    func octetString(_ element: Element) throws(Failure) -> [UInt8] {
+        if element.tag == 0x04 { return Array(bytes[element.contents]) }
+        return try octetStringSegments(element).flatMap { bytes[$0] }
+    }
+
+    /// A minimally encoded INTEGER that fits in `Int64`.
+    func integer(_ element: Element) throws(Failure) -> Int64 {
+        guard element.tag == 0x02 else { throw Failure("an INTEGER was expected") }
+        return try Self.integer(bytes[element.contents])
+    }
+
+    static func integer(_ contents: ArraySlice<UInt8>) throws(Failure) -> Int64 {
+        guard let first = contents.first, contents.count <= 8 else { throw Failure("an INTEGER that is empty or over 64 bits") }
+        if contents.count > 1 {
+            let second = contents[contents.startIndex + 1]
+            guard !(first == 0 && second & 0x80 == 0) && !(first == 0xFF && second & 0x80 != 0) else {
+                throw Failure("an INTEGER that is not minimally encoded")
+            }
+        }
+        var value: Int64 = first & 0x80 != 0 ? -1 : 0
+        for byte in contents { value = value << 8 | Int64(byte) }
+        return value
+    }
+}

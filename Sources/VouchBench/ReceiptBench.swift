@@ -1,0 +1,135 @@
+import COpenSSL
+import Foundation
+import Vouch
+import VouchMint
+
+/// Receipt batch throughput against OpenSSL's raw RSA-2048 verification, in one run.
+///
+/// The floor is what any verifier must do per receipt: SHA-256 of the signed content and one
+/// `EVP_PKEY_verify` with the leaf's RSA-2048 key and a prepared context. Every throughput is
+/// given as a ratio to that floor measured on the same threads just before and after it.
+enum ReceiptBench {
+    struct Floor: @unchecked Sendable {
+        let key: OpaquePointer
+        let contents: [[UInt8]]
+        let signatures: [[UInt8]]
+    }
+
+    static func rate(_ floor: Floor, threads: Int, sample: Int) -> Double {
+        let count = min(sample, floor.contents.count)
+        let failures = UnsafeMutablePointer<Int>.allocate(capacity: threads)
+        failures.initialize(repeating: 0, count: threads)
+        nonisolated(unsafe) let failureCounts = failures
+        defer { failures.deallocate() }
+        let elapsed = timeOnThreads(threads) { thread in
+            let context = EVP_PKEY_CTX_new(floor.key, nil)!
+            defer { EVP_PKEY_CTX_free(context) }
+            EVP_PKEY_verify_init(context)
+            EVP_PKEY_CTX_set_signature_md(context, EVP_sha256())
+            var digest = [UInt8](repeating: 0, count: 32)
+            for index in stride(from: thread, to: count, by: threads) {
+                let content = floor.contents[index], signature = floor.signatures[index]
+                _ = SHA256(content, content.count, &digest)
+                if EVP_PKEY_verify(context, signature, signature.count, digest, 32) != 1 { failureCounts[thread] += 1 }
+            }
+        }
+        let failed = (0..<threads).reduce(0) { $0 + failures[$1] }
+        precondition(failed == 0, "the RSA floor rejected \(failed) genuine signatures")
+        return Double(count) / elapsed
+    }
+
+    static func run(lines: Int, jobs: Int, rounds: Int, vouch: String, scratch: URL) throws -> String {
+        log("minting \(lines) receipts …")
+        let validity = MintValidity(notBefore: MintDate.parse("2020-01-01")!, notAfter: MintDate.parse("2045-01-01")!)
+        let authority = try MintReceiptAuthority.generate(.init(validity: validity))
+        let signer = MintReceiptSigner(authority: authority)
+        let created = MintDate.parse("2025-06-01T12:00:00Z")!
+        var receipts: [[UInt8]] = [], contents: [[UInt8]] = [], signatures: [[UInt8]] = []
+        for index in 0..<lines {
+            let content = MintReceiptContent.sample(creationDate: created, inAppCount: 1 + index % 3, seed: index)
+            let payload = content.encoded()
+            let receipt = try signer.sign(payload: payload, digest: .sha256)
+            // DER receipts end with the signature OCTET STRING: 04 82 01 00 and 256 bytes.
+            precondition(Array(receipt.suffix(260).prefix(4)) == [0x04, 0x82, 0x01, 0x00])
+            receipts.append(receipt)
+            contents.append(payload)
+            signatures.append(Array(receipt.suffix(256)))
+        }
+        let averageSize = receipts.reduce(0) { $0 + $1.count } / max(lines, 1)
+        let file = scratch.appendingPathComponent("receipts.txt")
+        try Data(receipts.map { Base64.encodeStandard($0) + [0x0A] }.flatMap { $0 }).write(to: file)
+        let root = scratch.appendingPathComponent("receipt-root.der")
+        try Data(try authority.anchorDER()).write(to: root)
+        let leaf = try authority.certificateDER()[0]
+        let key: OpaquePointer = leaf.withUnsafeBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            let certificate = d2i_X509(nil, &cursor, buffer.count)!
+            defer { X509_free(certificate) }
+            return X509_get_pubkey(certificate)!
+        }
+        defer { EVP_PKEY_free(key) }
+        let floor = Floor(key: key, contents: contents, signatures: signatures)
+        let sample = min(lines, 20_000)
+
+        func bracketed(threads: Int, _ measure: () throws -> Double) rethrows -> Double {
+            let before = rate(floor, threads: threads, sample: sample)
+            let measured = try measure()
+            let after = rate(floor, threads: threads, sample: sample)
+            return measured / ((before + after) / 2)
+        }
+        func cli(_ threads: Int) -> Double {
+            let summary = scratch.appendingPathComponent("receipt-summary.json")
+            let result = runShell(
+                "\(vouch) batch --jobs \(threads) --receipt-root \(shellQuote(root.path)) --summary-json \(shellQuote(summary.path)) \(shellQuote(file.path)) > /dev/null 2>/dev/null")
+            precondition(result.status == 0, "vouch batch exited \(result.status) on receipts")
+            return Double(lines) / result.seconds
+        }
+        func library(_ threads: Int) throws -> Double {
+            var configuration = ReceiptVerifier.Configuration()
+            configuration.trustAnchors = [try authority.anchorDER()]
+            let batch = BatchVerifier(verifier: try Verifier(configuration: .acceptingAnyApp()), jobs: threads, receiptVerifier: try ReceiptVerifier(configuration: configuration))
+            let descriptor = open(file.path, O_RDONLY)
+            defer { close(descriptor) }
+            let reader = try LineReader.open(FileDescriptorSource(descriptor: descriptor))
+            let start = now()
+            let summary = try batch.verifyLines(from: reader) { _ in }
+            let elapsed = now() - start
+            precondition(summary.verified == lines, "the library verified \(summary.verified) of \(lines) receipts")
+            return Double(lines) / elapsed
+        }
+
+        var floors: [Int: [Double]] = [1: [], jobs: []]
+        var ratios: [String: [Double]] = [:], rates: [String: [Double]] = [:]
+        for round in 1...rounds {
+            log("receipts, round \(round) of \(rounds) …")
+            for threads in Set([1, jobs]).sorted() {
+                floors[threads, default: []].append(rate(floor, threads: threads, sample: sample))
+                var measured = 0.0
+                let cliRatio = bracketed(threads: threads) { measured = cli(threads); return measured }
+                ratios["cli\(threads)", default: []].append(cliRatio)
+                rates["cli\(threads)", default: []].append(measured)
+                let libraryRatio = try bracketed(threads: threads) { measured = try library(threads); return measured }
+                ratios["lib\(threads)", default: []].append(libraryRatio)
+                rates["lib\(threads)", default: []].append(measured)
+            }
+        }
+        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        func row(_ name: String, _ key: String, _ threads: Int) -> String {
+            "| \(name) | \(threads) | \(String(format: "%.0f", median(rates["\(key)\(threads)"]!))) | \(String(format: "%.2f", median(ratios["\(key)\(threads)"]!))) |"
+        }
+        var table = [
+            "",
+            "Receipts: \(lines) minted receipts (RSA-2048 leaf, SHA-256, 1 to 3 in-app purchases, \(averageSize) bytes of DER on",
+            "average, base64 lines); medians of \(rounds) rounds, each ratio against the RSA floor measured just before and after.",
+            "",
+            "| measurement | threads | receipts/s | ratio to floor |",
+            "|---|---:|---:|---:|",
+        ]
+        for threads in Set([1, jobs]).sorted() {
+            table.append("| floor: OpenSSL SHA-256 + RSA-2048 verify, prepared key and context | \(threads) | \(String(format: "%.0f", median(floors[threads]!))) | 1.00 |")
+        }
+        for threads in Set([1, jobs]).sorted() { table.append(row("`vouch batch`, receipt lines, full payload output", "cli", threads)) }
+        for threads in Set([1, jobs]).sorted() { table.append(row("`BatchVerifier.verifyLines`, receipt lines", "lib", threads)) }
+        return table.joined(separator: "\n")
+    }
+}

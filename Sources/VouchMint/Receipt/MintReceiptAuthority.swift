@@ -1,0 +1,180 @@
+internal import COpenSSL
+public import Foundation
+
+/// A test PKI shaped like the one that signs legacy app receipts: an RSA root (Apple Inc.
+/// Root's shape), an RSA intermediate with Apple's WWDR marker 1.2.840.113635.100.6.2.1 and an
+/// RSA-2048 leaf "Receipt Signing" with the marker 1.2.840.113635.100.6.11.1; or, in Xcode
+/// style, one self-signed RSA "StoreKit" certificate as Xcode's StoreKit testing uses.
+///
+/// Nothing it signs chains to Apple; a verifier accepts it only with this root (or this Xcode
+/// certificate) configured. The keys are for tests only.
+public struct MintReceiptAuthority: Sendable {
+    public enum Style: Sendable { case appStore, xcode }
+
+    public struct Options: Sendable {
+        public var validity: MintValidity
+        /// The leaf's validity; by default the same as the others'.
+        public var leaf: MintValidity?
+        /// RSA modulus size of the leaf (2048 unless a test needs a weak key).
+        public var leafBits: Int = 2048
+        public var includeLeafMarker = true
+        public var includeIntermediateMarker = true
+        public init(validity: MintValidity) { self.validity = validity }
+    }
+
+    public let style: Style
+    /// App Store style: leaf, intermediate, root. Xcode style: the one certificate.
+    let certificates: [MintCertificate]
+    let keys: [MintKey]
+
+    /// The certificates' DER, in the order of ``certificates``.
+    public func certificateDER() throws(MintError) -> [[UInt8]] {
+        var result: [[UInt8]] = []
+        for certificate in certificates { result.append(try certificate.der()) }
+        return result
+    }
+
+    /// The trust anchor a verifier needs: the root, or the Xcode certificate.
+    public func anchorDER() throws(MintError) -> [UInt8] { try certificates.last!.der() }
+
+    public static func generate(_ options: Options) throws(MintError) -> MintReceiptAuthority {
+        let rootKey = try MintKey.generateRSA(bits: 2048)
+        let intermediateKey = try MintKey.generateRSA(bits: 2048)
+        let leafKey = try MintKey.generateRSA(bits: options.leafBits)
+        let validity = options.validity, leafValidity = options.leaf ?? options.validity
+        let root = try MintCertificate.issue(
+            CertificateProfile(
+                subject: [("CN", "Vouch Mint Root CA"), ("OU", "Vouch Mint Certification Authority"), ("O", "Vouch Mint (test only)"), ("C", "US")],
+                notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: 2,
+                extensions: [
+                    .init(name: "subjectKeyIdentifier", value: "hash"),
+                    .init(name: "basicConstraints", value: "critical,CA:TRUE"),
+                    .init(name: "keyUsage", value: "critical,keyCertSign,cRLSign"),
+                ],
+                digest: .sha256),
+            subjectKey: rootKey, issuer: nil, issuerKey: rootKey)
+        var intermediateExtensions: [CertificateProfile.Extension] = [
+            .init(name: "basicConstraints", value: "critical,CA:TRUE"),
+            .init(name: "authorityKeyIdentifier", value: "keyid:always"),
+            .init(name: "subjectKeyIdentifier", value: "hash"),
+            .init(name: "keyUsage", value: "critical,keyCertSign,cRLSign"),
+        ]
+        if options.includeIntermediateMarker {
+            intermediateExtensions.append(.init(name: MintAuthority.intermediateMarkerOID, value: "DER:05:00"))
+        }
+        let intermediate = try MintCertificate.issue(
+            CertificateProfile(
+                subject: [
+                    ("CN", "Vouch Mint Worldwide Developer Relations Certification Authority"),
+                    ("OU", "Vouch Mint Worldwide Developer Relations"), ("O", "Vouch Mint (test only)"), ("C", "US"),
+                ],
+                notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: nil,
+                extensions: intermediateExtensions, digest: .sha256),
+            subjectKey: intermediateKey, issuer: root, issuerKey: rootKey)
+        var leafExtensions: [CertificateProfile.Extension] = [
+            .init(name: "basicConstraints", value: "critical,CA:FALSE"),
+            .init(name: "authorityKeyIdentifier", value: "keyid:always"),
+            .init(name: "subjectKeyIdentifier", value: "hash"),
+            .init(name: "keyUsage", value: "critical,digitalSignature"),
+        ]
+        if options.includeLeafMarker {
+            leafExtensions.append(.init(name: MintAuthority.leafMarkerOID, value: "DER:05:00"))
+        }
+        let leaf = try MintCertificate.issue(
+            CertificateProfile(
+                subject: [
+                    ("CN", "Vouch Mint Mac App Store and iTunes Store Receipt Signing"),
+                    ("OU", "Vouch Mint Worldwide Developer Relations"), ("O", "Vouch Mint (test only)"), ("C", "US"),
+                ],
+                notBefore: leafValidity.notBefore, notAfter: leafValidity.notAfter, serialNumber: nil,
+                extensions: leafExtensions, digest: .sha256),
+            subjectKey: leafKey, issuer: intermediate, issuerKey: intermediateKey)
+        return MintReceiptAuthority(style: .appStore, certificates: [leaf, intermediate, root], keys: [leafKey, intermediateKey, rootKey])
+    }
+
+    /// A self-signed RSA-2048 certificate named like Xcode's ("StoreKit"), critical EKU
+    /// codeSigning as Xcode's has.
+    public static func generateXcode(validity: MintValidity) throws(MintError) -> MintReceiptAuthority {
+        let key = try MintKey.generateRSA(bits: 2048)
+        let certificate = try MintCertificate.issue(
+            CertificateProfile(
+                subject: [("CN", "StoreKit"), ("O", "StoreKit"), ("OU", "StoreKit"), ("C", "US")],
+                notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: 1,
+                extensions: [
+                    .init(name: "basicConstraints", value: "critical,CA:TRUE"),
+                    .init(name: "extendedKeyUsage", value: "critical,codeSigning"),
+                ],
+                digest: .sha256),
+            subjectKey: key, issuer: nil, issuerKey: key)
+        return MintReceiptAuthority(style: .xcode, certificates: [certificate], keys: [key])
+    }
+
+    static let appStoreFiles = ["leaf", "intermediate", "root"]
+
+    /// Writes `NAME.der`, `NAME.pem` and `NAME.key.pem` (mode 0600) for each certificate into
+    /// `directory`: leaf, intermediate and root, or xcode. Returns the files written.
+    public func write(to directory: URL) throws(MintError) -> [URL] {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw MintError(.writeFailed, "cannot create \(directory.path): \(error.localizedDescription)")
+        }
+        let names = style == .xcode ? ["xcode"] : Self.appStoreFiles
+        var written: [URL] = []
+        for (index, name) in names.enumerated() {
+            let files: [(String, [UInt8], mode_t)] = [
+                ("\(name).der", try certificates[index].der(), 0o644), ("\(name).pem", try certificates[index].pem(), 0o644),
+                ("\(name).key.pem", try keys[index].privateKeyPEM(), 0o600),
+            ]
+            for (file, bytes, mode) in files {
+                let url = directory.appendingPathComponent(file)
+                try MintFiles.write(bytes, to: url, mode: mode)
+                written.append(url)
+            }
+        }
+        return written
+    }
+
+    /// Reads an authority written by ``write(to:)``: the Xcode style when `xcode.der` is there.
+    public static func load(from directory: URL) throws(MintError) -> MintReceiptAuthority {
+        let xcode = FileManager.default.fileExists(atPath: directory.appendingPathComponent("xcode.der").path)
+        let names = xcode ? ["xcode"] : appStoreFiles
+        var certificates: [MintCertificate] = []
+        var keys: [MintKey] = []
+        for name in names {
+            let certificate = try MintCertificate(
+                der: try MintFiles.read(directory.appendingPathComponent("\(name).der")), name: "\(name).der")
+            let key = try MintKey.loadRSA(pem: try MintFiles.read(directory.appendingPathComponent("\(name).key.pem")), name: "\(name).key.pem")
+            guard certificate.matches(key) else { throw MintError(.invalidInput, "\(name).key.pem is not the key of \(name).der") }
+            certificates.append(certificate)
+            keys.append(key)
+        }
+        return MintReceiptAuthority(style: xcode ? .xcode : .appStore, certificates: certificates, keys: keys)
+    }
+}
+
+extension MintKey {
+    /// A fresh RSA key pair (public exponent 65537).
+    static func generateRSA(bits: Int) throws(MintError) -> MintKey {
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else { throw .openSSL("EVP_PKEY_CTX_new_from_name") }
+        defer { EVP_PKEY_CTX_free(context) }
+        guard EVP_PKEY_keygen_init(context) == 1 else { throw .openSSL("EVP_PKEY_keygen_init") }
+        guard EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1 else { throw .openSSL("EVP_PKEY_CTX_set_rsa_keygen_bits") }
+        var key: OpaquePointer? = nil
+        guard EVP_PKEY_generate(context, &key) == 1, let key else { throw .openSSL("EVP_PKEY_generate") }
+        return MintKey(taking: key)
+    }
+
+    /// Reads an unencrypted PEM RSA private key.
+    static func loadRSA(pem: [UInt8], name: String) throws(MintError) -> MintKey {
+        guard !pem.isEmpty else { throw MintError(.invalidInput, "\(name) is empty") }
+        let key = try MemoryBIO.reading(pem) { bio in PEM_read_bio_PrivateKey(bio, nil, nil, nil) }
+        guard let key else {
+            ERR_clear_error()
+            throw MintError(.invalidInput, "\(name) is not an unencrypted PEM private key")
+        }
+        let minted = MintKey(taking: key)
+        guard EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA else { throw MintError(.invalidInput, "\(name) is not an RSA key") }
+        return minted
+    }
+}

@@ -1,0 +1,115 @@
+public import Foundation
+
+/// What a minted app receipt says: the fields of Apple's receipt payload, encoded as Apple's
+/// App Store does (a DER SET OF attributes, values as UTF8String, IA5String dates and INTEGERs)
+/// or as Xcode does (attributes sorted by type, dates with a `+0000` offset).
+public struct MintReceiptContent: Sendable {
+    public var receiptType = "ProductionSandbox"
+    public var appItemId: Int64 = 0
+    public var bundleId = "com.example.vouch"
+    public var applicationVersion = "1"
+    public var originalApplicationVersion = "1.0"
+    public var opaqueValue: [UInt8] = Array(0x10..<0x20)
+    /// The device identifier the hash (attribute 5) is computed over.
+    public var deviceIdentifier: [UInt8] = Array(0xA0..<0xB0)
+    public var creationDate: Date
+    public var originalPurchaseDate: Date?
+    public var expirationDate: Date?
+    public var inApp: [MintInAppPurchase] = []
+    /// Attributes appended as given (type, whole DER value), for data a verifier must refuse
+    /// (a repeated type) or types it does not know.
+    public var extraAttributes: [(type: Int, value: [UInt8])] = []
+    /// Xcode's encoding: attributes sorted by type, dates with an offset.
+    public var xcodeStyle = false
+
+    public init(creationDate: Date) {
+        self.creationDate = creationDate
+        self.originalPurchaseDate = creationDate.addingTimeInterval(-86_400 * 30)
+    }
+
+    /// A receipt with `count` in-app purchases, ids derived from `seed`.
+    public static func sample(creationDate: Date, inAppCount count: Int, seed: Int = 1) -> MintReceiptContent {
+        var content = MintReceiptContent(creationDate: creationDate)
+        content.inApp = (0..<count).map { index in
+            let purchased = creationDate.addingTimeInterval(-Double(count - index) * 3600)
+            var purchase = MintInAppPurchase(
+                productId: "com.example.vouch.product\(index % 3)", transactionId: String(2_000_000_000_000_000 + seed * 10_000 + index),
+                purchaseDate: purchased)
+            if index % 3 == 2 {
+                purchase.expiresDate = purchased.addingTimeInterval(86_400 * 30)
+                purchase.webOrderLineItemId = Int64(1_000_000_000 + index)
+            }
+            return purchase
+        }
+        return content
+    }
+
+    /// The payload bytes: the SET OF attributes.
+    public func encoded() -> [UInt8] {
+        var attributes: [(Int, [UInt8])] = [
+            (0, ReceiptDER.utf8String(receiptType)), (1, ReceiptDER.integer(appItemId)), (2, ReceiptDER.utf8String(bundleId)),
+            (3, ReceiptDER.utf8String(applicationVersion)), (4, opaqueValue), (12, ReceiptDER.ia5String(format(creationDate))),
+            (19, ReceiptDER.utf8String(originalApplicationVersion)),
+        ]
+        attributes.append((5, hash))
+        if let originalPurchaseDate { attributes.append((18, ReceiptDER.ia5String(format(originalPurchaseDate)))) }
+        if let expirationDate { attributes.append((21, ReceiptDER.ia5String(format(expirationDate)))) }
+        for purchase in inApp { attributes.append((17, purchase.encoded(format: format))) }
+        attributes += extraAttributes.map { ($0.type, $0.value) }
+        return Self.attributeSet(attributes, byType: xcodeStyle)
+    }
+
+    /// SHA-1 over device identifier, opaque value and the whole encoded bundle-id value.
+    public var hash: [UInt8] {
+        MintReceiptSigner.digest(.sha1, deviceIdentifier + opaqueValue + ReceiptDER.utf8String(bundleId))
+    }
+
+    func format(_ date: Date) -> String {
+        let text = MintDate.format(date)
+        return xcodeStyle ? String(text.dropLast()) + "+0000" : text
+    }
+
+    static func attributeSet(_ attributes: [(Int, [UInt8])], byType: Bool) -> [UInt8] {
+        let encoded = attributes.map { type, value in
+            (type, ReceiptDER.sequence([ReceiptDER.integer(Int64(type)), ReceiptDER.integer(1), ReceiptDER.octetString(value)]))
+        }
+        let ordered = byType ? encoded.sorted { $0.0 < $1.0 }.map(\.1) : ReceiptDER.derSorted(encoded.map(\.1))
+        return ReceiptDER.set(ordered)
+    }
+}
+
+/// One minted in-app purchase receipt (attribute 17).
+public struct MintInAppPurchase: Sendable {
+    public var quantity: Int64 = 1
+    public var productId: String
+    public var transactionId: String
+    public var originalTransactionId: String?
+    public var purchaseDate: Date
+    public var originalPurchaseDate: Date?
+    public var expiresDate: Date?
+    public var cancellationDate: Date?
+    public var webOrderLineItemId: Int64 = 0
+    public var isTrialPeriod = false
+    public var isInIntroOfferPeriod = false
+    public var promotionalOfferId: String?
+
+    public init(productId: String, transactionId: String, purchaseDate: Date) {
+        self.productId = productId
+        self.transactionId = transactionId
+        self.purchaseDate = purchaseDate
+    }
+
+    func encoded(format: (Date) -> String) -> [UInt8] {
+        var attributes: [(Int, [UInt8])] = [
+            (1701, ReceiptDER.integer(quantity)), (1702, ReceiptDER.utf8String(productId)),
+            (1703, ReceiptDER.utf8String(transactionId)), (1704, ReceiptDER.ia5String(format(purchaseDate))),
+            (1705, ReceiptDER.utf8String(originalTransactionId ?? transactionId)),
+            (1706, ReceiptDER.ia5String(format(originalPurchaseDate ?? purchaseDate))),
+            (1708, ReceiptDER.ia5String(expiresDate.map(format) ?? "")),
+            (1711, ReceiptDER.integer(webOrderLineItemId)), (1712, ReceiptDER.ia5String(cancellationDate.map(format) ?? "")),
+            (1713, ReceiptDER.integer(isTrialPeriod ? 1 : 0)), (1719, ReceiptDER.integer(isInIntroOfferPeriod ? 1 : 0)),
+        ]
+        if let promotionalOfferId { attributes.append((1721, ReceiptDER.utf8String(promotionalOfferId))) }
+        return MintReceiptContent.attributeSet(attributes, byType: false)
+    }
+}

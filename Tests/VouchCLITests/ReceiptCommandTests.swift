@@ -1,0 +1,167 @@
+import Foundation
+import Testing
+import Vouch
+
+/// `vouch receipt verify|inspect`, receipt lines in `vouch batch` and `vouch mint receipt`,
+/// through the built binary. Real receipts are read from ../shared/testvectors/receipts.
+@Suite(.serialized) struct ReceiptCommandTests {
+    static let shared: URL = {
+        if let override = ProcessInfo.processInfo.environment["VOUCH_TESTVECTORS"], !override.isEmpty {
+            return URL(fileURLWithPath: override).appendingPathComponent("receipts")
+        }
+        return VouchBinary.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/testvectors/receipts")
+    }()
+    static let available: Bool = {
+        let present = FileManager.default.fileExists(atPath: shared.appendingPathComponent("manifest.tsv").path)
+        if !present { print("Skipping the real-receipt CLI cases: \(shared.path) is absent (set VOUCH_TESTVECTORS)") }
+        return present
+    }()
+
+    static func path(_ name: String) -> String { shared.appendingPathComponent(name).path }
+    static func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: shared.appendingPathComponent(name))) }
+    static func base64(_ name: String) throws -> String { String(decoding: Base64.encodeStandard(try bytes(name)), as: UTF8.self) }
+
+    static let mindnode = "real/production-2023-08-28-com.ideasoncanvas.mindnode.macos.der"
+    static let xcode = "real/xcode-2023-10-19-com.example.naturelab.backyardbirds.example.der"
+
+    @Test func verifyPrintsTheReceiptAndExitsZero() throws {
+        guard Self.available else { return }
+        let result = try VouchBinary.run(["receipt", "verify", Self.path(Self.mindnode)])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("VERIFIED receipt\n  chain validated at 2023-08-28T10:24:05.000Z\n"))
+        #expect(result.stdout.contains("bundleId: \"com.ideasoncanvas.mindnode.macos\""))
+        #expect(result.stdout.contains("productId: \"com.ideasoncanvas.mindnode.macos.subscription.yearly\""))
+    }
+
+    @Test func base64AndJSONBodiesOnStandardInputGiveTheSameRecord() throws {
+        guard Self.available else { return }
+        let text = try Self.base64(Self.mindnode)
+        let fromFile = try VouchBinary.run(["receipt", "verify", "--json", Self.path(Self.mindnode)])
+        let fromBase64 = try VouchBinary.run(["receipt", "verify", "--json", "-"], input: Array(text.utf8))
+        let fromJSON = try VouchBinary.run(["receipt", "verify", "--json"], input: Array("{\"receipt-data\":\"\(text)\"}".utf8))
+        let fromField = try VouchBinary.run(["receipt", "verify", "--json", "--field", "r"], input: Array("{\"r\":\"\(text)\"}".utf8))
+        #expect(fromFile.status == 0)
+        #expect(fromFile.stdout.hasPrefix(#"{"status":"verified","kind":"receipt","payload":{"receiptType":"Production","#))
+        #expect(fromBase64.stdout == fromFile.stdout)
+        #expect(fromJSON.stdout == fromFile.stdout)
+        #expect(fromField.stdout == fromFile.stdout)
+    }
+
+    @Test func theVerifyReceiptFormatHasTheOldResponseShape() throws {
+        guard Self.available else { return }
+        let result = try VouchBinary.run(["receipt", "verify", "--format", "verify-receipt", Self.path(Self.mindnode)])
+        #expect(result.status == 0)
+        let response = try VouchBinary.object(result.stdout)
+        #expect(response["status"] as? Int == 0)
+        #expect(response["environment"] as? String == "Production")
+        let receipt = try #require(response["receipt"] as? [String: Any])
+        #expect(receipt["bundle_id"] as? String == "com.ideasoncanvas.mindnode.macos")
+        #expect(receipt["receipt_creation_date"] as? String == "2023-08-28 10:24:05 Etc/GMT")
+        #expect(receipt["receipt_creation_date_ms"] as? String == "1693218245000")
+        #expect(receipt["receipt_creation_date_pst"] as? String == "2023-08-28 03:24:05 America/Los_Angeles")
+        let inApp = try #require(receipt["in_app"] as? [[String: Any]])
+        #expect(inApp.count == 3)
+        #expect(inApp.allSatisfy { ($0["transaction_id"] as? String)?.isEmpty == false && $0["quantity"] as? String == "1" })
+        #expect(result.stdout.hasPrefix(#"{"status":0,"environment":"Production","receipt":{"receipt_type":"Production","#))
+    }
+
+    @Test func xcodeReceiptsNeedTheStoreKitCertificate() throws {
+        guard Self.available else { return }
+        let refused = try VouchBinary.run(["receipt", "verify", "--json", Self.path(Self.xcode)])
+        #expect(refused.status == 1)
+        #expect(refused.stdout.contains(#""code":"xcode_not_trusted""#))
+        let accepted = try VouchBinary.run(["receipt", "verify", "--xcode-cert", Self.path("StoreKitTestCertificate.cer"), Self.path(Self.xcode)])
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        #expect(accepted.stdout.hasPrefix("VERIFIED receipt (Xcode StoreKit testing)"))
+    }
+
+    @Test func theDeviceCheckAndValidationTimeOptionsApply() throws {
+        guard Self.available else { return }
+        let file = Self.path("real/sandbox-2025-12-26-dev.bonzer.weeka.app.der")
+        let known = try VouchBinary.run(["receipt", "verify", "--device-id", "956328D9-CC6A-47F4-BE40-6953FB0AB6C7", file])
+        #expect(known.status == 0, "\(known.stderr)")
+        let other = try VouchBinary.run(["receipt", "verify", "--device-id", "00000000-0000-0000-0000-000000000000", file])
+        #expect(other.status == 1)
+        #expect(other.stderr.contains("receipt_device_hash_mismatch"))
+        let now = try VouchBinary.run(["receipt", "verify", "--at", "now", file])
+        #expect(now.stderr.contains("certificate_expired"))
+        let fixed = try VouchBinary.run(["receipt", "verify", "--at", "2026-01-01T00:00:00Z", file])
+        #expect(fixed.status == 0)
+        let bundle = try VouchBinary.run(["receipt", "verify", "--bundle-id", "com.example.other", file])
+        #expect(bundle.stderr.contains("wrong_bundle_id"))
+    }
+
+    @Test func inspectDecodesWithoutTrustAndSaysSo() throws {
+        guard Self.available else { return }
+        let result = try VouchBinary.run(["receipt", "inspect", Self.path(Self.xcode)])
+        #expect(result.status == 0)
+        #expect(result.stdout.hasPrefix("UNVERIFIED: decoded without checking the signature, the chain or any claim\n"))
+        #expect(result.stdout.contains("BER (indefinite lengths)"))
+        #expect(result.stdout.contains("subject: /CN=StoreKit"))
+        let plist = try VouchBinary.run(["receipt", "inspect", Self.path("negative/ios6-transaction-receipt.plist")])
+        #expect(plist.status == 1)
+        #expect(plist.stderr.contains("receipt_not_a_receipt"))
+    }
+
+    @Test func usageMistakesExitWith64() throws {
+        for arguments in [["receipt", "verify", "--at", "signed"], ["receipt", "verify", "--format", "xml"],
+                          ["receipt", "verify", "--device-id", "not-a-uuid"], ["receipt", "verify", "--kind", "transaction"]] {
+            let result = try VouchBinary.run(arguments, input: [])
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr.hasPrefix("Error: "))
+            #expect(result.stderr.contains("Usage: vouch receipt verify"))
+        }
+        for arguments in [["receipt"], ["receipt", "check"]] {
+            let result = try VouchBinary.run(arguments, input: [])
+            #expect(result.status == 64, "\(arguments)")
+            #expect(result.stderr.contains("Usage: vouch receipt verify|inspect"))
+        }
+        let help = try VouchBinary.run(["help", "receipt", "verify"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("--format FORMAT"))
+        let group = try VouchBinary.run(["help", "receipt"])
+        #expect(group.stdout.contains("inspect   Decode a receipt without trusting it (UNVERIFIED)"))
+    }
+
+    @Test func batchVerifiesReceiptLinesBesideTokens() throws {
+        guard Self.available else { return }
+        let token = try VouchBinary.text("apple-real/real/transaction-production-1.jws")
+        let lines = [
+            try Self.base64(Self.mindnode), "{\"receipt-data\":\"\(try Self.base64("real/sandbox-2016-07-23-com.zhihu.test.der"))\"}", token,
+            try Self.base64("negative/mut-mindnodemac-2023-signature-last-byte-flipped.der"),
+        ]
+        let result = try VouchBinary.run(["batch", "--payload", "bundleId", "-"], input: Array((lines.joined(separator: "\n") + "\n").utf8))
+        #expect(result.status == 1)
+        let records = result.stdout.split(separator: "\n").map(String.init)
+        try #require(records.count == 4)
+        #expect(records[0] == #"{"line":1,"status":"verified","kind":"receipt","payload":{"bundleId":"com.ideasoncanvas.mindnode.macos"}}"#)
+        #expect(records[1] == #"{"line":2,"status":"verified","kind":"receipt","payload":{"bundleId":"com.zhihu.test"}}"#)
+        #expect(records[2].hasPrefix(#"{"line":3,"status":"verified","kind":"transaction","#))
+        #expect(records[3].hasPrefix(#"{"line":4,"status":"rejected","kind":"receipt","payload":null,"error":{"code":"bad_signature""#))
+        #expect(result.stderr.contains("verified by kind: receipt 2, transaction 1"))
+    }
+
+    @Test func mintedReceiptsVerifyWithTheMintedRootAndTheirTampersFailAsLabelled() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-receipt-ca-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ca = try VouchBinary.run(["mint", "receipt-ca", "--out", directory.path, "--not-before", "2024-01-01"])
+        #expect(ca.status == 0, "\(ca.stderr)")
+        let root = directory.appendingPathComponent("root.der").path
+        let minted = try VouchBinary.run([
+            "mint", "receipt", "--ca", directory.path, "--in-app", "4", "--date", "2025-02-01T00:00:00Z", "--digest", "sha1", "--base64",
+            "--set", "bundleId=com.example.app",
+        ])
+        #expect(minted.status == 0, "\(minted.stderr)")
+        let verified = try VouchBinary.run(["receipt", "verify", "--json", "--root", root, "--bundle-id", "com.example.app"], input: Array(minted.stdout.utf8))
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stdout.contains(#""bundleId":"com.example.app""#))
+        let tampered = try VouchBinary.run(["mint", "receipt", "--ca", directory.path, "--date", "2025-02-01T00:00:00Z", "--tamper", "all"])
+        let lines = tampered.stdout.split(separator: "\n")
+        #expect(lines.count == 11)
+        for line in lines {
+            let parts = line.split(separator: "\t").map(String.init)
+            let result = try VouchBinary.run(["receipt", "verify", "--json", "--root", root], input: Array(parts[0].utf8))
+            #expect(result.stdout.contains("\"code\":\"\(parts[1])\""), "\(parts[1]): \(result.stdout)")
+        }
+    }
+}

@@ -1,0 +1,234 @@
+import Foundation
+import Testing
+@testable import Vouch
+@testable import VouchMint
+
+/// Receipts minted with a private Apple-shaped RSA PKI: what a verifier must accept and refuse,
+/// code by code.
+@Suite struct ReceiptMintedTests {
+    static let created = Date(timeIntervalSince1970: 1_700_000_000)
+    static let validity = MintValidity(
+        notBefore: Date(timeIntervalSince1970: 1_600_000_000), notAfter: Date(timeIntervalSince1970: 1_800_000_000))
+    static let authority = try! MintReceiptAuthority.generate(.init(validity: validity))
+    static let xcodeAuthority = try! MintReceiptAuthority.generateXcode(validity: validity)
+    static let signer = MintReceiptSigner(authority: authority)
+    static let content = MintReceiptContent.sample(creationDate: created, inAppCount: 5)
+
+    static func verifier(_ change: (inout ReceiptVerifier.Configuration) throws -> Void = { _ in }) throws -> ReceiptVerifier {
+        var configuration = ReceiptVerifier.Configuration()
+        configuration.trustAnchors = [try authority.anchorDER()]
+        try change(&configuration)
+        return try ReceiptVerifier(configuration: configuration)
+    }
+
+    @Test(arguments: MintReceiptSigner.Digest.allCases)
+    func aMintedReceiptVerifiesAndDecodesToWhatWasMinted(digest: MintReceiptSigner.Digest) throws {
+        var content = Self.content
+        content.inApp[1].cancellationDate = Self.created.addingTimeInterval(-60)
+        content.inApp[2].promotionalOfferId = "offer-1"
+        content.inApp[2].isTrialPeriod = true
+        content.extraAttributes = [(25, ReceiptDER.integer(3)), (8, ReceiptDER.ia5String(""))]
+        let bytes = try Self.signer.sign(content, digest: digest)
+        let verified = try Self.verifier { $0.deviceIdentifier = content.deviceIdentifier }.verify(bytes)
+        let receipt = verified.receipt
+        #expect(verified.digestAlgorithm == (digest == .sha1 ? "SHA-1" : "SHA-256"))
+        #expect(receipt.bundleId == content.bundleId)
+        #expect(receipt.receiptType == .productionSandbox)
+        #expect(receipt.applicationVersion == "1")
+        #expect(receipt.originalApplicationVersion == "1.0")
+        #expect(receipt.receiptCreationDate?.milliseconds == 1_700_000_000_000)
+        #expect(verified.validationTime.milliseconds == 1_700_000_000_000)
+        // The SET OF is in DER order, as Apple's: look purchases up by transaction id.
+        let byId = Dictionary(uniqueKeysWithValues: receipt.inApp.map { ($0.transactionId!, $0) })
+        #expect(Set(byId.keys) == Set(content.inApp.map(\.transactionId)))
+        for minted in content.inApp {
+            #expect(byId[minted.transactionId]?.productId == minted.productId)
+            #expect(byId[minted.transactionId]?.purchaseDate?.milliseconds == Int64(minted.purchaseDate.timeIntervalSince1970) * 1000)
+        }
+        let cancelled = try #require(byId[content.inApp[1].transactionId]), first = try #require(byId[content.inApp[0].transactionId])
+        let subscription = try #require(byId[content.inApp[2].transactionId])
+        #expect(cancelled.cancellationDate?.milliseconds == 1_699_999_940_000)
+        #expect(first.cancellationDate == nil)
+        #expect(first.subscriptionExpirationDate == nil)
+        #expect(subscription.subscriptionExpirationDate != nil)
+        #expect(subscription.promotionalOfferId == "offer-1")
+        #expect(subscription.isInTrialPeriod == true)
+        #expect(first.isInTrialPeriod == false)
+        #expect(receipt.attribute(25)?.value == [0x02, 0x01, 0x03])
+        #expect(receipt.jsonObject["otherAttributes"]?.arrayValue?.count == 2)
+    }
+
+    @Test(arguments: MintReceiptDefect.allCases)
+    func everyMintedDefectIsRejectedWithItsCode(defect: MintReceiptDefect) throws {
+        let bytes = try Self.signer.sign(Self.content, defect: defect)
+        #expect(try Self.verifier().rejection(bytes)?.code.rawValue == defect.expectedCode)
+    }
+
+    @Test func aSigningCertificateWithoutTheReceiptMarkerIsRefused() throws {
+        var options = MintReceiptAuthority.Options(validity: Self.validity)
+        options.includeLeafMarker = false
+        let authority = try MintReceiptAuthority.generate(options)
+        let bytes = try MintReceiptSigner(authority: authority).sign(Self.content)
+        var configuration = ReceiptVerifier.Configuration()
+        configuration.trustAnchors = [try authority.anchorDER()]
+        #expect(try ReceiptVerifier(configuration: configuration).rejection(bytes)?.code == .missingMarkerOID)
+    }
+
+    @Test func anIntermediateWithoutTheWWDRMarkerIsRefused() throws {
+        var options = MintReceiptAuthority.Options(validity: Self.validity)
+        options.includeIntermediateMarker = false
+        let authority = try MintReceiptAuthority.generate(options)
+        let bytes = try MintReceiptSigner(authority: authority).sign(Self.content)
+        var configuration = ReceiptVerifier.Configuration()
+        configuration.trustAnchors = [try authority.anchorDER()]
+        #expect(try ReceiptVerifier(configuration: configuration).rejection(bytes)?.code == .missingMarkerOID)
+    }
+
+    @Test func aSigningKeyUnder2048BitsIsRefused() throws {
+        var options = MintReceiptAuthority.Options(validity: Self.validity)
+        options.leafBits = 1024
+        let authority = try MintReceiptAuthority.generate(options)
+        let bytes = try MintReceiptSigner(authority: authority).sign(Self.content)
+        var configuration = ReceiptVerifier.Configuration()
+        configuration.trustAnchors = [try authority.anchorDER()]
+        #expect(try ReceiptVerifier(configuration: configuration).rejection(bytes)?.code == .wrongKeyType)
+    }
+
+    @Test func theChainIsValidatedAtTheCreationDateNowOrAFixedInstant() throws {
+        var content = Self.content
+        content.creationDate = Date(timeIntervalSince1970: 1_500_000_000)  // before the leaf's notBefore
+        let early = try Self.signer.sign(content)
+        #expect(try Self.verifier().rejection(early)?.code == .certificateNotYetValid)
+        #expect(try Self.verifier { $0.validationTime = .fixed(Timestamp(milliseconds: 1_700_000_000_000)) }.rejection(early) == nil)
+        content.creationDate = Date(timeIntervalSince1970: 1_900_000_000)  // after its notAfter
+        let late = try Self.signer.sign(content)
+        #expect(try Self.verifier().rejection(late)?.code == .certificateExpired)
+        // The real clock, read once per call: the minted chain is valid until 2027.
+        #expect(try Self.verifier { $0.validationTime = .now }.rejection(try Self.signer.sign(Self.content)) == nil)
+    }
+
+    @Test func aReceiptBringingItsOwnRootIsNotTrustedForIt() throws {
+        let bytes = try Self.signer.sign(Self.content)
+        // The embedded Apple Inc. Root only: the minted root inside the receipt does not count.
+        #expect(ReceiptVerifier.standard.rejection(bytes)?.code == .untrustedChain)
+    }
+
+    @Test func xcodeStyleReceiptsAreBERAndNeedTheirCertificateTrusted() throws {
+        var content = Self.content
+        content.xcodeStyle = true
+        content.receiptType = "Xcode"
+        let bytes = try MintReceiptSigner(authority: Self.xcodeAuthority).sign(content)
+        #expect(bytes.starts(with: [0x30, 0x80]))
+        #expect(try Self.verifier().rejection(bytes)?.code == .xcodeNotTrusted)
+        let trusted = try Self.verifier { $0.xcodeCertificates = [try Self.xcodeAuthority.anchorDER()] }
+        let verified = try trusted.verify(bytes)
+        #expect(verified.isXcode)
+        #expect(verified.receipt.inApp.count == 5)
+        // Another Xcode certificate than the trusted one.
+        let other = try MintReceiptAuthority.generateXcode(validity: Self.validity)
+        let otherTrusted = try Self.verifier { $0.xcodeCertificates = [try other.anchorDER()] }
+        #expect(otherTrusted.rejection(bytes)?.code == .untrustedChain)
+        // An Xcode-signed receipt claiming to be Production.
+        content.receiptType = "Production"
+        #expect(trusted.rejection(try MintReceiptSigner(authority: Self.xcodeAuthority).sign(content))?.code == .wrongEnvironment)
+    }
+
+    @Test func aChainSignedReceiptSayingXcodeIsRefused() throws {
+        var content = Self.content
+        content.receiptType = "Xcode"
+        #expect(try Self.verifier().rejection(try Self.signer.sign(content))?.code == .wrongEnvironment)
+    }
+
+    @Test func aBERContainerAroundAnAppStoreChainVerifies() throws {
+        let bytes = try Self.signer.sign(payload: Self.content.encoded(), digest: .sha256, ber: true)
+        #expect(try ReceiptContainer(bytes).usesIndefiniteLengths)
+        #expect(try Self.verifier().verify(bytes).receipt.inApp.count == 5)
+    }
+
+    @Test func aRepeatedInAppAttributeIsRefused() throws {
+        var content = Self.content
+        var purchase = content.inApp[0]
+        purchase.promotionalOfferId = "x"
+        content.inApp = [purchase]
+        var payload = content.encoded()
+        // Add a second 1702 inside the in-app set by minting its attributes by hand.
+        let inApp = MintReceiptContent.attributeSet(
+            [(1702, ReceiptDER.utf8String("a")), (1702, ReceiptDER.utf8String("b")), (1703, ReceiptDER.utf8String("1"))], byType: true)
+        var attributes = content
+        attributes.inApp = []
+        attributes.extraAttributes = [(17, inApp)]
+        payload = attributes.encoded()
+        let bytes = try Self.signer.sign(payload: payload)
+        #expect(try Self.verifier().rejection(bytes)?.code == .receiptDuplicateAttribute)
+    }
+
+    @Test func aMissingCreationDateCannotDateTheChain() throws {
+        let attributes = MintReceiptContent.attributeSet([(2, ReceiptDER.utf8String("com.example.vouch"))], byType: true)
+        let bytes = try Self.signer.sign(payload: attributes)
+        #expect(try Self.verifier().rejection(bytes)?.code == .receiptMalformedPayload)
+        #expect(try Self.verifier { $0.validationTime = .fixed(Timestamp(milliseconds: 1_700_000_000_000)) }.verify(bytes).receipt.bundleId == "com.example.vouch")
+    }
+
+    @Test func aKnownAttributeOfTheWrongTypeIsMalformed() throws {
+        var content = Self.content
+        content.extraAttributes = [(12, ReceiptDER.integer(7))]
+        let attributes = MintReceiptContent.attributeSet(
+            [(2, ReceiptDER.utf8String("com.example.vouch")), (12, ReceiptDER.integer(7))], byType: true)
+        let bytes = try Self.signer.sign(payload: attributes)
+        let error = try #require(try Self.verifier().rejection(bytes))
+        #expect(error.code == .receiptMalformedPayload)
+        #expect(error.reason.contains("attribute 12"))
+    }
+
+    @Test func everyTruncationOfAReceiptIsRejectedAsMalformed() throws {
+        let bytes = try Self.signer.sign(Self.content)
+        let ber = try Self.signer.sign(payload: Self.content.encoded(), digest: .sha256, ber: true)
+        let verifier = try Self.verifier()
+        for receipt in [bytes, ber] {
+            for length in 0..<receipt.count {
+                let code = verifier.rejection(Array(receipt.prefix(length)))?.code
+                #expect(code == .receiptMalformedContainer || code == .receiptNotAReceipt, "prefix of \(length) bytes: \(String(describing: code))")
+            }
+        }
+    }
+
+    @Test func deepNestingAndHugeLengthsAreRefusedWithoutRecursingForever() throws {
+        let verifier = try Self.verifier()
+        let deep = Array(repeating: [UInt8]([0x30, 0x80]), count: 10_000).flatMap { $0 }
+        #expect(verifier.rejection(deep)?.code == .receiptNotAReceipt)
+        let signedDataDeep = [0x30, 0x80, 0x06, 0x09] + ReceiptContainer.oidSignedData + Array(repeating: [UInt8]([0xA0, 0x80]), count: 10_000).flatMap { $0 }
+        // The outer indefinite length is walked to its end first, so the depth limit trips there.
+        #expect([.receiptNotAReceipt, .receiptMalformedContainer].contains(verifier.rejection(signedDataDeep)?.code))
+        #expect(verifier.rejection([0x30, 0x84, 0x7F, 0xFF, 0xFF, 0xFF, 0x06])?.code == .receiptNotAReceipt)
+        #expect(verifier.rejection([0x30, 0x85, 0x01, 0x00, 0x00, 0x00, 0x00])?.code == .receiptNotAReceipt)
+    }
+
+    @Test func aReceiptOneByteOverTheSizeLimitIsRefusedBeforeParsing() throws {
+        let bytes = try Self.signer.sign(Self.content)
+        #expect(try Self.verifier { $0.maximumReceiptSize = bytes.count }.rejection(bytes) == nil)
+        #expect(try Self.verifier { $0.maximumReceiptSize = bytes.count - 1 }.rejection(bytes)?.code == .receiptTooLarge)
+    }
+
+    @Test func eightCertificatesPassAndNineAreTooMany() throws {
+        var parts = try Self.signer.parts(payload: Self.content.encoded(), digest: .sha256, ber: false)
+        let root = parts.certificates[2]
+        parts.certificates += Array(repeating: root, count: 5)
+        #expect(try Self.verifier().rejection(parts.encoded()) == nil)
+        parts.certificates.append(root)
+        let error = try #require(try Self.verifier().rejection(parts.encoded()))
+        #expect(error.code == .receiptMalformedContainer)
+        #expect(error.reason.contains("more than 8 certificates"))
+    }
+
+    @Test func theSignerChainIsValidatedOnceAndThenCached() throws {
+        let verifier = try Self.verifier()
+        let first = try Self.signer.sign(MintReceiptContent.sample(creationDate: Self.created, inAppCount: 1, seed: 1))
+        let second = try Self.signer.sign(MintReceiptContent.sample(creationDate: Self.created, inAppCount: 2, seed: 2))
+        _ = try verifier.verify(first)
+        let container = try ReceiptContainer(second)
+        let signer = try verifier.engine.signer(for: container)
+        #expect(signer.validatedWindow.withLock { $0 } != nil)
+        _ = try verifier.verify(second)
+        #expect(try verifier.engine.signer(for: container) === signer)
+    }
+}
