@@ -1,6 +1,7 @@
 import COpenSSL
 import Foundation
 import Vouch
+import VouchBatch
 import VouchMint
 
 /// Receipt batch throughput against OpenSSL's raw RSA-2048 verification, in one run.

@@ -12,6 +12,11 @@ package final class PrivateKey: @unchecked Sendable {
         self.pointer = pointer
     }
 
+    /// Takes over an RSA key (receipt minting); `init(taking:)` stays private to EC keys' paths.
+    init(takingRSA pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
     deinit {
         EVP_PKEY_free(pointer)
     }

@@ -3,7 +3,7 @@ internal import COpenSSL
 /// An `EVP_PKEY` public key, owned. OpenSSL 3 keys are safe to use from many threads for
 /// verification once built, so one instance is shared.
 package final class PublicKey: @unchecked Sendable {
-    private let pointer: OpaquePointer
+    let pointer: OpaquePointer
     /// Verification contexts ready for reuse: `EVP_PKEY_verify` leaves a context initialised,
     /// so each thread borrows one instead of building a new one per signature.
     private let contexts = Locked<[Context]>([])

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import VouchOpenSSL
 import VouchTestSupport
 import Vouch
 

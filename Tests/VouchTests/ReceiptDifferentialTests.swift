@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import VouchOpenSSL
+import VouchTestSupport
 @testable import Vouch
 @testable import VouchMint
 

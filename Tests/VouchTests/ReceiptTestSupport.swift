@@ -1,5 +1,7 @@
 import Foundation
 import Testing
+import VouchOpenSSL
+import VouchTestSupport
 @testable import Vouch
 
 /// The real receipts of `../shared/testvectors/receipts/` (or `$VOUCH_TESTVECTORS/receipts/`),
@@ -9,7 +11,7 @@ enum SharedReceipts {
         if let override = ProcessInfo.processInfo.environment["VOUCH_TESTVECTORS"], !override.isEmpty {
             return URL(fileURLWithPath: override).appendingPathComponent("receipts")
         }
-        return TestVectors.root.deletingLastPathComponent().appendingPathComponent("shared/testvectors/receipts")
+        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/testvectors/receipts")
     }()
 
     static let isAvailable: Bool = {

@@ -1,3 +1,5 @@
+internal import VouchOpenSSL
+
 /// The decoded payload of a legacy app receipt: Apple's documented receipt fields (attribute
 /// types in parentheses), typed, beside every attribute as signed.
 ///
@@ -68,7 +70,8 @@ public struct AppReceipt: Sendable, Hashable {
     /// whole encoded bundle-id value (its UTF8String tag and length included).
     public func matchesDevice(_ deviceIdentifier: [UInt8]) -> Bool {
         guard let hash = sha1Hash, let opaque = opaqueValue, let bundle = attribute(2)?.value else { return false }
-        return ReceiptDigest.sha1(deviceIdentifier + opaque + bundle) == hash
+        let input = deviceIdentifier + opaque + bundle
+        return ReceiptCrypto.hash(.sha1, of: input, segments: [0..<input.count]) == hash
     }
 }
 

@@ -1,3 +1,5 @@
+internal import VouchOpenSSL
+
 /// The parts of a receipt's PKCS #7 / CMS SignedData (RFC 5652) that verification needs, read
 /// strictly: one ContentInfo of type signedData and nothing after it, SignedData version 1, the
 /// content of type id-data, at most ``maximumCertificates`` certificates, no CRLs, exactly one
@@ -16,6 +18,8 @@ struct ReceiptContainer {
                 [0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20]
             }
         }
+
+        var crypto: ReceiptCrypto.Digest { self == .sha1 ? .sha1 : .sha256 }
     }
 
     static let maximumCertificates = 8

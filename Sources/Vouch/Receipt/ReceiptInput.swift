@@ -27,7 +27,7 @@ public enum ReceiptInput {
     /// For batch lines: the base64 text of the receipt a line holds, or `nil` when the line is
     /// not a receipt (a JWS, or JSON holding one). A receipt line is base64 beginning `MI`
     /// (a DER SEQUENCE of 128 bytes or more), or a JSON object with a receipt member.
-    static func receiptText(inLine line: ArraySlice<UInt8>, field: String?) throws(VerificationError) -> ArraySlice<UInt8>? {
+    package static func receiptText(inLine line: ArraySlice<UInt8>, field: String?) throws(VerificationError) -> ArraySlice<UInt8>? {
         var start = line.startIndex, end = line.endIndex
         while start < end, line[start].isASCIIWhitespace { start += 1 }
         while end > start, line[end - 1].isASCIIWhitespace { end -= 1 }

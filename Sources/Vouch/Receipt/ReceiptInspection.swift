@@ -1,3 +1,5 @@
+internal import VouchOpenSSL
+
 /// A receipt decoded without trusting anything: for a look at a receipt that does not verify.
 /// The container is read with the verifier's strict rules (so a malformed one is still an
 /// error), but neither the signature nor the chain is checked.

@@ -1,4 +1,4 @@
-internal import COpenSSL
+internal import VouchOpenSSL
 internal import Foundation
 
 /// Verifies legacy App Store app receipts (PKCS #7 / CMS SignedData, RSA) offline.
@@ -171,8 +171,9 @@ final class ReceiptEngine: Sendable {
         let container = try ReceiptContainer(bytes)
         let signer = try signer(for: container)
 
-        let hash = ReceiptDigest.hash(container.digest, of: bytes, segments: container.content)
-        guard ReceiptDigest.verifyRSA(signature: container.signature, digest: container.digest, hash: hash, key: signer.key) else {
+        let hash = ReceiptCrypto.hash(container.digest.crypto, of: bytes, segments: container.content)
+        guard ReceiptCrypto.verifyRSA(signature: container.signature, digestInfo: container.digest.digestInfoPrefix + hash, key: signer.key)
+        else {
             throw VerificationError(.badSignature, "the RSA signature does not verify with the signing certificate's key")
         }
 
@@ -293,7 +294,7 @@ final class ReceiptEngine: Sendable {
         guard leaf.hasExtension(.appleReceiptSigning) else {
             throw VerificationError(
                 .missingMarkerOID,
-                "the signing certificate lacks Apple's receipt-signing extension \(ObjectIdentifier.appleReceiptSigning.dotted)")
+                "the signing certificate lacks Apple's receipt-signing extension \(ASN1ObjectIdentifier.appleReceiptSigning.dotted)")
         }
     }
 
@@ -339,10 +340,9 @@ final class ReceiptEngine: Sendable {
         -> ChainValidator.Window
     {
         try chain.validatePath(leaf: leaf, untrusted: others, at: seconds) { path throws(VerificationError) in
-            guard vouch_sk_X509_num(path) == 3, let intermediatePointer = vouch_sk_X509_value(path, 1),
-                let anchorPointer = vouch_sk_X509_value(path, 2),
-                let anchor = chain.anchors.first(where: { X509_cmp($0.pointer, anchorPointer) == 0 }),
-                let intermediate = others.first(where: { X509_cmp($0.pointer, intermediatePointer) == 0 })
+            guard path.count == 3, let intermediateFound = path[1], let root = path[2],
+                let anchor = chain.anchors.first(where: { $0.isSame(as: root) }),
+                let intermediate = others.first(where: { $0.isSame(as: intermediateFound) })
             else {
                 throw VerificationError(.untrustedChain, "the path is not signing certificate, intermediate, trusted root")
             }
@@ -353,7 +353,7 @@ final class ReceiptEngine: Sendable {
             guard intermediate.hasExtension(.appleWWDRIntermediate) else {
                 throw VerificationError(
                     .missingMarkerOID,
-                    "the intermediate certificate lacks Apple's WWDR extension \(ObjectIdentifier.appleWWDRIntermediate.dotted)")
+                    "the intermediate certificate lacks Apple's WWDR extension \(ASN1ObjectIdentifier.appleWWDRIntermediate.dotted)")
             }
             for other in others where other.der != intermediate.der && other.der != anchor.der {
                 throw VerificationError(

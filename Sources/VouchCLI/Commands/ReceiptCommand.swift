@@ -1,5 +1,6 @@
 import Foundation
 import Vouch
+import VouchBatch
 
 /// `vouch receipt verify` and `vouch receipt inspect`: legacy app receipts (PKCS #7).
 enum ReceiptCommands {

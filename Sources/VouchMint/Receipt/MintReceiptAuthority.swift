@@ -1,4 +1,4 @@
-internal import COpenSSL
+internal import VouchOpenSSL
 public import Foundation
 
 /// A test PKI shaped like the one that signs legacy app receipts: an RSA root (Apple Inc.
@@ -24,25 +24,25 @@ public struct MintReceiptAuthority: Sendable {
 
     public let style: Style
     /// App Store style: leaf, intermediate, root. Xcode style: the one certificate.
-    let certificates: [MintCertificate]
-    let keys: [MintKey]
+    let certificates: [Certificate]
+    let keys: [PrivateKey]
 
     /// The certificates' DER, in the order of ``certificates``.
     public func certificateDER() throws(MintError) -> [[UInt8]] {
         var result: [[UInt8]] = []
-        for certificate in certificates { result.append(try certificate.der()) }
+        for certificate in certificates { result.append(certificate.der) }
         return result
     }
 
     /// The trust anchor a verifier needs: the root, or the Xcode certificate.
-    public func anchorDER() throws(MintError) -> [UInt8] { try certificates.last!.der() }
+    public func anchorDER() throws(MintError) -> [UInt8] { certificates.last!.der }
 
     public static func generate(_ options: Options) throws(MintError) -> MintReceiptAuthority {
-        let rootKey = try MintKey.generateRSA(bits: 2048)
-        let intermediateKey = try MintKey.generateRSA(bits: 2048)
-        let leafKey = try MintKey.generateRSA(bits: options.leafBits)
+        let rootKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generateRSA(bits: 2048) }
+        let intermediateKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generateRSA(bits: 2048) }
+        let leafKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generateRSA(bits: options.leafBits) }
         let validity = options.validity, leafValidity = options.leaf ?? options.validity
-        let root = try MintCertificate.issue(
+        let root = try MintError.openSSL { () throws(OpenSSLError) in try Certificate.issue(
             CertificateProfile(
                 subject: [("CN", "Vouch Mint Root CA"), ("OU", "Vouch Mint Certification Authority"), ("O", "Vouch Mint (test only)"), ("C", "US")],
                 notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: 2,
@@ -52,7 +52,7 @@ public struct MintReceiptAuthority: Sendable {
                     .init(name: "keyUsage", value: "critical,keyCertSign,cRLSign"),
                 ],
                 digest: .sha256),
-            subjectKey: rootKey, issuer: nil, issuerKey: rootKey)
+            subjectKey: rootKey, issuer: nil, issuerKey: rootKey) }
         var intermediateExtensions: [CertificateProfile.Extension] = [
             .init(name: "basicConstraints", value: "critical,CA:TRUE"),
             .init(name: "authorityKeyIdentifier", value: "keyid:always"),
@@ -62,7 +62,7 @@ public struct MintReceiptAuthority: Sendable {
         if options.includeIntermediateMarker {
             intermediateExtensions.append(.init(name: MintAuthority.intermediateMarkerOID, value: "DER:05:00"))
         }
-        let intermediate = try MintCertificate.issue(
+        let intermediate = try MintError.openSSL { () throws(OpenSSLError) in try Certificate.issue(
             CertificateProfile(
                 subject: [
                     ("CN", "Vouch Mint Worldwide Developer Relations Certification Authority"),
@@ -70,7 +70,7 @@ public struct MintReceiptAuthority: Sendable {
                 ],
                 notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: nil,
                 extensions: intermediateExtensions, digest: .sha256),
-            subjectKey: intermediateKey, issuer: root, issuerKey: rootKey)
+            subjectKey: intermediateKey, issuer: root, issuerKey: rootKey) }
         var leafExtensions: [CertificateProfile.Extension] = [
             .init(name: "basicConstraints", value: "critical,CA:FALSE"),
             .init(name: "authorityKeyIdentifier", value: "keyid:always"),
@@ -80,7 +80,7 @@ public struct MintReceiptAuthority: Sendable {
         if options.includeLeafMarker {
             leafExtensions.append(.init(name: MintAuthority.leafMarkerOID, value: "DER:05:00"))
         }
-        let leaf = try MintCertificate.issue(
+        let leaf = try MintError.openSSL { () throws(OpenSSLError) in try Certificate.issue(
             CertificateProfile(
                 subject: [
                     ("CN", "Vouch Mint Mac App Store and iTunes Store Receipt Signing"),
@@ -88,15 +88,15 @@ public struct MintReceiptAuthority: Sendable {
                 ],
                 notBefore: leafValidity.notBefore, notAfter: leafValidity.notAfter, serialNumber: nil,
                 extensions: leafExtensions, digest: .sha256),
-            subjectKey: leafKey, issuer: intermediate, issuerKey: intermediateKey)
+            subjectKey: leafKey, issuer: intermediate, issuerKey: intermediateKey) }
         return MintReceiptAuthority(style: .appStore, certificates: [leaf, intermediate, root], keys: [leafKey, intermediateKey, rootKey])
     }
 
     /// A self-signed RSA-2048 certificate named like Xcode's ("StoreKit"), critical EKU
     /// codeSigning as Xcode's has.
     public static func generateXcode(validity: MintValidity) throws(MintError) -> MintReceiptAuthority {
-        let key = try MintKey.generateRSA(bits: 2048)
-        let certificate = try MintCertificate.issue(
+        let key = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generateRSA(bits: 2048) }
+        let certificate = try MintError.openSSL { () throws(OpenSSLError) in try Certificate.issue(
             CertificateProfile(
                 subject: [("CN", "StoreKit"), ("O", "StoreKit"), ("OU", "StoreKit"), ("C", "US")],
                 notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: 1,
@@ -105,7 +105,7 @@ public struct MintReceiptAuthority: Sendable {
                     .init(name: "extendedKeyUsage", value: "critical,codeSigning"),
                 ],
                 digest: .sha256),
-            subjectKey: key, issuer: nil, issuerKey: key)
+            subjectKey: key, issuer: nil, issuerKey: key) }
         return MintReceiptAuthority(style: .xcode, certificates: [certificate], keys: [key])
     }
 
@@ -123,8 +123,9 @@ public struct MintReceiptAuthority: Sendable {
         var written: [URL] = []
         for (index, name) in names.enumerated() {
             let files: [(String, [UInt8], mode_t)] = [
-                ("\(name).der", try certificates[index].der(), 0o644), ("\(name).pem", try certificates[index].pem(), 0o644),
-                ("\(name).key.pem", try keys[index].privateKeyPEM(), 0o600),
+                ("\(name).der", certificates[index].der, 0o644),
+                ("\(name).pem", try MintError.openSSL { () throws(OpenSSLError) in try certificates[index].pem() }, 0o644),
+                ("\(name).key.pem", try MintError.openSSL { () throws(OpenSSLError) in try keys[index].privateKeyPEM() }, 0o600),
             ]
             for (file, bytes, mode) in files {
                 let url = directory.appendingPathComponent(file)
@@ -139,42 +140,20 @@ public struct MintReceiptAuthority: Sendable {
     public static func load(from directory: URL) throws(MintError) -> MintReceiptAuthority {
         let xcode = FileManager.default.fileExists(atPath: directory.appendingPathComponent("xcode.der").path)
         let names = xcode ? ["xcode"] : appStoreFiles
-        var certificates: [MintCertificate] = []
-        var keys: [MintKey] = []
+        var certificates: [Certificate] = []
+        var keys: [PrivateKey] = []
         for name in names {
-            let certificate = try MintCertificate(
-                der: try MintFiles.read(directory.appendingPathComponent("\(name).der")), name: "\(name).der")
-            let key = try MintKey.loadRSA(pem: try MintFiles.read(directory.appendingPathComponent("\(name).key.pem")), name: "\(name).key.pem")
+            guard let certificate = Certificate(der: try MintFiles.read(directory.appendingPathComponent("\(name).der"))) else {
+                throw MintError(.invalidInput, "\(name).der is not one DER certificate")
+            }
+            let pem = try MintFiles.read(directory.appendingPathComponent("\(name).key.pem"))
+            guard let key = try MintError.openSSL({ () throws(OpenSSLError) in try PrivateKey.loadRSA(pem: pem) }) else {
+                throw MintError(.invalidInput, "\(name).key.pem is not an unencrypted PEM RSA private key")
+            }
             guard certificate.matches(key) else { throw MintError(.invalidInput, "\(name).key.pem is not the key of \(name).der") }
             certificates.append(certificate)
             keys.append(key)
         }
         return MintReceiptAuthority(style: xcode ? .xcode : .appStore, certificates: certificates, keys: keys)
-    }
-}
-
-extension MintKey {
-    /// A fresh RSA key pair (public exponent 65537).
-    static func generateRSA(bits: Int) throws(MintError) -> MintKey {
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else { throw .openSSL("EVP_PKEY_CTX_new_from_name") }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_keygen_init(context) == 1 else { throw .openSSL("EVP_PKEY_keygen_init") }
-        guard EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1 else { throw .openSSL("EVP_PKEY_CTX_set_rsa_keygen_bits") }
-        var key: OpaquePointer? = nil
-        guard EVP_PKEY_generate(context, &key) == 1, let key else { throw .openSSL("EVP_PKEY_generate") }
-        return MintKey(taking: key)
-    }
-
-    /// Reads an unencrypted PEM RSA private key.
-    static func loadRSA(pem: [UInt8], name: String) throws(MintError) -> MintKey {
-        guard !pem.isEmpty else { throw MintError(.invalidInput, "\(name) is empty") }
-        let key = try MemoryBIO.reading(pem) { bio in PEM_read_bio_PrivateKey(bio, nil, nil, nil) }
-        guard let key else {
-            ERR_clear_error()
-            throw MintError(.invalidInput, "\(name) is not an unencrypted PEM private key")
-        }
-        let minted = MintKey(taking: key)
-        guard EVP_PKEY_get_base_id(key) == EVP_PKEY_RSA else { throw MintError(.invalidInput, "\(name) is not an RSA key") }
-        return minted
     }
 }

@@ -1,4 +1,4 @@
-internal import COpenSSL
+internal import VouchOpenSSL
 
 /// Signs receipt payloads into PKCS #7 SignedData with a ``MintReceiptAuthority``: exactly the
 /// container Apple's App Store writes (DER, SignedData version 1, one SignerInfo without signed
@@ -73,52 +73,17 @@ public struct MintReceiptSigner: Sendable {
 
     func parts(payload: [UInt8], digest: Digest, ber: Bool) throws(MintError) -> Parts {
         let leaf = authority.certificates[0]
-        // get0/get: both borrow the certificate's own name and serial; i2d copies them out.
-        let issuer = try Self.encode { X509_NAME_get0_der(X509_get_issuer_name(leaf.pointer), $0, $1) }
-        let serialLength = i2d_ASN1_INTEGER(X509_get0_serialNumber(leaf.pointer), nil)
-        guard serialLength > 0 else { throw .openSSL("i2d_ASN1_INTEGER") }
-        var serial = [UInt8](repeating: 0, count: Int(serialLength))
-        serial.withUnsafeMutableBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            _ = i2d_ASN1_INTEGER(X509_get0_serialNumber(leaf.pointer), &cursor)
-        }
-        var certificates: [[UInt8]] = []
-        for certificate in authority.certificates { certificates.append(try certificate.der()) }
+        let (issuer, serial) = try MintError.openSSL { () throws(OpenSSLError) in try leaf.issuerAndSerialNumber() }
         return Parts(
-            digest: digest, ber: ber, payload: payload, certificates: certificates, issuer: issuer, serial: serial,
-            digestAlgorithmOID: digest == .sha1 ? oidSHA1 : oidSHA256,
-            signature: try rsaSignature(payload, digest: digest))
+            digest: digest, ber: ber, payload: payload, certificates: authority.certificates.map(\.der), issuer: issuer,
+            serial: serial, digestAlgorithmOID: digest == .sha1 ? oidSHA1 : oidSHA256,
+            signature: try MintError.openSSL { () throws(OpenSSLError) in
+                try ReceiptCrypto.signRSA(payload, digest: digest == .sha1 ? .sha1 : .sha256, key: authority.keys[0])
+            })
     }
-
-    func rsaSignature(_ message: [UInt8], digest: Digest) throws(MintError) -> [UInt8] {
-        guard let context = EVP_MD_CTX_new() else { throw .openSSL("EVP_MD_CTX_new") }
-        defer { EVP_MD_CTX_free(context) }
-        guard EVP_DigestSignInit(context, nil, Self.algorithm(digest), nil, authority.keys[0].pointer) == 1 else {
-            throw .openSSL("EVP_DigestSignInit")
-        }
-        var length = 0
-        guard EVP_DigestSign(context, nil, &length, message, message.count) == 1 else { throw .openSSL("EVP_DigestSign") }
-        var signature = [UInt8](repeating: 0, count: length)
-        guard EVP_DigestSign(context, &signature, &length, message, message.count) == 1 else { throw .openSSL("EVP_DigestSign") }
-        return Array(signature.prefix(length))
-    }
-
-    static func algorithm(_ digest: Digest) -> OpaquePointer? { digest == .sha1 ? EVP_sha1() : EVP_sha256() }
 
     static func digest(_ digest: Digest, _ bytes: [UInt8]) -> [UInt8] {
-        var output = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        EVP_Digest(bytes, bytes.count, &output, &length, algorithm(digest), nil)
-        return Array(output.prefix(Int(length)))
-    }
-
-    private static func encode(
-        _ get: (UnsafeMutablePointer<UnsafePointer<UInt8>?>, UnsafeMutablePointer<Int>) -> Int32
-    ) throws(MintError) -> [UInt8] {
-        var pointer: UnsafePointer<UInt8>? = nil
-        var length = 0
-        guard get(&pointer, &length) == 1, let pointer else { throw .openSSL("X509_NAME_get0_der") }
-        return Array(UnsafeBufferPointer(start: pointer, count: length))
+        ReceiptCrypto.hash(digest == .sha1 ? .sha1 : .sha256, of: bytes, segments: [0..<bytes.count])
     }
 }
 

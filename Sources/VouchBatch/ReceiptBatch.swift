@@ -1,8 +1,4 @@
-extension ReceiptVerifier {
-    /// A verifier with the default configuration: the embedded Apple Inc. Root, validation at
-    /// each receipt's creation date.
-    public static let standard: ReceiptVerifier = try! ReceiptVerifier()
-}
+public import Vouch
 
 extension BatchVerifier {
     /// The result for a line holding a receipt (base64 `receipt-data`, or a JSON object with a

@@ -1,0 +1,42 @@
+public import Vouch
+
+/// The JSON record of one receipt verification, as `vouch receipt verify --json` prints it and
+/// `vouch batch` prints per receipt line (with `"line"` first):
+///
+/// ```json
+/// {"status":"verified","kind":"receipt","payload":{"receiptType":"Production",…,"inApp":[…]}}
+/// {"status":"rejected","kind":"receipt","payload":null,"error":{"code":"bad_signature","reason":"…"}}
+/// ```
+public enum ReceiptRecord {
+    public static func writeMembers(
+        of result: Result<VerifiedReceipt, VerificationError>, payload selection: VerificationRecord.PayloadSelection = .full,
+        into writer: inout JSONWriter
+    ) {
+        switch result {
+        case .success(let verified):
+            writer.raw("\"status\":\"verified\",\"kind\":\"receipt\"")
+            switch selection {
+            case .none: break
+            case .full:
+                writer.raw(",\"payload\":")
+                writer.write(object: verified.receipt.jsonObject)
+            case .fields(let paths):
+                writer.raw(",\"payload\":")
+                writer.write(object: VerificationRecord.select(paths, from: verified.receipt.jsonObject))
+            }
+        case .failure(let error):
+            writer.raw("\"status\":\"rejected\",\"kind\":\"receipt\"")
+            if selection != .none { writer.raw(",\"payload\":null") }
+            writer.raw(",\"error\":")
+            writer.write(object: VerificationRecord.errorObject(error))
+        }
+    }
+
+    public static func json(for result: Result<VerifiedReceipt, VerificationError>) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.raw("{")
+        writeMembers(of: result, into: &writer)
+        writer.raw("}")
+        return writer.bytes
+    }
+}
