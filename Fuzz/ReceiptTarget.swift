@@ -1,3 +1,5 @@
+@testable internal import Vouch
+
 /// The receipt container: the input is the bytes of a receipt (real ones as seeds).
 ///
 /// Properties: only receipt-level codes come out of verification (a fixed verifier, the

@@ -1,4 +1,4 @@
-public import Vouch
+internal import Vouch
 
 extension BatchVerifier {
     /// The result for a line holding a receipt (base64 `receipt-data`, or a JSON object with a
