@@ -123,24 +123,6 @@ import Vouch
         #expect(group.stdout.contains("inspect   Decode a receipt without trusting it (UNVERIFIED)"))
     }
 
-    @Test func batchVerifiesReceiptLinesBesideTokens() throws {
-        guard Self.available else { return }
-        let token = try VouchBinary.text("apple-real/real/transaction-production-1.jws")
-        let lines = [
-            try Self.base64(Self.mindnode), "{\"receipt-data\":\"\(try Self.base64("real/sandbox-2016-07-23-com.zhihu.test.der"))\"}", token,
-            try Self.base64("negative/mut-mindnodemac-2023-signature-last-byte-flipped.der"),
-        ]
-        let result = try VouchBinary.run(["batch", "--payload", "bundleId", "-"], input: Array((lines.joined(separator: "\n") + "\n").utf8))
-        #expect(result.status == 1)
-        let records = result.stdout.split(separator: "\n").map(String.init)
-        try #require(records.count == 4)
-        #expect(records[0] == #"{"line":1,"status":"verified","kind":"receipt","payload":{"bundleId":"com.ideasoncanvas.mindnode.macos"}}"#)
-        #expect(records[1] == #"{"line":2,"status":"verified","kind":"receipt","payload":{"bundleId":"com.zhihu.test"}}"#)
-        #expect(records[2].hasPrefix(#"{"line":3,"status":"verified","kind":"transaction","#))
-        #expect(records[3].hasPrefix(#"{"line":4,"status":"rejected","kind":"receipt","payload":null,"error":{"code":"bad_signature""#))
-        #expect(result.stderr.contains("verified by kind: receipt 2, transaction 1"))
-    }
-
     @Test func mintedReceiptsVerifyWithTheMintedRootAndTheirTampersFailAsLabelled() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-receipt-ca-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -18,8 +18,7 @@ struct BatchCommand: Command {
         Store Server API responses, arrays, pretty-printed or several in a row) give a
         record per token, with its document and JSON path. Blank lines get a record too
         (empty_line) unless --skip-empty. Gzipped input (by its magic bytes) is read
-        transparently. Line and document numbers continue across files. A line holding a legacy
-        app receipt (its base64 text) gets a record of kind "receipt".
+        transparently. Line and document numbers continue across files.
 
         A summary (counts by status, kind and error code, time, lines/s, peak memory) goes
         to stderr at the end; while running, a progress line too when stderr is a terminal
@@ -45,9 +44,7 @@ struct BatchCommand: Command {
             .flag("--rejections-ok", help: "Exit 0 when tokens are rejected (usage and I/O errors\nstill fail)"),
             .flag("--no-progress", help: "Draw no progress line"),
             .flag("--no-fast-verify", help: "Verify every signature with OpenSSL's generic P-256 path,\nnever with a key's precomputed table (same verdicts)"),
-        ] + DocumentArguments.options + TrustOptions.options + [
-            .value("--receipt-root", "FILE", repeatable: true, help: "Trust this root for receipt lines instead of the embedded\nApple Inc. Root (--bundle-id, --at, --xcode-cert apply to\nreceipts too; signed means the creation date)"),
-        ]
+        ] + DocumentArguments.options + TrustOptions.options
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -55,7 +52,6 @@ struct BatchCommand: Command {
         options.configuration.fastVerify = !arguments.flag("--no-fast-verify")
         var batch = BatchVerifier(verifier: try options.makeVerifier(), kind: options.kind)
         let documents = try DocumentArguments(arguments)
-        batch.receiptVerifier = try ReceiptCommands.batchVerifier(arguments, options: options, console: console)
         if let text = arguments.value("--jobs") {
             guard let jobs = Int(text), (1...1024).contains(jobs) else {
                 throw UsageError("--jobs must be a whole number from 1 to 1024; got '\(text)'")

@@ -26,21 +26,6 @@ enum ReceiptCommands {
         (receipt-data, latest_receipt, or --field).
         """
 
-    /// The receipt verifier of `vouch batch`: its own roots (`--receipt-root`), and the JWS
-    /// options' bundle id, Xcode certificates, strictness and validation time.
-    static func batchVerifier(_ arguments: ParsedArguments, options: TrustOptions, console: Console) throws -> ReceiptVerifier {
-        var configuration = ReceiptVerifier.Configuration()
-        let roots = arguments.values("--receipt-root")
-        if !roots.isEmpty {
-            configuration.trustAnchors = try roots.flatMap { try console.readCertificates($0, option: "--receipt-root") }
-        }
-        configuration.xcodeCertificates = options.configuration.xcodeCertificates
-        configuration.bundleId = options.configuration.bundleId
-        configuration.validationTime = options.configuration.validationTime
-        configuration.strictX509 = options.configuration.strictX509
-        return try makeVerifier(configuration)
-    }
-
     static func makeVerifier(_ configuration: ReceiptVerifier.Configuration) throws -> ReceiptVerifier {
         do {
             return try ReceiptVerifier(configuration: configuration)
