@@ -8,6 +8,11 @@ public import Vouch
 /// {"status":"rejected","kind":"receipt","payload":null,"error":{"code":"bad_signature","reason":"…"}}
 /// ```
 public enum ReceiptRecord {
+    /// Writes the record's members (without the braces) for one receipt result.
+    /// - Parameters:
+    ///   - result: the verified receipt, or why it was rejected.
+    ///   - selection: which payload members to write (`full` by default).
+    ///   - writer: the writer the members are appended to.
     public static func writeMembers(
         of result: Result<VerifiedReceipt, VerificationError>, payload selection: VerificationRecord.PayloadSelection = .full,
         into writer: inout JSONWriter
@@ -32,6 +37,8 @@ public enum ReceiptRecord {
         }
     }
 
+    /// The whole record, as one JSON object's UTF-8 bytes.
+    /// - Parameter result: the verified receipt, or why it was rejected.
     public static func json(for result: Result<VerifiedReceipt, VerificationError>) -> [UInt8] {
         var writer = JSONWriter()
         writer.raw("{")

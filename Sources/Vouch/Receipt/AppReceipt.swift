@@ -106,6 +106,7 @@ public struct InAppPurchaseReceipt: Sendable, Hashable {
     /// Every attribute in the order signed, raw.
     public let attributes: [ReceiptAttribute]
 
+    /// Decodes one in-app purchase receipt (the value of attribute 17); a malformed one is ``VerificationError``.
     public init(payload: [UInt8]) throws(VerificationError) {
         let attributes = try ReceiptAttributeSet.parse(payload, repeatable: [], what: "in-app purchase")
         let reader = ReceiptValueReader(attributes: attributes, what: "in-app purchase")
@@ -132,12 +133,18 @@ public struct ReceiptType: RawRepresentable, Sendable, Hashable, CustomStringCon
     public init(rawValue: String) { self.rawValue = rawValue }
     public var description: String { rawValue }
 
+    /// A receipt of the production App Store.
     public static let production = ReceiptType(rawValue: "Production")
+    /// A receipt of the sandbox.
     public static let productionSandbox = ReceiptType(rawValue: "ProductionSandbox")
+    /// A receipt of an app bought through the Volume Purchase Program, in production.
     public static let productionVPP = ReceiptType(rawValue: "ProductionVPP")
+    /// A receipt of an app bought through the Volume Purchase Program, in the sandbox.
     public static let productionVPPSandbox = ReceiptType(rawValue: "ProductionVPPSandbox")
+    /// A receipt signed by StoreKit testing in Xcode.
     public static let xcode = ReceiptType(rawValue: "Xcode")
 
+    /// Whether the value is one of the constants above.
     public var isKnown: Bool { [.production, .productionSandbox, .productionVPP, .productionVPPSandbox, .xcode].contains(self) }
 
     /// `Production`, `Sandbox` or `Xcode`, as the old `verifyReceipt` endpoint named environments.

@@ -1,12 +1,15 @@
 /// One attribute of a receipt payload, exactly as signed: `SEQUENCE { type INTEGER,
 /// version INTEGER, value OCTET STRING }`. Unknown types are kept, so nothing Apple adds is lost.
 public struct ReceiptAttribute: Sendable, Hashable {
+    /// The attribute's type, such as 2 for the bundle id or 17 for an in-app purchase.
     public let type: Int
+    /// The attribute's version, as signed.
     public let version: Int
     /// The OCTET STRING's contents: for most types itself a DER value (UTF8String, IA5String,
     /// INTEGER), for type 17 a nested attribute set.
     public let value: [UInt8]
 
+    /// An attribute of `type` and `version` holding `value`.
     public init(type: Int, version: Int, value: [UInt8]) {
         self.type = type
         self.version = version

@@ -6,13 +6,16 @@ internal import VouchOpenSSL
 public struct ReceiptInspection: Sendable {
     /// `SHA-1` or `SHA-256`.
     public let digestAlgorithm: String
+    /// Whether the container uses BER indefinite lengths (as Xcode's receipts do).
     public let usesIndefiniteLengths: Bool
+    /// The length of the signature in bytes.
     public let signatureLength: Int
     /// Each certificate the receipt carries, in its order; `nil` where one does not parse.
     public let certificates: [Inspection.CertificateInfo?]
     /// The decoded payload, or why it does not decode.
     public let receipt: Result<AppReceipt, VerificationError>
 
+    /// Reads the receipt `bytes`; throws when the container itself is malformed.
     public init(receipt bytes: [UInt8]) throws(VerificationError) {
         let container = try ReceiptContainer(bytes)
         digestAlgorithm = container.digest.rawValue

@@ -50,6 +50,7 @@ extension AppReceipt {
 }
 
 extension InAppPurchaseReceipt {
+    /// The purchase as a JSON object, members named as in the verifier's records.
     public var jsonObject: JSONObject {
         var object = JSONObject([])
         object.add("quantity", quantity.map { .number(String($0)) })

@@ -4,7 +4,7 @@ internal import Foundation
 /// Verifies legacy App Store app receipts (PKCS #7 / CMS SignedData, RSA) offline.
 ///
 /// A receipt is trusted only when, in this order: it is one strictly formed SignedData with
-/// nothing after it (``ReceiptContainer``); the signer named by its SignerInfo is among the
+/// nothing after it; the signer named by its SignerInfo is among the
 /// certificates it carries, an X.509 v3 end-entity certificate with an RSA key of at least 2048
 /// bits and Apple's receipt-signing marker 1.2.840.113635.100.6.11.1; the RSA signature over the
 /// content verifies; the content is a well-formed receipt payload without repeated attribute
@@ -19,6 +19,7 @@ internal import Foundation
 /// A `ReceiptVerifier` is a value, safe to use from many threads at once. Signer chains it has
 /// validated are remembered, so the next receipt of the same signer costs one RSA verification.
 public struct ReceiptVerifier: Sendable {
+    /// What a receipt verifier trusts and what it requires of a receipt.
     public struct Configuration: Sendable {
         /// The trust anchors, DER or PEM. By default Apple Inc. Root, embedded in the library.
         public var trustAnchors: [[UInt8]] = [AppleRootCertificates.appleIncRoot]
@@ -40,9 +41,11 @@ public struct ReceiptVerifier: Sendable {
         /// Receipts longer than this many bytes are rejected before any parsing.
         public var maximumReceiptSize: Int = 1 << 20
 
+        /// A configuration trusting Apple Inc. Root and accepting any app.
         public init() {}
     }
 
+    /// The configuration the verifier was made with.
     public let configuration: Configuration
     let engine: ReceiptEngine
 
@@ -74,6 +77,7 @@ public struct ReceiptVerifier: Sendable {
 
 /// A receipt that verified: its decoded payload and how it was trusted.
 public struct VerifiedReceipt: Sendable {
+    /// The decoded receipt.
     public let receipt: AppReceipt
     /// The signed content, exactly as signed.
     public let payload: [UInt8]

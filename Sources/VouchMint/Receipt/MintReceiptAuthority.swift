@@ -9,25 +9,37 @@ public import Foundation
 /// Nothing it signs chains to Apple; a verifier accepts it only with this root (or this Xcode
 /// certificate) configured. The keys are for tests only.
 public struct MintReceiptAuthority: Sendable {
-    public enum Style: Sendable { case appStore, xcode }
+    /// Apple's three-certificate receipt PKI, or Xcode's one certificate.
+    public enum Style: Sendable {
+        /// Leaf, intermediate and root, as the App Store signs receipts.
+        case appStore
+        /// One self-signed certificate, as StoreKit testing in Xcode signs receipts.
+        case xcode
+    }
 
+    /// What ``MintReceiptAuthority/generate(_:)`` issues.
     public struct Options: Sendable {
+        /// The validity of the root and the intermediate (and of the leaf unless ``leaf`` is set).
         public var validity: MintValidity
         /// The leaf's validity; by default the same as the others'.
         public var leaf: MintValidity?
         /// RSA modulus size of the leaf (2048 unless a test needs a weak key).
         public var leafBits: Int = 2048
+        /// Whether the leaf carries 1.2.840.113635.100.6.11.1 (receipt signing).
         public var includeLeafMarker = true
+        /// Whether the intermediate carries 1.2.840.113635.100.6.2.1 (Apple WWDR intermediate).
         public var includeIntermediateMarker = true
+        /// Every certificate valid over `validity`, both markers present, an RSA-2048 leaf.
         public init(validity: MintValidity) { self.validity = validity }
     }
 
+    /// Whether this is an App Store receipt PKI or an Xcode certificate.
     public let style: Style
     /// App Store style: leaf, intermediate, root. Xcode style: the one certificate.
     let certificates: [Certificate]
     let keys: [PrivateKey]
 
-    /// The certificates' DER, in the order of ``certificates``.
+    /// The certificates' DER: leaf, intermediate, root (App Store style) or the one certificate (Xcode).
     public func certificateDER() throws(MintError) -> [[UInt8]] {
         var result: [[UInt8]] = []
         for certificate in certificates { result.append(certificate.der) }
@@ -37,6 +49,7 @@ public struct MintReceiptAuthority: Sendable {
     /// The trust anchor a verifier needs: the root, or the Xcode certificate.
     public func anchorDER() throws(MintError) -> [UInt8] { certificates.last!.der }
 
+    /// Generates the keys and certificates of an App Store style authority.
     public static func generate(_ options: Options) throws(MintError) -> MintReceiptAuthority {
         let rootKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generateRSA(bits: 2048) }
         let intermediateKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generateRSA(bits: 2048) }

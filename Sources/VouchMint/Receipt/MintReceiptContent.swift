@@ -4,17 +4,27 @@ public import Foundation
 /// App Store does (a DER SET OF attributes, values as UTF8String, IA5String dates and INTEGERs)
 /// or as Xcode does (attributes sorted by type, dates with a `+0000` offset).
 public struct MintReceiptContent: Sendable {
+    /// The receipt type (attribute 0), such as `ProductionSandbox`.
     public var receiptType = "ProductionSandbox"
+    /// The app's identifier in the App Store (attribute 1); 0 outside production.
     public var appItemId: Int64 = 0
+    /// The app's bundle identifier (attribute 2).
     public var bundleId = "com.example.vouch"
+    /// The app's version (attribute 3).
     public var applicationVersion = "1"
+    /// The version of the app the customer originally bought (attribute 19).
     public var originalApplicationVersion = "1.0"
+    /// The opaque value (attribute 4) the hash is computed over.
     public var opaqueValue: [UInt8] = Array(0x10..<0x20)
     /// The device identifier the hash (attribute 5) is computed over.
     public var deviceIdentifier: [UInt8] = Array(0xA0..<0xB0)
+    /// When the App Store created the receipt (attribute 12).
     public var creationDate: Date
+    /// When the customer originally bought the app (attribute 18).
     public var originalPurchaseDate: Date?
+    /// When the receipt expires (attribute 21), for Volume Purchase Program receipts.
     public var expirationDate: Date?
+    /// The in-app purchase receipts (attribute 17), in order.
     public var inApp: [MintInAppPurchase] = []
     /// Attributes appended as given (type, whole DER value), for data a verifier must refuse
     /// (a repeated type) or types it does not know.
@@ -22,6 +32,7 @@ public struct MintReceiptContent: Sendable {
     /// Xcode's encoding: attributes sorted by type, dates with an offset.
     public var xcodeStyle = false
 
+    /// A receipt created at `creationDate`, originally bought 30 days before, without in-app purchases.
     public init(creationDate: Date) {
         self.creationDate = creationDate
         self.originalPurchaseDate = creationDate.addingTimeInterval(-86_400 * 30)
@@ -80,19 +91,32 @@ public struct MintReceiptContent: Sendable {
 
 /// One minted in-app purchase receipt (attribute 17).
 public struct MintInAppPurchase: Sendable {
+    /// The number of items bought (1701).
     public var quantity: Int64 = 1
+    /// The product identifier (1702).
     public var productId: String
+    /// The transaction identifier (1703).
     public var transactionId: String
+    /// The transaction identifier of the original purchase (1705).
     public var originalTransactionId: String?
+    /// When the App Store charged the customer (1704).
     public var purchaseDate: Date
+    /// The purchase date of the original transaction (1706).
     public var originalPurchaseDate: Date?
+    /// When the subscription expires (1708).
     public var expiresDate: Date?
+    /// When the App Store refunded or revoked the purchase (1712).
     public var cancellationDate: Date?
+    /// The identifier of subscription-purchase events across devices (1711).
     public var webOrderLineItemId: Int64 = 0
+    /// Whether the purchase is in a free trial period (1713).
     public var isTrialPeriod = false
+    /// Whether the purchase is in an introductory price period (1719).
     public var isInIntroOfferPeriod = false
+    /// The promotional offer identifier (1721).
     public var promotionalOfferId: String?
 
+    /// A purchase of one `productId` item, `transactionId`, bought at `purchaseDate`.
     public init(productId: String, transactionId: String, purchaseDate: Date) {
         self.productId = productId
         self.transactionId = transactionId

@@ -5,12 +5,16 @@ internal import VouchOpenSSL
 /// attributes, signature algorithm rsaEncryption) or, in BER, the one Xcode writes (indefinite
 /// lengths, content in a constructed OCTET STRING, sha256WithRSAEncryption).
 public struct MintReceiptSigner: Sendable {
+    /// The digest of the signature: SHA-1 as the App Store signs, SHA-256 as Xcode does.
     public enum Digest: String, Sendable, CaseIterable {
+        /// SHA-1 or SHA-256.
         case sha1, sha256
     }
 
+    /// The authority whose leaf key signs.
     public let authority: MintReceiptAuthority
 
+    /// A signer with `authority`'s signing key.
     public init(authority: MintReceiptAuthority) {
         self.authority = authority
     }
