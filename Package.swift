@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Vouch", targets: ["Vouch"]),
         .library(name: "VouchBatch", targets: ["VouchBatch"]),
         .library(name: "VouchMint", targets: ["VouchMint"]),
+        .library(name: "VouchEntitlements", targets: ["VouchEntitlements"]),
         .executable(name: "vouch", targets: ["VouchCLI"]),
     ],
     targets: [
@@ -43,16 +44,20 @@ let package = Package(
             dependencies: ["Vouch", "CZlib"]
         ),
         .target(
+            name: "VouchEntitlements",
+            dependencies: ["Vouch"]
+        ),
+        .target(
             name: "VouchMint",
             dependencies: ["Vouch", "VouchOpenSSL"]
         ),
         .executableTarget(
             name: "VouchCLI",
-            dependencies: ["Vouch", "VouchBatch", "VouchMint"]
+            dependencies: ["Vouch", "VouchBatch", "VouchMint", "VouchEntitlements"]
         ),
         .executableTarget(
             name: "VouchBench",
-            dependencies: ["Vouch", "VouchBatch", "VouchMint", "COpenSSL", "CVouchECDSA"]
+            dependencies: ["Vouch", "VouchBatch", "VouchMint", "VouchEntitlements", "COpenSSL", "CVouchECDSA"]
         ),
         .target(
             name: "VouchTestSupport",
@@ -66,6 +71,10 @@ let package = Package(
         .testTarget(
             name: "VouchMintTests",
             dependencies: ["VouchMint", "Vouch", "VouchOpenSSL", "VouchCLI", "COpenSSL", "VouchTestSupport"]
+        ),
+        .testTarget(
+            name: "VouchEntitlementsTests",
+            dependencies: ["VouchEntitlements", "Vouch", "VouchMint"]
         ),
         .testTarget(
             name: "VouchCLITests",

@@ -1,0 +1,83 @@
+public import Vouch
+
+/// Who an account is: its `appAccountToken` when the app set one, otherwise the
+/// `originalTransactionId` of its one chain. Environments never share an account.
+public struct AccountKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let environment: AppStoreEnvironment
+    /// The lowercased `appAccountToken`, or `nil` for an account known by its chain.
+    public let appAccountToken: String?
+    /// The chain's `originalTransactionId` when there is no ``appAccountToken``.
+    public let originalTransactionId: String?
+
+    init(environment: String, appAccountToken: String?, originalTransactionId: String) {
+        self.environment = AppStoreEnvironment(rawValue: environment)
+        self.appAccountToken = appAccountToken
+        self.originalTransactionId = appAccountToken == nil ? originalTransactionId : nil
+    }
+
+    /// Environments in a fixed order (Production, Sandbox, Xcode, LocalTesting, then others by
+    /// name), then accounts with a token by token, then accounts known by their chain.
+    public static func < (lhs: AccountKey, rhs: AccountKey) -> Bool {
+        let left = (environmentRank(lhs.environment), lhs.environment.rawValue, lhs.appAccountToken == nil ? 1 : 0,
+                    lhs.appAccountToken ?? lhs.originalTransactionId ?? "")
+        let right = (environmentRank(rhs.environment), rhs.environment.rawValue, rhs.appAccountToken == nil ? 1 : 0,
+                     rhs.appAccountToken ?? rhs.originalTransactionId ?? "")
+        return left < right
+    }
+
+    private static func environmentRank(_ environment: AppStoreEnvironment) -> Int {
+        AppStoreEnvironment.knownValues.firstIndex(of: environment) ?? AppStoreEnvironment.knownValues.count
+    }
+
+    public var description: String {
+        "\(environment.rawValue)/" + (appAccountToken ?? "originalTransactionId:\(originalTransactionId ?? "")")
+    }
+}
+
+/// One thing an account may use at an instant, and the transaction that grants it.
+public struct Entitlement: Sendable, Hashable {
+    public enum State: String, Sendable, Hashable {
+        /// A paid subscription period, or a non-consumable.
+        case active
+        /// The subscription expired and Apple is retrying the payment inside its billing grace period.
+        case gracePeriod = "grace_period"
+        /// A free trial: a subscription's introductory free trial, or a trial product of the catalog.
+        case trial
+        /// A non-renewing subscription (its length is the catalog's; unbounded when not given).
+        case nonRenewing = "non_renewing"
+    }
+
+    public let productId: String
+    public let type: ProductType
+    public let subscriptionGroupIdentifier: String?
+    public let state: State
+    /// When access ends: the subscription's `expiresDate` (or `gracePeriodExpiresDate` in a grace
+    /// period), the end of a trial or of a non-renewing subscription's length; `nil` when it
+    /// does not end.
+    public let expiresDate: Timestamp?
+    public let ownership: InAppOwnershipType
+    /// The granting transaction.
+    public let transactionId: String
+    public let originalTransactionId: String
+    public let purchaseDate: Timestamp
+}
+
+/// The highest tier an account has at an instant, with what grants it.
+public struct TierGrant: Sendable, Hashable {
+    public let name: String
+    public let rank: Int
+    /// The entitlement that grants the tier (its product, transaction and end).
+    public let entitlement: Entitlement
+}
+
+/// The entitlements of one account at one instant.
+public struct AccountEntitlements: Sendable, Hashable {
+    public let account: AccountKey
+    /// Every chain of the account (both keys are given, so either can be joined).
+    public let originalTransactionIds: [String]
+    /// Ordered by ownership (`PURCHASED` first), then product and transaction.
+    public let entitlements: [Entitlement]
+    /// The highest-ranked tier among the entitlements, by the ledger's catalog; `nil` when none
+    /// maps to a tier.
+    public let tier: TierGrant?
+}

@@ -1,0 +1,133 @@
+internal import Vouch
+
+/// What the app decides about its products and the signed data cannot say: tiers and their
+/// ranks, the trial length of a "free non-consumable trial" product, the length of a
+/// non-renewing subscription.
+///
+/// Read from JSON (`vouch entitlements --tiers FILE`):
+///
+/// ```json
+/// {
+///   "tiers": [
+///     {"name": "pro", "rank": 20, "products": ["com.example.pro.monthly", "com.example.pro.trial"]},
+///     {"name": "plus", "rank": 10, "products": ["com.example.plus.monthly"]}
+///   ],
+///   "products": {
+///     "com.example.pro.trial": {"trialDays": 14},
+///     "com.example.pass.month": {"lengthDays": 30}
+///   }
+/// }
+/// ```
+public struct ProductCatalog: Sendable, Equatable {
+    /// A named level of service; a higher rank is more service.
+    public struct Tier: Sendable, Hashable {
+        public var name: String
+        public var rank: Int
+        public var products: [String]
+
+        public init(name: String, rank: Int, products: [String]) {
+            self.name = name
+            self.rank = rank
+            self.products = products
+        }
+    }
+
+    public var tiers: [Tier]
+    /// Free non-consumable trial products: days of access from the purchase date.
+    public var trialDays: [String: Int]
+    /// Non-renewing subscriptions: days of access from the purchase date (unbounded when absent).
+    public var lengthDays: [String: Int]
+
+    public init(tiers: [Tier] = [], trialDays: [String: Int] = [:], lengthDays: [String: Int] = [:]) {
+        self.tiers = tiers
+        self.trialDays = trialDays
+        self.lengthDays = lengthDays
+    }
+
+    /// The tier a product belongs to; the highest-ranked when it is listed in several.
+    public func tier(of productId: String) -> Tier? {
+        tiers.filter { $0.products.contains(productId) }.max { ($0.rank, $1.name) < ($1.rank, $0.name) }
+    }
+
+    /// A catalog problem, with the member at fault.
+    public struct FormatError: Error, Sendable, Equatable, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Reads the JSON form above. Unknown members are refused, so a misspelt one is not ignored.
+    public init(json bytes: some Collection<UInt8>) throws(FormatError) {
+        let value: JSONValue
+        do {
+            value = try StrictJSON.parse(bytes, limits: .init(maximumDepth: 8))
+        } catch {
+            throw FormatError("not JSON: \(error)")
+        }
+        guard let root = value.objectValue else { throw FormatError("the catalog must be a JSON object") }
+        self.init()
+        for member in root.members {
+            switch member.name {
+            case "tiers":
+                guard let list = member.value.arrayValue else { throw FormatError("tiers must be an array") }
+                for (index, element) in list.enumerated() {
+                    tiers.append(try Self.tier(element, at: "tiers[\(index)]"))
+                }
+            case "products":
+                guard let products = member.value.objectValue else { throw FormatError("products must be an object") }
+                for product in products.members {
+                    try readProduct(product)
+                }
+            default:
+                throw FormatError("unknown member '\(member.name)' (expected tiers, products)")
+            }
+        }
+        var names = Set<String>()
+        for tier in tiers where !names.insert(tier.name).inserted {
+            throw FormatError("tier '\(tier.name)' is defined twice")
+        }
+    }
+
+    private static func tier(_ value: JSONValue, at path: String) throws(FormatError) -> Tier {
+        guard let object = value.objectValue else { throw FormatError("\(path) must be an object") }
+        var name: String?, rank: Int?, products: [String]?
+        for member in object.members {
+            switch member.name {
+            case "name":
+                guard let text = member.value.stringValue, !text.isEmpty else { throw FormatError("\(path).name must be a non-empty string") }
+                name = text
+            case "rank":
+                guard let number = member.value.int64Value, let value = Int(exactly: number) else {
+                    throw FormatError("\(path).rank must be an integer")
+                }
+                rank = value
+            case "products":
+                guard let list = member.value.arrayValue else { throw FormatError("\(path).products must be an array of strings") }
+                var ids: [String] = []
+                for element in list {
+                    guard let id = element.stringValue else { throw FormatError("\(path).products must be an array of strings") }
+                    ids.append(id)
+                }
+                products = ids
+            default:
+                throw FormatError("unknown member '\(member.name)' in \(path) (expected name, rank, products)")
+            }
+        }
+        guard let name, let rank, let products else { throw FormatError("\(path) needs name, rank and products") }
+        return Tier(name: name, rank: rank, products: products)
+    }
+
+    private mutating func readProduct(_ product: JSONObject.Member) throws(FormatError) {
+        let path = "products.\(product.name)"
+        guard let object = product.value.objectValue else { throw FormatError("\(path) must be an object") }
+        for member in object.members {
+            guard let number = member.value.int64Value, let days = Int(exactly: number), days > 0, days <= 36_500 else {
+                throw FormatError("\(path).\(member.name) must be a whole number of days from 1 to 36500")
+            }
+            switch member.name {
+            case "trialDays": trialDays[product.name] = days
+            case "lengthDays": lengthDays[product.name] = days
+            default: throw FormatError("unknown member '\(member.name)' in \(path) (expected trialDays, lengthDays)")
+            }
+        }
+    }
+}
