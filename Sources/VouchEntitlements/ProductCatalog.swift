@@ -120,14 +120,13 @@ public struct ProductCatalog: Sendable, Equatable {
         let path = "products.\(product.name)"
         guard let object = product.value.objectValue else { throw FormatError("\(path) must be an object") }
         for member in object.members {
+            guard member.name == "trialDays" || member.name == "lengthDays" else {
+                throw FormatError("unknown member '\(member.name)' in \(path) (expected trialDays, lengthDays)")
+            }
             guard let number = member.value.int64Value, let days = Int(exactly: number), days > 0, days <= 36_500 else {
                 throw FormatError("\(path).\(member.name) must be a whole number of days from 1 to 36500")
             }
-            switch member.name {
-            case "trialDays": trialDays[product.name] = days
-            case "lengthDays": lengthDays[product.name] = days
-            default: throw FormatError("unknown member '\(member.name)' in \(path) (expected trialDays, lengthDays)")
-            }
+            if member.name == "trialDays" { trialDays[product.name] = days } else { lengthDays[product.name] = days }
         }
     }
 }
