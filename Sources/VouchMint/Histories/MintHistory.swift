@@ -214,6 +214,11 @@ public struct MintHistory: Sendable {
         items.append(.transaction(restated(transaction, at: date)))
     }
 
+    /// Appends the items of another history (a family member's, say) after these.
+    public mutating func append(_ other: MintHistory) {
+        items += other.items
+    }
+
     // MARK: Signing
 
     /// Signs every item, in order: one compact JWS per item.

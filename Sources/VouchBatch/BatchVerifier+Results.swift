@@ -1,0 +1,28 @@
+extension BatchVerifier {
+    /// Verifies each line of `reader` on ``jobs`` threads and hands each line's result to
+    /// `deliver` in input order, on the calling thread: what a consumer of the verified
+    /// payloads (rather than of JSON records) reads a dump with. Blank and over-long lines are
+    /// rejected results, as in ``verifyLines(from:format:write:progress:)``.
+    ///
+    /// - Parameter deliver: receives the 1-based line number within `reader` and the result.
+    /// - Returns: the counts. Throws the reader's ``InputFailure`` after delivering every line
+    ///   read before it, or what `deliver` throws.
+    public func verifyLines(
+        from reader: LineReader, deliver: (Int, Result<VerifiedPayload, VerificationError>) throws -> Void
+    ) throws -> BatchSummary {
+        var summary = BatchSummary()
+        let pipeline = OrderedPipeline<LineChunk, (first: Int, results: [Result<VerifiedPayload, VerificationError>])>(jobs: jobs) {
+            [self] chunk in
+            (chunk.firstLineNumber, chunk.lines.map { verify($0, in: chunk.bytes) })
+        }
+        try pipeline.run(
+            next: { try reader.nextChunk() },
+            sink: { output in
+                for (offset, result) in output.results.enumerated() {
+                    summary.count(result)
+                    try deliver(output.first + offset, result)
+                }
+            })
+        return summary
+    }
+}

@@ -1,0 +1,131 @@
+public import Foundation
+internal import Vouch
+
+/// Coherent per-account histories for many accounts, deterministically from a seed: what
+/// `vouch mint history` writes.
+///
+/// Account `index` is a pure function of (`seed`, `date`, `index`, environment, bundle and app
+/// ids). Each subscribes to a monthly plan about four months before `date` and then lives one
+/// of these stories, picked by the seed (the story's name is ``story(of:)``):
+///
+/// | story | what happens |
+/// |---|---|
+/// | `renewing` | renews every month; active at `date` |
+/// | `upgrade` | upgrades to the pro plan in its second month, renews |
+/// | `grace-period` | the third renewal fails; in its 16-day billing grace period at `date` |
+/// | `expired` | turns auto-renew off; expired two months before `date` |
+/// | `refund-reversed` | buys the lifetime product, gets a prorated refund, the refund is reversed |
+/// | `family-sharing` | buys the lifetime product, shares it with a family member, who loses it |
+/// | `consumables` | buys coin packs, one is refunded; the subscription expires |
+/// | `trial` | takes the 14-day trial product, then buys the lifetime product |
+///
+/// One account in five has no `appAccountToken`; the others get a UUID made from the seed.
+public struct MintHistoryGenerator: Sendable {
+    public static let stories = [
+        "renewing", "upgrade", "grace-period", "expired", "refund-reversed", "family-sharing", "consumables", "trial",
+    ]
+
+    public var seed: UInt64
+    /// Histories end at or before this instant.
+    public var date: Date
+    public var environment: String
+    public var bundleId: String
+    public var appAppleId: Int64
+
+    public init(
+        seed: UInt64, date: Date, environment: String = "Production", bundleId: String = "com.example.app",
+        appAppleId: Int64 = 1_234_567_890
+    ) {
+        self.seed = seed
+        self.date = date
+        self.environment = environment
+        self.bundleId = bundleId
+        self.appAppleId = appAppleId
+    }
+
+    /// The story account `index` lives.
+    public func story(of index: Int) -> String {
+        var random = SplitMix64(seed: seed, index: UInt64(index))
+        return Self.stories[Int(random.next() % UInt64(Self.stories.count))]
+    }
+
+    /// The `appAccountToken` of account `index`, or `nil`.
+    public func appAccountToken(of index: Int) -> String? {
+        var random = SplitMix64(seed: seed, index: UInt64(index))
+        _ = random.next()
+        guard random.next() % 5 != 0 else { return nil }
+        let high = random.next(), low = random.next()
+        let hex = String(high, radix: 16).leftPadded(16) + String(low, radix: 16).leftPadded(16)
+        let characters = Array(hex)
+        // A version 4 UUID: 4 in the version nibble, 8 to b in the variant nibble.
+        let variant = "89ab"[ "89ab".index("89ab".startIndex, offsetBy: Int(low % 4)) ]
+        return String(characters[0..<8]) + "-" + String(characters[8..<12]) + "-4" + String(characters[13..<16]) + "-"
+            + String(variant) + String(characters[17..<20]) + "-" + String(characters[20..<32])
+    }
+
+    /// The history of account `index`.
+    public func history(_ index: Int) -> MintHistory {
+        let day: Int64 = 86_400_000
+        let end = Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) / 1000 * 1000
+        let story = story(of: index)
+        var random = SplitMix64(seed: seed, index: UInt64(index) &+ 0x5EED)
+        // Each account starts within a day of 120 days before the end (100 for a grace
+        // period, so that it is running at the end).
+        let start = end - (story == "grace-period" ? 100 : 120) * day + Int64(random.next() % UInt64(day))
+        let firstId = (environment == "Production" ? 200_000_000_000_000 : 2_000_000_000_000_000) + Int64(index) * 100
+        var history = MintHistory(
+            environment: environment, bundleId: bundleId, appAppleId: appAppleId, appAccountToken: appAccountToken(of: index),
+            firstTransactionId: firstId)
+        let plus = "com.example.plus.monthly", pro = "com.example.pro.monthly", lifetime = "com.example.pro.lifetime"
+        let month = 30 * day
+        var current = history.purchase(plus, type: .autoRenewableSubscription, at: start, price: 4_990, expires: start + month,
+                                       freeTrial: story == "renewing" && index % 2 == 0)
+        switch story {
+        case "renewing":
+            while let expires = current.expiresDate, expires <= end {
+                current = history.renew(current, until: expires + month, price: 4_990)
+            }
+        case "upgrade":
+            current = history.upgrade(current, to: pro, at: start + month + 10 * day, until: start + 2 * month + 10 * day, price: 9_990)
+            while let expires = current.expiresDate, expires <= end {
+                current = history.renew(current, until: expires + month, price: 9_990)
+            }
+        case "grace-period":
+            while let expires = current.expiresDate, expires + month <= end {
+                current = history.renew(current, until: expires + month, price: 4_990)
+            }
+            history.failRenewal(current, graceUntil: (current.expiresDate ?? end) + 16 * day)
+        case "expired":
+            current = history.renew(current, until: start + 2 * month, price: 4_990)
+            history.expire(current)
+        case "refund-reversed":
+            history.expire(current)
+            let bought = history.purchase(lifetime, type: .nonConsumable, at: start + 3 * day, price: 29_990)
+            history.refund(bought, at: start + 20 * day, reason: 1, type: "REFUND_PRORATED", percentage: 66_667)
+            history.reverseRefund(bought, at: start + 50 * day)
+        case "family-sharing":
+            history.expire(current)
+            let bought = history.purchase(lifetime, type: .nonConsumable, at: start + 2 * day, price: 29_990)
+            var member = MintHistory(environment: environment, bundleId: bundleId, appAppleId: appAppleId, firstTransactionId: firstId + 50)
+            let shared = member.shareWithFamily(bought, at: start + 4 * day)
+            member.revokeFamilySharing(shared, at: start + 60 * day)
+            history.append(member)
+        case "consumables":
+            history.expire(current)
+            let coins = history.purchase("com.example.coins.100", type: .consumable, at: start + 5 * day, price: 999)
+            history.purchase("com.example.coins.100", type: .consumable, at: start + 9 * day, price: 999)
+            history.refund(coins, at: start + 12 * day, reason: 0)
+        default:  // trial
+            history.expire(current)
+            history.purchase("com.example.pro.trial", type: .nonConsumable, at: start + 40 * day, price: 0)
+            history.purchase(lifetime, type: .nonConsumable, at: start + 50 * day, price: 29_990)
+        }
+        return history
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: "0", count: width - count) + self
+    }
+}
