@@ -19,6 +19,9 @@ struct Options {
     var rounds = 3
     var receiptLines = 20_000
     var onlyReceipts = false
+    /// Payloads for the entitlement ledger's figure; 0 leaves it out.
+    var ledgerPayloads = 1_000_000
+    var ledgerOnly = false
 
     init(_ arguments: [String]) {
         var index = 0
@@ -40,8 +43,13 @@ struct Options {
             case "--jobs":
                 index += 1
                 jobs = Int(arguments[index]) ?? jobs
+            case "--ledger":
+                index += 1
+                ledgerPayloads = max(0, Int(arguments[index]) ?? ledgerPayloads)
+            case "--ledger-only":
+                ledgerOnly = true
             default:
-                FileHandle.standardError.write(Data("usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts]\n".utf8))
+                FileHandle.standardError.write(Data("usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts] [--ledger N] [--ledger-only]\n".utf8))
                 exit(64)
             }
             index += 1
@@ -100,6 +108,10 @@ log("minting \(options.lines) transactions …")
 let validity = MintValidity(notBefore: MintDate.parse("2020-01-01")!, notAfter: MintDate.parse("2045-01-01")!)
 let authority = try MintAuthority.generate(MintAuthorityOptions(validity: validity))
 let signer = try MintSigner(authority: authority)
+if options.ledgerOnly {
+    print(try benchLedger(payloads: options.ledgerPayloads, jobs: jobs, authority: authority, signer: signer, directory: scratch).markdown)
+    exit(0)
+}
 let leafDER = try authority.certificateChain()[0]
 let leafKey: OpaquePointer = leafDER.withUnsafeBufferPointer { buffer in
     var cursor = buffer.baseAddress
@@ -491,3 +503,6 @@ print("""
     """)
 
 print(try ReceiptBench.run(lines: options.receiptLines, jobs: jobs, rounds: options.rounds, vouch: vouch, scratch: scratch))
+if options.ledgerPayloads > 0 {
+    print(try benchLedger(payloads: options.ledgerPayloads, jobs: jobs, authority: authority, signer: signer, directory: scratch).markdown)
+}

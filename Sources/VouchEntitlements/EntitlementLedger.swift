@@ -43,6 +43,9 @@ public struct EntitlementLedger: Sendable {
 
     private(set) var chains: [ChainKey: [String: TransactionRecord]] = [:]
     private(set) var renewals: [RenewalKey: RenewalStatement] = [:]
+    /// One copy of each text many records repeat (product ids, types, tokens), so memory
+    /// follows the transactions, not the bytes of their statements.
+    private var strings = Set<String>()
     /// What was fed in.
     public private(set) var statistics = Statistics()
 
@@ -112,10 +115,11 @@ public struct EntitlementLedger: Sendable {
 
     private mutating func add(_ transaction: JWSTransactionDecodedPayload, reversalNotifiedAt: Int64? = nil) {
         statistics.transactions += 1
-        guard let statement = TransactionStatement(transaction) else {
+        guard var statement = TransactionStatement(transaction) else {
             statistics.incomplete += 1
             return
         }
+        statement.share(&strings)
         let key = ChainKey(
             environment: statement.environment, originalTransactionId: statement.originalTransactionId,
             ownership: statement.ownership)

@@ -56,6 +56,19 @@ struct TransactionStatement: Sendable, Equatable {
         isFreeTrial = payload.offerDiscountType == .freeTrial
     }
 
+    /// Replaces the repeated texts by the copies in `strings` (adding those not there yet).
+    mutating func share(_ strings: inout Set<String>) {
+        func shared(_ text: String) -> String { strings.insert(text).memberAfterInsert }
+        environment = shared(environment)
+        productId = shared(productId)
+        type = shared(type)
+        ownership = shared(ownership)
+        subscriptionGroupIdentifier = subscriptionGroupIdentifier.map(shared)
+        appAccountToken = appAccountToken.map(shared)
+        currency = currency.map(shared)
+        if let type = revocation?.type { revocation?.type = shared(type) }
+    }
+
     /// The order between two statements about one transaction: the later `signedDate` wins.
     /// Statements signed at the same instant are ordered by their content, so the choice never
     /// depends on input order; a revoked statement ranks above an unrevoked one (the safe side).
