@@ -77,6 +77,8 @@ struct TierTests {
         #expect(ledger.accounts(inTier: "plus", at: F.at(F.day(40))).map(\.appAccountToken) == [F.account])
         #expect(ledger.accounts(inTier: "pro", at: F.at(F.day(40))).map(\.appAccountToken) == [F.otherAccount])
         #expect(ledger.accounts(entitledTo: "com.example.pro.lifetime", at: F.at(F.day(2))).isEmpty)
+        #expect(ledger.accounts(entitledTo: "com.example.pro.lifetime", at: F.at(F.day(3))).map(\.appAccountToken) == [F.otherAccount])
+        #expect(ledger.accounts(entitledTo: "com.example.plus.monthly", at: F.at(F.day(3))).map(\.appAccountToken) == [F.account])
     }
 
     @Test func aFourteenDayTrialProductGivesItsTierForFourteenDays() throws {
