@@ -3,10 +3,11 @@ import Vouch
 import VouchEntitlements
 
 /// `vouch entitlements`: who may use what at an instant, from verified dumps.
-enum EntitlementsCommand {
-    static let usage = """
-        Usage: vouch entitlements [--at WHEN] [--tiers FILE] [--account ID]... [--json] [options] [FILE ...|-]
-
+struct EntitlementsCommand: Command {
+    let path = ["entitlements"]
+    let summary = "Who is entitled to what at an instant, from verified dumps"
+    let usage = "vouch entitlements [--at WHEN] [--tiers FILE] [--account ID]... [--json] [options] [FILE ...|-]"
+    let discussion = """
         Verifies every line of the inputs as 'vouch batch' does (files in order, or standard
         input for '-' or no FILE; gzip; a bare JWS or a JSON body per line) and prints, for each
         account, what it is entitled to at WHEN, by StoreKit's currentEntitlements rules applied
@@ -17,44 +18,46 @@ enum EntitlementsCommand {
         else the originalTransactionId chain; environments never mix. A rejected line is
         reported on stderr and not used.
 
-        Options:
-          --at WHEN              The instant: now (default), a date such as 2026-02-01
-                                 (midnight UTC) or an ISO-8601 instant
-          --tiers FILE           A JSON catalog of tiers (name, rank, products), trial days of
-                                 free trial products and lengths of non-renewing subscriptions;
-                                 each record then gets the account's highest tier
-          --account ID           Only this account: an appAccountToken or any of its
-                                 originalTransactionIds; repeatable
-          --json                 One JSON record per account (default: readable text):
-                                 {"environment":…,"appAccountToken":…|null,"originalTransactionIds":[…],
-                                  "at":…,"entitlements":[{"productId":…,"type":…,"subscriptionGroupIdentifier":…,
-                                  "state":"active|grace_period|trial|non_renewing","expiresDate":…,"expires":…,
-                                  "ownership":…,"transactionId":…,"originalTransactionId":…,"purchaseDate":…}]
-                                  [,"tier":{"name":…,"rank":…,"productId":…,"state":…,"expiresDate":…,
-                                  "expires":…,"transactionId":…}|null]}
-        \(LedgerInput.optionsHelp)
-          -h, --help             Show this help
+        With --json, one record per account:
+          {"environment":…,"appAccountToken":…|null,"originalTransactionIds":[…],"at":…,
+           "entitlements":[{"productId":…,"type":…,"subscriptionGroupIdentifier":…,
+           "state":"active|grace_period|trial|non_renewing","expiresDate":…,"expires":…,
+           "ownership":…,"transactionId":…,"originalTransactionId":…,"purchaseDate":…}]
+           [,"tier":{"name":…,"rank":…,"productId":…,"state":…,"expiresDate":…,"expires":…,
+           "transactionId":…}|null]}
+        Accounts come in a stable order: Production, Sandbox, Xcode, LocalTesting; accounts
+        with an appAccountToken by token, then the others by originalTransactionId. The same
+        tokens in any order or split across any files give the same bytes. A summary goes to
+        stderr.
 
-        Accounts come in a stable order: Production, Sandbox, Xcode, LocalTesting; accounts with
-        an appAccountToken by token, then the others by originalTransactionId. The same tokens
-        in any order or split across any files give the same bytes. A summary goes to stderr.
-
-        Exit status: 0 every line verified, 1 some line rejected (the answer is still printed,
-        from the verified lines), 64 usage error, 66 an input cannot be read or is truncated
-        (nothing printed), 74 output write error.
+        WHEN and DATE are 2026-02-01 (midnight UTC), 2026-02-01T12:30:00Z or with an offset.
+        """
+    let positionals = Positionals.any
+    let exitStatus = """
+        0 every line verified, 1 some line rejected (the answer
+        from the verified lines is still printed), 64 usage error, 65 a --tiers file that is
+        not a catalog, 66 an input cannot be read or is truncated (nothing printed),
+        74 output write error.
         """
 
-    static func run(_ words: [String]) throws -> Int32 {
-        let arguments = try Arguments(
-            words, valued: LedgerInput.valued.union(["--at", "--tiers", "--account"]), flags: LedgerInput.flags.union(["--json"]))
-        let instant = try LedgerInput.instant(arguments.value("--at") ?? "now", option: "--at")
+    var options: [CommandOption] {
+        [
+            .value("--at", "WHEN", help: "The instant: now (default) or a DATE"),
+            .value("--tiers", "FILE", help: "A JSON catalog: tiers (name, rank, products), trialDays\nof free trial products, lengthDays of non-renewing\nsubscriptions; each record then gets the highest tier"),
+            .value("--account", "ID", repeatable: true, help: "Only this account: an appAccountToken or any of its\noriginalTransactionIds"),
+            .flag("--json", help: "One JSON record per account (default: readable text)"),
+        ] + LedgerInput.options
+    }
+
+    func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let instant = try LedgerInput.instant(arguments.value("--at") ?? "now", option: "--at", console: console)
+        let input = try LedgerInput(command: "entitlements", arguments: arguments, console: console)
         let catalog = try LedgerInput.catalog(arguments.value("--tiers"))
-        let input = try LedgerInput(command: "entitlements", arguments: arguments)
 
         var ledger = EntitlementLedger(catalog: catalog)
-        let reading = try input.read(into: &ledger)
+        let reading = try input.read(into: &ledger, console: console)
 
-        var answers: [AccountEntitlements]
+        let answers: [AccountEntitlements]
         let wanted = arguments.values("--account")
         if wanted.isEmpty {
             answers = ledger.entitlements(at: instant)
@@ -62,42 +65,33 @@ enum EntitlementsCommand {
             let accounts = Set(wanted.flatMap { ledger.accounts(matching: $0) })
             answers = accounts.sorted().compactMap { ledger.entitlements(of: $0, at: instant) }
             for id in wanted where ledger.accounts(matching: id).isEmpty {
-                Output.error("vouch entitlements: no account \(id) in the input")
+                console.diagnose("vouch entitlements: no account \(id) in the input")
             }
         }
 
         let includeTier = arguments.value("--tiers") != nil
-        var writer = JSONWriter(reservingCapacity: 64 * 1024)
-        var text = ""
+        var bytes: [UInt8] = []
         for answer in answers {
             if arguments.flag("--json") {
-                writer.write(answer.json(at: instant, includeTier: includeTier))
-                writer.raw("\n")
+                bytes += JSONWriter.encode(answer.json(at: instant, includeTier: includeTier)) + [0x0A]
             } else {
-                text += describe(answer, includeTier: includeTier)
+                bytes += Array(Self.describe(answer, includeTier: includeTier).utf8)
             }
-            if writer.bytes.count + text.utf8.count >= 64 * 1024 {
-                try write(writer.bytes + Array(text.utf8))
-                writer.reset()
-                text = ""
+            if bytes.count >= 64 * 1024 {
+                try console.output.write(bytes)
+                bytes.removeAll(keepingCapacity: true)
             }
         }
-        try write(writer.bytes + Array(text.utf8))
+        if !bytes.isEmpty { try console.output.write(bytes) }
 
-        Output.error(input.describe(reading, ledger: ledger) + "\n  \(answers.count) accounts at \(instant.iso8601)")
+        console.diagnose(input.describe(reading, ledger: ledger) + "\n  \(answers.count) accounts at \(instant.iso8601)")
         try LedgerInput.writeSummary(.object(JSONObject([
             .init("input", input.inputJSON(reading, ledger: ledger)),
             .init("at", .number(String(instant.milliseconds))),
             .init("accounts", .number(String(answers.count))),
             .init("entitled", .number(String(answers.filter { !$0.entitlements.isEmpty }.count))),
-        ])), to: arguments.value("--summary-json"))
+        ])), to: arguments.value("--summary-json"), console: console)
         return input.status(reading)
-    }
-
-    static func write(_ bytes: [UInt8]) throws {
-        guard bytes.isEmpty || Output.write(bytes: bytes, to: .standardOutput) else {
-            throw WriteError("cannot write the output: \(String(cString: strerror(errno)))")
-        }
     }
 
     /// Readable text: the account, then one line per entitlement.

@@ -7,28 +7,14 @@ import VouchEntitlements
 /// every token verified with the same trust options; a rejected line is counted and reported
 /// on stderr, never used.
 struct LedgerInput {
-    /// The options both commands share with `vouch batch` (less `--at`, `--kind` and the
-    /// record options), and `--chain-at`.
-    static let valued: Set<String> = [
-        "--root", "--bundle-id", "--app-apple-id", "--environment", "--xcode-cert", "--field", "--jobs", "--chain-at",
-        "--summary-json",
-    ]
-    static let flags: Set<String> = ["--no-strict-x509"]
-
-    static let optionsHelp = """
-          --summary-json FILE    Also write the summary as JSON to FILE
-          --jobs N               Verify on N threads (default: all cores)
-          --field NAME           In JSON lines, read the token from this member
-          --root FILE            Trust this root certificate (DER or PEM) instead of the
-                                 embedded Apple Root CA - G3; repeatable
-          --bundle-id ID         Require this bundleId
-          --app-apple-id N       Require this appAppleId (checked for Production data)
-          --environment ENV      Require Production, Sandbox, Xcode or LocalTesting
-          --chain-at WHEN        Validate chains at: signed (default), now, or ISO-8601
-                                 ('vouch batch --at')
-          --xcode-cert FILE      Trust this Xcode StoreKit testing certificate; repeatable
-          --no-strict-x509       Relax OpenSSL's RFC 5280 strict checks
-        """
+    /// The options both commands share with `vouch batch`: its trust options less `--kind`,
+    /// with `--chain-at` for what `--at` means there.
+    static let options: [CommandOption] = [
+        .value("--summary-json", "FILE", help: "Also write the summary as JSON to FILE (- for stdout)"),
+        .value("--jobs", short: "j", "N", help: "Verify on N threads (default: all cores)"),
+        .value("--field", "NAME", help: "In JSON lines, read the token from this member"),
+        .value("--chain-at", "WHEN", help: "Validate chains at: signed (the payload's signed date,\ndefault), now, or a DATE ('vouch batch --at')"),
+    ] + TrustOptions.options.filter { $0.name != "--kind" && $0.name != "--at" }
 
     /// At most this many rejected lines are reported one by one; all are counted.
     static let reportedRejections = 100
@@ -37,17 +23,20 @@ struct LedgerInput {
     let batch: BatchVerifier
     let paths: [String]
 
-    init(command: String, arguments: Arguments) throws {
+    init(command: String, arguments: ParsedArguments, console: Console) throws {
         self.command = command
-        // `--at` means something else here; chains are validated at `--chain-at`.
-        var options = try TrustOptions(arguments.removing("--at"))
-        options.configuration.validationTime = try arguments.value("--chain-at").map {
-            do {
-                return try TrustOptions.validationTime($0)
-            } catch {
-                throw UsageError("--chain-at must be 'signed', 'now' or an ISO-8601 instant; got '\($0)'")
+        var options = try TrustOptions(arguments, console: console)
+        // `--at` means something else to these commands; chains are validated at `--chain-at`.
+        options.configuration.validationTime = .signedDate
+        if let text = arguments.value("--chain-at") {
+            switch text {
+            case "signed": options.configuration.validationTime = .signedDate
+            case "now": options.configuration.validationTime = .now
+            default:
+                let date = try Spelling.date(text, option: "--chain-at", alternatives: "'signed', 'now' or ")
+                options.configuration.validationTime = .fixed(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
             }
-        } ?? .signedDate
+        }
         var batch = BatchVerifier(verifier: try options.makeVerifier(), field: arguments.value("--field"))
         if let text = arguments.value("--jobs") {
             guard let jobs = Int(text), (1...1024).contains(jobs) else {
@@ -59,7 +48,7 @@ struct LedgerInput {
         paths = arguments.positionals.isEmpty ? ["-"] : arguments.positionals
     }
 
-    /// What reading gave: the counts, and the first rejections.
+    /// What reading gave.
     struct Reading {
         var summary = BatchSummary()
         var seconds: Double = 0
@@ -67,19 +56,19 @@ struct LedgerInput {
 
     /// Feeds every verified payload of every input to `ledger`. Every input is opened before
     /// any is read; an input that cannot be read (or a truncated gzip stream) is an
-    /// ``InputError``.
-    func read(into ledger: inout EntitlementLedger) throws -> Reading {
-        var inputs: [(name: String, descriptor: Int32)] = []
-        defer { for input in inputs where input.descriptor != 0 { close(input.descriptor) } }
+    /// ``InputError``, thrown before anything is printed.
+    func read(into ledger: inout EntitlementLedger, console: Console) throws -> Reading {
+        var inputs: [(name: String, descriptor: Int32, owned: Bool)] = []
+        defer { for input in inputs where input.owned { close(input.descriptor) } }
         for path in paths {
             if path == "-" {
-                inputs.append(("standard input", 0))
+                inputs.append(("standard input", console.inputDescriptor, false))
                 continue
             }
             var status = stat()
-            let descriptor = open(path, O_RDONLY)
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw InputError("cannot read \(path): \(String(cString: strerror(errno)))") }
-            inputs.append((path, descriptor))
+            inputs.append((path, descriptor, true))
             if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
                 throw InputError("cannot read \(path): it is a directory")
             }
@@ -97,9 +86,9 @@ struct LedgerInput {
                     case .failure(let error):
                         reported += 1
                         if reported <= Self.reportedRejections {
-                            Output.error("vouch \(command): \(input.name):\(line): rejected, not used: \(error.code): \(error.reason)")
+                            console.diagnose("vouch \(command): \(input.name):\(line): rejected, not used: \(error.code): \(error.reason)")
                         } else if reported == Self.reportedRejections + 1 {
-                            Output.error("vouch \(command): further rejected lines are counted only ('vouch batch' lists them all)")
+                            console.diagnose("vouch \(command): further rejected lines are counted only ('vouch batch' lists them all)")
                         }
                     }
                 }
@@ -112,7 +101,8 @@ struct LedgerInput {
         return reading
     }
 
-    /// `vouch COMMAND: N lines, V verified, R rejected (by code) in S s`.
+    /// `vouch COMMAND: N lines, V verified, R rejected in S s; C chains, T transactions`, and
+    /// the rejections by code.
     func describe(_ reading: Reading, ledger: EntitlementLedger) -> String {
         let summary = reading.summary
         var text = "vouch \(command): \(summary.lines) lines, \(summary.verified) verified, \(summary.rejected) rejected in "
@@ -128,7 +118,7 @@ struct LedgerInput {
         return text
     }
 
-    /// The input counts as JSON: `{"lines":…,"verified":…,"rejected":…,"errors":{…},"ignored":…,"incomplete":…}`.
+    /// The input counts as JSON: `{"lines":…,"verified":…,"rejected":…,"errors":{…},"ignored":…,"incomplete":…,"chains":…,"transactions":…}`.
     func inputJSON(_ reading: Reading, ledger: EntitlementLedger) -> JSONValue {
         let summary = reading.summary
         return .object(JSONObject([
@@ -143,52 +133,36 @@ struct LedgerInput {
         ]))
     }
 
-    /// The exit status once the output is written: 0 when every line verified, 1 otherwise.
+    /// The exit status once the answer is written: 0 when every line verified, 1 otherwise.
     func status(_ reading: Reading) -> Int32 {
-        reading.summary.rejected == 0 ? ExitCode.verified : ExitCode.rejected
+        reading.summary.rejected == 0 ? ExitCode.success : ExitCode.rejected
     }
 
-    /// Writes `json` to the `--summary-json` file, if one was asked for.
-    static func writeSummary(_ json: JSONValue, to path: String?) throws {
+    /// Writes `json` to the `--summary-json` destination, if one was asked for.
+    static func writeSummary(_ json: JSONValue, to path: String?, console: Console) throws {
         guard let path else { return }
-        guard FileManager.default.createFile(atPath: path, contents: Data(JSONWriter.encode(json) + [0x0A])) else {
-            throw WriteError("cannot write the summary to \(path)")
-        }
+        let destination = try console.destination(path)
+        try destination.write(JSONWriter.encode(json) + [0x0A])
+        try destination.close()
     }
 
-    /// An instant: `now`, a date (`2026-02-01`, midnight UTC) or an ISO-8601 instant.
-    static func instant(_ text: String, option: String, now: Date = Date()) throws(UsageError) -> Timestamp {
-        if text == "now" { return Timestamp(milliseconds: Int64((now.timeIntervalSince1970 * 1000).rounded(.down))) }
-        let dateOnly = text.count == 10 ? text + "T00:00:00Z" : text
-        guard case .fixed(let milliseconds) = try? TrustOptions.validationTime(dateOnly), dateOnly != "signed", dateOnly != "now" else {
-            throw UsageError("\(option) must be 'now', a date such as 2026-02-01 or an ISO-8601 instant such as 2026-02-01T12:00:00Z; got '\(text)'")
+    /// An instant: `now`, a date (`2026-02-01`, midnight UTC) or an instant (`2026-02-01T12:00:00Z`).
+    static func instant(_ text: String, option: String, console: Console, allowNow: Bool = true) throws(UsageError) -> Timestamp {
+        if allowNow && text == "now" {
+            return Timestamp(milliseconds: Int64((console.now().timeIntervalSince1970 * 1000).rounded(.down)))
         }
-        return Timestamp(milliseconds: milliseconds)
+        let date = try Spelling.date(text, option: option, alternatives: allowNow ? "'now' or " : "")
+        return Timestamp(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
     }
 
-    /// Reads the `--tiers` catalog.
+    /// Reads the `--tiers` catalog: unreadable is exit 66, not a catalog 65.
     static func catalog(_ path: String?) throws -> ProductCatalog {
         guard let path else { return ProductCatalog() }
         guard let data = FileManager.default.contents(atPath: path) else { throw InputError("cannot read --tiers \(path)") }
         do {
             return try ProductCatalog(json: [UInt8](data))
         } catch {
-            throw UsageError("--tiers \(path): \(error)")
+            throw InvalidInputError("--tiers \(path): \(error)")
         }
-    }
-}
-
-/// Output that cannot be written: exit 74.
-struct WriteError: Error {
-    let message: String
-    init(_ message: String) { self.message = message }
-}
-
-extension Arguments {
-    /// These arguments without any value of `name`.
-    func removing(_ name: String) -> Arguments {
-        var copy = self
-        copy.dropOption(name)
-        return copy
     }
 }

@@ -8,14 +8,14 @@ import VouchMint
 enum MintCommands {
     static let group = CommandGroup(
         path: ["mint"], summary: "Make an Apple-shaped test PKI and signed test data",
-        usage: "vouch mint ca|KIND [options]",
+        usage: "vouch mint ca|KIND|history [options]",
         discussion: """
             Mints test data shaped like Apple's. Nothing minted chains to Apple: a verifier accepts it
             only when given the minted root (or Xcode certificate) as its trust anchor. The private
             keys are written unencrypted and are for tests only.
             """,
         noun: "kind",
-        footer: "Run 'vouch mint ca --help' or 'vouch mint KIND --help' for the options.")
+        footer: "Run 'vouch mint ca --help', 'vouch mint KIND --help' or 'vouch mint history --help' for the options.")
 
     static let all: [any Command] = [MintCACommand()] + MintKind.allCases.map { MintTokensCommand(kind: $0) }
 

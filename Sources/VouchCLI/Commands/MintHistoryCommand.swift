@@ -5,58 +5,62 @@ import VouchMint
 
 /// `vouch mint history`: coherent per-account histories, one token per line, account after
 /// account (the ledger does not care about order).
-enum MintHistoryCommand {
-    static let usage = """
-        mint history --ca DIR [--count N] [--seed S] [--date DATE] [--set environment=ENV]
-                     [--set bundleId=ID] [--set appAppleId=N] [--out FILE]
-          Writes N accounts' histories (default 1), one token per line, account after
-          account. Each account lives a story of about four months ending at DATE, picked by
-          the seed: renewing, upgrade, grace-period, expired, refund-reversed, family-sharing,
-          consumables or trial. Purchases, renewals, notifications with their nested
-          transaction and renewal info, refunds and their reversal, a family member's shared
-          transaction and its revocation: data for vouch entitlements and vouch refunds.
-          Tokens verify at their signed date, so the CA must be valid over those months
-          (vouch mint ca --not-before).
-        """
+struct MintHistoryCommand: Command {
+    let path = ["mint", "history"]
+    let summary = "Sign per-account histories for vouch entitlements and vouch refunds"
+    let usage = "vouch mint history --ca DIR [--count N] [--seed S] [--date DATE] [options]"
+    let discussion = """
+        Writes N accounts' histories (default 1), one token per line, account after account.
+        Each account lives a story of about four months ending at DATE, picked by the seed:
+        renewing, upgrade, grace-period, expired, refund-reversed, family-sharing, consumables
+        or trial. Purchases, renewals, notifications with their nested transaction and
+        renewal info, refunds and their reversal, a family member's shared transaction and its
+        revocation: data for vouch entitlements and vouch refunds. The same seed and DATE give
+        the same payloads (ECDSA signatures differ per run). Tokens verify at their signed
+        date, so the CA must be valid over those months (vouch mint ca --not-before).
 
-    static func run(_ options: MintOptions, io: inout MintIO) throws -> Int32 {
-        guard let directory = options.ca else { throw MintUsageError("mint history needs --ca DIR") }
-        guard !options.xcode, options.payload == nil, options.tampers.isEmpty else {
-            throw MintUsageError("mint history takes --ca, --count, --seed, --date, --set environment/bundleId/appAppleId and --out")
-        }
-        var generator = MintHistoryGenerator(seed: options.seed ?? 1, date: options.date ?? io.now())
-        for override in options.overrides {
-            switch (override.path, override.value) {
-            case (["environment"], .string(let value)?): generator.environment = value
-            case (["bundleId"], .string(let value)?): generator.bundleId = value
-            case (["appAppleId"], let value?) where value.int64Value != nil: generator.appAppleId = value.int64Value!
-            default:
-                throw MintUsageError("mint history: --set takes environment=ENV, bundleId=ID or appAppleId=N")
+        \(MintCommands.dateHelp)
+        """
+    var exitStatus: String { MintCommands.exitStatus }
+    var options: [CommandOption] {
+        [
+            .value("--ca", "DIR", help: "The authority written by 'vouch mint ca'"),
+            .value("--count", "N", help: "Mint the histories of N accounts (default 1)"),
+            .value("--seed", "S", help: "A number or any text (default 1)"),
+            .value("--date", "DATE", help: "Histories end at DATE (default: now)"),
+            .value("--environment", "ENV", help: "Production (default), Sandbox, Xcode or LocalTesting"),
+            .value("--bundle-id", "ID", help: "The app's bundleId (default com.example.app)"),
+            .value("--app-apple-id", "N", help: "The app's appAppleId (default 1234567890)"),
+            .value("--out", short: "o", "FILE", help: "Write the tokens to FILE (- for stdout, the default)"),
+        ]
+    }
+
+    func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        guard let directory = arguments.value("--ca") else { throw UsageError("mint history needs --ca DIR") }
+        var count = 1
+        if let text = arguments.value("--count") {
+            guard let number = Int(text), number >= 1, number <= 10_000_000 else {
+                throw UsageError("--count: \"\(text)\" is not a number from 1 to 10000000")
             }
+            count = number
         }
-        let histories = generator
+        let date = try arguments.value("--date").map { try Spelling.date($0, option: "--date") } ?? console.now()
+        var generator = MintHistoryGenerator(seed: arguments.value("--seed").map(MintGenerator.seed) ?? 1, date: date)
+        if let text = arguments.value("--environment") {
+            let known: [AppStoreEnvironment] = [.production, .sandbox, .xcode, .localTesting]
+            generator.environment = try Spelling.choice(text, option: "--environment", among: known, name: \.rawValue).rawValue
+        }
+        if let bundleId = arguments.value("--bundle-id") { generator.bundleId = bundleId }
+        if let text = arguments.value("--app-apple-id") {
+            guard let appAppleId = Int64(text) else { throw UsageError("--app-apple-id must be an integer; got '\(text)'") }
+            generator.appAppleId = appAppleId
+        }
+        let histories = generator, total = count
         let authority = try MintAuthority.load(from: URL(fileURLWithPath: directory, isDirectory: true))
         let signer = try MintSigner(authority: authority)
-        let handle: FileHandle?
-        if let out = options.out {
-            guard FileManager.default.createFile(atPath: out, contents: nil), let file = FileHandle(forWritingAtPath: out) else {
-                throw MintError(.writeFailed, "cannot create \(out)")
-            }
-            handle = file
-        } else {
-            handle = nil
-        }
-        func write(_ bytes: [UInt8]) throws {
-            guard let handle else { return io.output(bytes) }
-            do {
-                try handle.write(contentsOf: bytes)
-            } catch {
-                throw MintError(.writeFailed, "cannot write \(options.out ?? ""): \(error.localizedDescription)")
-            }
-        }
+        let out = try console.destination(arguments.value("--out"))
 
         // Accounts are independent: chunks are signed in parallel and written in order.
-        let count = options.count ?? 1
         let chunkSize = 64
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
         var start = 0
@@ -66,7 +70,7 @@ enum MintHistoryCommand {
             let first = start
             DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
                 let lower = first + chunk * chunkSize
-                let upper = min(count, lower + chunkSize)
+                let upper = min(total, lower + chunkSize)
                 guard lower < upper else { return slots.store(.success([]), at: chunk) }
                 do {
                     var bytes: [UInt8] = []
@@ -81,15 +85,11 @@ enum MintHistoryCommand {
                     slots.store(.failure(error), at: chunk)
                 }
             }
-            for result in slots.take() { try write(try result.get()) }
+            for result in slots.take() { try out.write(try result.get()) }
             start = min(count, start + chunks * chunkSize)
         }
-        do {
-            try handle?.close()
-        } catch {
-            throw MintError(.writeFailed, "cannot write \(options.out ?? ""): \(error.localizedDescription)")
-        }
-        return 0
+        try out.close()
+        return ExitCode.success
     }
 
     /// One slot per chunk, each written by exactly one worker.

@@ -3,10 +3,11 @@ import Vouch
 import VouchEntitlements
 
 /// `vouch refunds`: every refund, Family Sharing revocation and reversal in verified dumps.
-enum RefundsCommand {
-    static let usage = """
-        Usage: vouch refunds [--since WHEN] [--json] [--summary-json FILE] [options] [FILE ...|-]
-
+struct RefundsCommand: Command {
+    let path = ["refunds"]
+    let summary = "Refunds and revocations in verified dumps, with a summary"
+    let usage = "vouch refunds [--since WHEN] [--json] [--summary-json FILE] [options] [FILE ...|-]"
+    let discussion = """
         Verifies every line of the inputs as 'vouch batch' does and prints one record per
         revoked transaction, by the newest signed statement about it: a refund (REFUND_FULL,
         REFUND_PRORATED, or a revocation without a type), a Family Sharing revocation
@@ -16,36 +17,38 @@ enum RefundsCommand {
         product, reason, type and month; reversed revocations apart) goes to stderr. A rejected
         line is reported on stderr and not used.
 
-        Options:
-          --since WHEN           Only revocations dated at or after WHEN: a date such as
-                                 2026-02-01 (midnight UTC) or an ISO-8601 instant
-          --json                 One JSON record per revocation (default: readable text):
-                                 {"environment":…,"appAccountToken":…|null,"originalTransactionId":…,
-                                  "transactionId":…,"productId":…,"type":…,"ownership":…,
-                                  "kind":"refund|family_revocation","state":"revoked|reversed",
-                                  "revocationDate":…,"revoked":…,"revocationReason":…,"revocationType":…,
-                                  "revocationPercentage":…,"price":…,"currency":…,"refundedAmount":…,
-                                  "reversedDate":…}
-        \(LedgerInput.optionsHelp)
-          -h, --help             Show this help
-
+        With --json, one record per revocation:
+          {"environment":…,"appAccountToken":…|null,"originalTransactionId":…,"transactionId":…,
+           "productId":…,"type":…,"ownership":…,"kind":"refund|family_revocation",
+           "state":"revoked|reversed","revocationDate":…,"revoked":…,"revocationReason":…,
+           "revocationType":…,"revocationPercentage":…,"price":…,"currency":…,
+           "refundedAmount":…,"reversedDate":…}
         Records are ordered by revocationDate, then environment and transactionId; the same
         tokens in any order or split across any files give the same bytes.
 
-        Exit status: 0 every line verified, 1 some line rejected (the answer is still printed,
-        from the verified lines), 64 usage error, 66 an input cannot be read or is truncated
-        (nothing printed), 74 output write error.
+        WHEN and DATE are 2026-02-01 (midnight UTC), 2026-02-01T12:30:00Z or with an offset.
+        """
+    let positionals = Positionals.any
+    let exitStatus = """
+        0 every line verified, 1 some line rejected (the answer
+        from the verified lines is still printed), 64 usage error, 66 an input cannot be read
+        or is truncated (nothing printed), 74 output write error.
         """
 
-    static func run(_ words: [String]) throws -> Int32 {
-        let arguments = try Arguments(words, valued: LedgerInput.valued.union(["--since"]), flags: LedgerInput.flags.union(["--json"]))
+    var options: [CommandOption] {
+        [
+            .value("--since", "WHEN", help: "Only revocations dated at or after WHEN (a DATE)"),
+            .flag("--json", help: "One JSON record per revocation (default: readable text)"),
+        ] + LedgerInput.options
+    }
+
+    func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let since = try arguments.value("--since").map { text throws(UsageError) in
-            guard text != "now" else { throw UsageError("--since must be a date such as 2026-02-01 or an ISO-8601 instant; got 'now'") }
-            return try LedgerInput.instant(text, option: "--since")
+            try LedgerInput.instant(text, option: "--since", console: console, allowNow: false)
         }
-        let input = try LedgerInput(command: "refunds", arguments: arguments)
+        let input = try LedgerInput(command: "refunds", arguments: arguments, console: console)
         var ledger = EntitlementLedger()
-        let reading = try input.read(into: &ledger)
+        let reading = try input.read(into: &ledger, console: console)
 
         let revocations = ledger.revocations(since: since)
         var bytes: [UInt8] = []
@@ -53,21 +56,21 @@ enum RefundsCommand {
             if arguments.flag("--json") {
                 bytes += JSONWriter.encode(revocation.json) + [0x0A]
             } else {
-                bytes += Array(describe(revocation).utf8)
+                bytes += Array(Self.describe(revocation).utf8)
             }
             if bytes.count >= 64 * 1024 {
-                try EntitlementsCommand.write(bytes)
+                try console.output.write(bytes)
                 bytes.removeAll(keepingCapacity: true)
             }
         }
-        try EntitlementsCommand.write(bytes)
+        if !bytes.isEmpty { try console.output.write(bytes) }
 
         let summary = RevocationSummary(revocations)
-        Output.error(input.describe(reading, ledger: ledger) + "\n" + describe(summary))
+        console.diagnose(input.describe(reading, ledger: ledger) + "\n" + Self.describe(summary))
         var json = JSONObject([.init("input", input.inputJSON(reading, ledger: ledger))])
         json["since"] = since.map { .number(String($0.milliseconds)) } ?? .null
         if case .object(let members) = summary.json { json.members += members.members }
-        try LedgerInput.writeSummary(.object(json), to: arguments.value("--summary-json"))
+        try LedgerInput.writeSummary(.object(json), to: arguments.value("--summary-json"), console: console)
         return input.status(reading)
     }
 

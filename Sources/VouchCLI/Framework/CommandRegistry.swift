@@ -28,8 +28,8 @@ struct CommandRegistry: Sendable {
             MintCommands.group,
             ReceiptCommands.group,
         ],
-        commands: [VerifyCommand(), InspectCommand(), BatchCommand()] + ReceiptCommands.all + MintCommands.all
-            + MintReceiptCommands.all)
+        commands: [VerifyCommand(), InspectCommand(), BatchCommand(), EntitlementsCommand(), RefundsCommand()]
+            + ReceiptCommands.all + MintCommands.all + [MintHistoryCommand()] + MintReceiptCommands.all)
 
     // MARK: Running
 
