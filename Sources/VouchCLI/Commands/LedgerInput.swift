@@ -34,7 +34,7 @@ struct LedgerInput {
             case "now": options.configuration.validationTime = .now
             default:
                 let date = try Spelling.date(text, option: "--chain-at", alternatives: "'signed', 'now' or ")
-                options.configuration.validationTime = .fixed(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
+                options.configuration.validationTime = .fixed(Timestamp(date))
             }
         }
         var batch = BatchVerifier(verifier: try options.makeVerifier(), field: arguments.value("--field"))
@@ -148,11 +148,8 @@ struct LedgerInput {
 
     /// An instant: `now`, a date (`2026-02-01`, midnight UTC) or an instant (`2026-02-01T12:00:00Z`).
     static func instant(_ text: String, option: String, console: Console, allowNow: Bool = true) throws(UsageError) -> Timestamp {
-        if allowNow && text == "now" {
-            return Timestamp(milliseconds: Int64((console.now().timeIntervalSince1970 * 1000).rounded(.down)))
-        }
-        let date = try Spelling.date(text, option: option, alternatives: allowNow ? "'now' or " : "")
-        return Timestamp(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded(.down)))
+        if allowNow && text == "now" { return Timestamp(console.now()) }
+        return Timestamp(try Spelling.date(text, option: option, alternatives: allowNow ? "'now' or " : ""))
     }
 
     /// Reads the `--tiers` catalog: unreadable is exit 66, not a catalog 65.
