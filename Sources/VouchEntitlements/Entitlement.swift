@@ -3,6 +3,7 @@ public import Vouch
 /// Who an account is: its `appAccountToken` when the app set one, otherwise the
 /// `originalTransactionId` of its one chain. Environments never share an account.
 public struct AccountKey: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The environment of every statement about the account.
     public let environment: AppStoreEnvironment
     /// The lowercased `appAccountToken`, or `nil` for an account known by its chain.
     public let appAccountToken: String?
@@ -36,6 +37,7 @@ public struct AccountKey: Sendable, Hashable, Comparable, CustomStringConvertibl
 
 /// One thing an account may use at an instant, and the transaction that grants it.
 public struct Entitlement: Sendable, Hashable {
+    /// Why the account has the product at the instant.
     public enum State: String, Sendable, Hashable {
         /// A paid subscription period, or a non-consumable.
         case active
@@ -47,24 +49,33 @@ public struct Entitlement: Sendable, Hashable {
         case nonRenewing = "non_renewing"
     }
 
+    /// The product (`productId`) of the granting transaction.
     public let productId: String
+    /// The product type (`type`) of the granting transaction.
     public let type: ProductType
+    /// The subscription group of an auto-renewable subscription.
     public let subscriptionGroupIdentifier: String?
+    /// Why the account has the product.
     public let state: State
     /// When access ends: the subscription's `expiresDate` (or `gracePeriodExpiresDate` in a grace
     /// period), the end of a trial or of a non-renewing subscription's length; `nil` when it
     /// does not end.
     public let expiresDate: Timestamp?
+    /// `PURCHASED`, or `FAMILY_SHARED` for a family member's access.
     public let ownership: InAppOwnershipType
     /// The granting transaction.
     public let transactionId: String
+    /// The chain of the granting transaction.
     public let originalTransactionId: String
+    /// When the granting transaction was purchased.
     public let purchaseDate: Timestamp
 }
 
 /// The highest tier an account has at an instant, with what grants it.
 public struct TierGrant: Sendable, Hashable {
+    /// The tier's name in the catalog.
     public let name: String
+    /// The tier's rank in the catalog (higher is more service).
     public let rank: Int
     /// The entitlement that grants the tier (its product, transaction and end).
     public let entitlement: Entitlement
@@ -72,6 +83,7 @@ public struct TierGrant: Sendable, Hashable {
 
 /// The entitlements of one account at one instant.
 public struct AccountEntitlements: Sendable, Hashable {
+    /// Whose entitlements these are.
     public let account: AccountKey
     /// Every chain of the account (both keys are given, so either can be joined).
     public let originalTransactionIds: [String]

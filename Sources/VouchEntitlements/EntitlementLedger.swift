@@ -55,6 +55,7 @@ public struct EntitlementLedger: Sendable {
         public internal(set) var transactions = 0
         /// Renewal info statements read (nested ones included).
         public internal(set) var renewalInfos = 0
+        /// Notifications read (their nested statements are counted above).
         public internal(set) var notifications = 0
         /// Payloads that say nothing about entitlements (app transactions, retention-messaging
         /// requests, notifications without a transaction).
@@ -72,6 +73,7 @@ public struct EntitlementLedger: Sendable {
         }
     }
 
+    /// An empty ledger that answers tiers, trials and non-renewing lengths by `catalog`.
     public init(catalog: ProductCatalog = ProductCatalog()) {
         self.catalog = catalog
     }

@@ -33,6 +33,7 @@ extension AccountEntitlements {
 }
 
 extension Entitlement {
+    /// `{"productId":…,"type":…,"subscriptionGroupIdentifier":…,"state":…,"expiresDate":…,"expires":…,"ownership":…,"transactionId":…,"originalTransactionId":…,"purchaseDate":…}`.
     public var json: JSONValue {
         .object(JSONObject([
             .init("productId", .string(productId)),
@@ -50,6 +51,7 @@ extension Entitlement {
 }
 
 extension Revocation {
+    /// The record `vouch refunds --json` prints, members in the order of the properties.
     public var json: JSONValue {
         .object(JSONObject([
             .init("environment", .string(environment.rawValue)),

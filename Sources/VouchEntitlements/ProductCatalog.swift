@@ -21,10 +21,14 @@ internal import Vouch
 public struct ProductCatalog: Sendable, Equatable {
     /// A named level of service; a higher rank is more service.
     public struct Tier: Sendable, Hashable {
+        /// The name answers give.
         public var name: String
+        /// Higher is more service; the highest tier an account has wins.
         public var rank: Int
+        /// The product ids that grant the tier.
         public var products: [String]
 
+        /// A tier granted by `products`.
         public init(name: String, rank: Int, products: [String]) {
             self.name = name
             self.rank = rank
@@ -32,12 +36,14 @@ public struct ProductCatalog: Sendable, Equatable {
         }
     }
 
+    /// The tiers, in the order given.
     public var tiers: [Tier]
     /// Free non-consumable trial products: days of access from the purchase date.
     public var trialDays: [String: Int]
     /// Non-renewing subscriptions: days of access from the purchase date (unbounded when absent).
     public var lengthDays: [String: Int]
 
+    /// A catalog from its parts; the default knows no tier, trial or length.
     public init(tiers: [Tier] = [], trialDays: [String: Int] = [:], lengthDays: [String: Int] = [:]) {
         self.tiers = tiers
         self.trialDays = trialDays

@@ -7,10 +7,12 @@ public struct MilliunitAmount: Sendable, Hashable, Comparable, CustomStringConve
     /// The amount in 1/100000 of a milliunit.
     public let hundredThousandths: Int128
 
+    /// The amount of `hundredThousandths` 1/100000 milliunits.
     public init(hundredThousandths: Int128) {
         self.hundredThousandths = hundredThousandths
     }
 
+    /// A whole number of milliunits.
     public init(milliunits: Int64) {
         hundredThousandths = Int128(milliunits) * 100_000
     }
@@ -20,6 +22,7 @@ public struct MilliunitAmount: Sendable, Hashable, Comparable, CustomStringConve
         MilliunitAmount(hundredThousandths: Int128(price) * Int128(percentage))
     }
 
+    /// The exact sum.
     public static func + (lhs: MilliunitAmount, rhs: MilliunitAmount) -> MilliunitAmount {
         MilliunitAmount(hundredThousandths: lhs.hundredThousandths + rhs.hundredThousandths)
     }
@@ -45,6 +48,7 @@ public struct MilliunitAmount: Sendable, Hashable, Comparable, CustomStringConve
 
 /// A refund, a Family Sharing revocation, or one of those reversed.
 public struct Revocation: Sendable, Hashable {
+    /// What the revocation took away.
     public enum Kind: String, Sendable, Hashable {
         /// The App Store refunded the transaction (`REFUND_FULL`, `REFUND_PRORATED`, or a
         /// revocation without `revocationType`, as Apple's older data has).
@@ -54,6 +58,7 @@ public struct Revocation: Sendable, Hashable {
         case familyRevocation = "family_revocation"
     }
 
+    /// Whether the revocation still holds.
     public enum State: String, Sendable, Hashable {
         /// The newest statement about the transaction carries the revocation.
         case revoked
@@ -61,21 +66,35 @@ public struct Revocation: Sendable, Hashable {
         case reversed
     }
 
+    /// The environment of the transaction.
     public let environment: AppStoreEnvironment
+    /// The account's `appAccountToken`, when it has one.
     public let appAccountToken: String?
+    /// The chain of the revoked transaction.
     public let originalTransactionId: String
+    /// The revoked transaction.
     public let transactionId: String
+    /// Its product.
     public let productId: String
+    /// Its product type (consumables included).
     public let type: ProductType
+    /// `PURCHASED` or `FAMILY_SHARED`.
     public let ownership: InAppOwnershipType
+    /// A refund or a Family Sharing revocation.
     public let kind: Kind
+    /// Revoked, or since reversed.
     public let state: State
+    /// `revocationDate`: when the App Store refunded or revoked the transaction.
     public let revocationDate: Timestamp
+    /// `revocationReason`: 0 another reason, 1 an issue in the app.
     public let revocationReason: RevocationReason?
+    /// `revocationType`: `REFUND_FULL`, `REFUND_PRORATED` or `FAMILY_REVOKE`.
     public let revocationType: RevocationType?
     /// In milliunits: 100000 is 100 %.
     public let revocationPercentage: Int32?
+    /// The transaction's `price`, in milliunits of ``currency``.
     public let price: Int64?
+    /// The ISO 4217 currency of ``price``.
     public let currency: String?
     /// What was refunded, in milliunits of ``currency``: `price × revocationPercentage / 100000`;
     /// the whole price for `REFUND_FULL` or a refund without a type or percentage; `nil` for a
@@ -98,6 +117,7 @@ public struct Revocation: Sendable, Hashable {
 public struct RevocationSummary: Sendable, Hashable {
     /// A count and the refunded amounts by currency.
     public struct Bucket: Sendable, Hashable {
+        /// How many revocations.
         public internal(set) var count = 0
         /// Refunded amounts (milliunits) by ISO 4217 currency code.
         public internal(set) var refunded: [String: MilliunitAmount] = [:]
@@ -113,10 +133,13 @@ public struct RevocationSummary: Sendable, Hashable {
 
     /// Revocations in force (refunds and Family Sharing revocations, reversed ones excepted).
     public internal(set) var total = Bucket()
+    /// Refunds in force.
     public internal(set) var refunds = 0
+    /// Family Sharing revocations in force.
     public internal(set) var familyRevocations = 0
     /// Revocations since reversed; they are in no other count.
     public internal(set) var reversed = 0
+    /// By `productId`.
     public internal(set) var byProduct: [String: Bucket] = [:]
     /// By `revocationReason` (`0`, `1`, or `none`).
     public internal(set) var byReason: [String: Bucket] = [:]
@@ -125,6 +148,7 @@ public struct RevocationSummary: Sendable, Hashable {
     /// By the UTC month of `revocationDate`, `YYYY-MM`.
     public internal(set) var byMonth: [String: Bucket] = [:]
 
+    /// The counts and sums of `revocations`.
     public init(_ revocations: [Revocation]) {
         for revocation in revocations {
             guard revocation.state == .revoked else {

@@ -13,7 +13,9 @@ public import Vouch
 public struct MintHistory: Sendable {
     /// One signed statement to make.
     public enum Item: Sendable, Hashable {
+        /// A transaction, signed alone (as the App Store Server API returns it).
         case transaction(JSONObject)
+        /// Renewal info, signed alone.
         case renewalInfo(JSONObject)
         /// A notification; its `data` gets the signed forms of the nested payloads.
         case notification(JSONObject, transaction: JSONObject?, renewalInfo: JSONObject?)
@@ -29,18 +31,27 @@ public struct MintHistory: Sendable {
 
     /// A transaction of the history, to refer to in later steps.
     public struct Transaction: Sendable, Hashable {
+        /// The payload as last stated.
         public var payload: JSONObject
+        /// Its `transactionId`.
         public var transactionId: String { payload["transactionId"]?.stringValue ?? "" }
+        /// Its `originalTransactionId`.
         public var originalTransactionId: String { payload["originalTransactionId"]?.stringValue ?? "" }
+        /// Its `productId`.
         public var productId: String { payload["productId"]?.stringValue ?? "" }
+        /// Its `expiresDate`, for subscriptions.
         public var expiresDate: Int64? { payload["expiresDate"]?.int64Value }
     }
 
+    /// `environment` of every payload.
     public let environment: String
+    /// `bundleId` of every payload.
     public let bundleId: String
+    /// `appAppleId` of every notification.
     public let appAppleId: Int64
     /// The app's account id, sent as `appAccountToken` (lowercase UUID), or `nil`.
     public let appAccountToken: String?
+    /// What to sign, in the order Apple would send it.
     public private(set) var items: [Item] = []
     private var nextId: Int64
     private var notificationCount = 0
@@ -231,6 +242,7 @@ public struct MintHistory: Sendable {
         return tokens
     }
 
+    /// The compact JWS of one item (a notification's nested payloads signed first).
     public static func sign(_ item: Item, signer: MintSigner) throws(MintError) -> String {
         switch item {
         case .transaction(let payload), .renewalInfo(let payload):

@@ -21,17 +21,23 @@ internal import Vouch
 ///
 /// One account in five has no `appAccountToken`; the others get a UUID made from the seed.
 public struct MintHistoryGenerator: Sendable {
+    /// The stories, in the order the seed picks from.
     public static let stories = [
         "renewing", "upgrade", "grace-period", "expired", "refund-reversed", "family-sharing", "consumables", "trial",
     ]
 
+    /// What every account is derived from.
     public var seed: UInt64
     /// Histories end at or before this instant.
     public var date: Date
+    /// `environment` of every payload.
     public var environment: String
+    /// `bundleId` of every payload.
     public var bundleId: String
+    /// `appAppleId` of every notification.
     public var appAppleId: Int64
 
+    /// Histories ending at `date`, derived from `seed`.
     public init(
         seed: UInt64, date: Date, environment: String = "Production", bundleId: String = "com.example.app",
         appAppleId: Int64 = 1_234_567_890
