@@ -11,7 +11,9 @@ extension BatchVerifier {
         from reader: LineReader, deliver: (Int, Result<VerifiedPayload, VerificationError>) throws -> Void
     ) throws -> BatchSummary {
         var summary = BatchSummary()
-        let pipeline = OrderedPipeline<LineChunk, (first: Int, results: [Result<VerifiedPayload, VerificationError>])>(jobs: jobs) {
+        let pipeline = OrderedPipeline<LineChunk, (first: Int, results: [Result<VerifiedPayload, VerificationError>])>(
+            jobs: jobs
+        ) {
             [self] chunk in
             (chunk.firstLineNumber, chunk.lines.map { verify($0, in: chunk.bytes) })
         }

@@ -5,7 +5,6 @@ import Vouch
 import VouchEntitlements
 import VouchMint
 
-
 // The entitlement ledger over verified payloads, against batch verification of the same
 // payloads in the same run.
 //
@@ -61,7 +60,9 @@ struct LedgerBenchReport {
             "The ledger's CPU time is \(String(format: "%.1f", cpu * 100)) % of the CPU time of verifying the same payloads; "
                 + "its wall time in this run: \(String(format: "%+.1f", overhead * 100)) % (it runs on the thread that receives results in order, beside the verifying threads; wall times move with the machine's load).",
             "It holds \(chains) chains and \(transactions) transactions"
-                + (heapBytes.map { "; resident memory grew by \(String(format: "%.1f MiB", Double($0) / 1_048_576)) while it filled, \($0 / max(transactions, 1)) bytes per transaction." } ?? "."),
+                + (heapBytes.map {
+                    "; resident memory grew by \(String(format: "%.1f MiB", Double($0) / 1_048_576)) while it filled, \($0 / max(transactions, 1)) bytes per transaction."
+                } ?? "."),
         ]
         return lines.joined(separator: "\n")
     }
@@ -71,11 +72,12 @@ struct LedgerBenchReport {
 func processCPUSeconds() -> Double {
     var usage = rusage()
     #if os(Linux)
-    getrusage(RUSAGE_SELF.rawValue, &usage)
+        getrusage(RUSAGE_SELF.rawValue, &usage)
     #else
-    getrusage(RUSAGE_SELF, &usage)
+        getrusage(RUSAGE_SELF, &usage)
     #endif
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(
+        usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
 /// CPU time of the calling thread so far.
@@ -93,10 +95,14 @@ func residentBytes() -> Int? {
     return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
 }
 
-func benchLedger(payloads target: Int, jobs: Int, authority: MintAuthority, signer: MintSigner, directory: URL) throws -> LedgerBenchReport {
+func benchLedger(payloads target: Int, jobs: Int, authority: MintAuthority, signer: MintSigner, directory: URL) throws
+    -> LedgerBenchReport
+{
     var report = LedgerBenchReport()
     let file = directory.appendingPathComponent("ledger-export.jwsl")
-    guard FileManager.default.createFile(atPath: file.path, contents: nil), let handle = FileHandle(forWritingAtPath: file.path) else {
+    guard FileManager.default.createFile(atPath: file.path, contents: nil),
+        let handle = FileHandle(forWritingAtPath: file.path)
+    else {
         throw CocoaError(.fileWriteUnknown)
     }
 
@@ -104,7 +110,8 @@ func benchLedger(payloads target: Int, jobs: Int, authority: MintAuthority, sign
     log("ledger: minting \(target) transactions and renewal infos …")
     let generator = MintHistoryGenerator(seed: 2026, date: MintDate.parse("2026-06-01")!)
     let accountsPerChunk = 256
-    var written = 0, account = 0
+    var written = 0
+    var account = 0
     let mintStart = now()
     while written < target {
         let chunks = jobs * 4
@@ -120,7 +127,8 @@ func benchLedger(payloads target: Int, jobs: Int, authority: MintAuthority, sign
                         let payloads: [JSONObject]
                         switch item {
                         case .transaction(let payload), .renewalInfo(let payload): payloads = [payload]
-                        case .notification(_, let transaction, let renewal): payloads = [transaction, renewal].compactMap { $0 }
+                        case .notification(_, let transaction, let renewal):
+                            payloads = [transaction, renewal].compactMap { $0 }
                         }
                         for payload in payloads {
                             bytes += Array(try! signer.sign(payload: payload).utf8)
@@ -136,7 +144,8 @@ func benchLedger(payloads target: Int, jobs: Int, authority: MintAuthority, sign
             var bytes = output.bytes
             if written + output.lines > target {
                 // Keep exactly the lines still wanted.
-                var kept = 0, end = 0
+                var kept = 0
+                var end = 0
                 while kept < target - written, let newline = bytes[end...].firstIndex(of: 0x0A) {
                     end = newline + 1
                     kept += 1
@@ -165,11 +174,13 @@ func benchLedger(payloads target: Int, jobs: Int, authority: MintAuthority, sign
         let descriptor = open(file.path, O_RDONLY)
         defer { close(descriptor) }
         let reader = try LineReader.open(FileDescriptorSource(descriptor: descriptor))
-        let start = now(), startCPU = processCPUSeconds()
+        let start = now()
+        let startCPU = processCPUSeconds()
         let summary = try batch.verifyLines(from: reader) { _, result in
             if case .success(let verified) = result { deliver(verified) }
         }
-        let elapsed = now() - start, cpu = processCPUSeconds() - startCPU
+        let elapsed = now() - start
+        let cpu = processCPUSeconds() - startCPU
         precondition(summary.verified == written, "the ledger benchmark's tokens did not all verify: \(summary.errors)")
         return (elapsed, cpu)
     }
@@ -181,9 +192,11 @@ func benchLedger(payloads target: Int, jobs: Int, authority: MintAuthority, sign
     log("ledger: verifying \(written) payloads into a ledger …")
     let heapBefore = residentBytes()
     var ledger = EntitlementLedger()
-    var addTime = 0.0, addCPU = 0.0
+    var addTime = 0.0
+    var addCPU = 0.0
     run = try verifyRun { verified in
-        let start = now(), startCPU = threadCPUSeconds()
+        let start = now()
+        let startCPU = threadCPUSeconds()
         ledger.add(verified)
         addTime += now() - start
         addCPU += threadCPUSeconds() - startCPU

@@ -19,10 +19,14 @@ public struct AccountKey: Sendable, Hashable, Comparable, CustomStringConvertibl
     /// Environments in a fixed order (Production, Sandbox, Xcode, LocalTesting, then others by
     /// name), then accounts with a token by token, then accounts known by their chain.
     public static func < (lhs: AccountKey, rhs: AccountKey) -> Bool {
-        let left = (environmentRank(lhs.environment), lhs.environment.rawValue, lhs.appAccountToken == nil ? 1 : 0,
-                    lhs.appAccountToken ?? lhs.originalTransactionId ?? "")
-        let right = (environmentRank(rhs.environment), rhs.environment.rawValue, rhs.appAccountToken == nil ? 1 : 0,
-                     rhs.appAccountToken ?? rhs.originalTransactionId ?? "")
+        let left = (
+            environmentRank(lhs.environment), lhs.environment.rawValue, lhs.appAccountToken == nil ? 1 : 0,
+            lhs.appAccountToken ?? lhs.originalTransactionId ?? ""
+        )
+        let right = (
+            environmentRank(rhs.environment), rhs.environment.rawValue, rhs.appAccountToken == nil ? 1 : 0,
+            rhs.appAccountToken ?? rhs.originalTransactionId ?? ""
+        )
         return left < right
     }
 

@@ -95,7 +95,8 @@ public struct EntitlementLedger: Sendable {
             add(renewal)
         case .notification(let notification):
             statistics.notifications += 1
-            let reversal = notification.notificationType == .refundReversed ? notification.signedDate?.milliseconds : nil
+            let reversal =
+                notification.notificationType == .refundReversed ? notification.signedDate?.milliseconds : nil
             var used = false
             for nested in verified.nested {
                 switch nested.payload.decoded {
@@ -131,11 +132,13 @@ public struct EntitlementLedger: Sendable {
 
     private mutating func add(_ renewal: JWSRenewalInfoDecodedPayload) {
         statistics.renewalInfos += 1
-        guard let statement = RenewalStatement(renewal), let originalTransactionId = renewal.originalTransactionId else {
+        guard let statement = RenewalStatement(renewal), let originalTransactionId = renewal.originalTransactionId
+        else {
             statistics.incomplete += 1
             return
         }
-        let key = RenewalKey(environment: renewal.environment?.rawValue ?? "", originalTransactionId: originalTransactionId)
+        let key = RenewalKey(
+            environment: renewal.environment?.rawValue ?? "", originalTransactionId: originalTransactionId)
         if let known = renewals[key], !statement.isNewer(than: known) { return }
         renewals[key] = statement
     }
@@ -163,7 +166,12 @@ public struct EntitlementLedger: Sendable {
             index[account(of: key, records: records), default: []].append(key)
         }
         return index.sorted { $0.key < $1.key }.map { entry in
-            (entry.key, entry.value.sorted { ($0.originalTransactionId, $0.ownership) < ($1.originalTransactionId, $1.ownership) })
+            (
+                entry.key,
+                entry.value.sorted {
+                    ($0.originalTransactionId, $0.ownership) < ($1.originalTransactionId, $1.ownership)
+                }
+            )
         }
     }
 
@@ -172,14 +180,19 @@ public struct EntitlementLedger: Sendable {
     private func account(of key: ChainKey, records: [String: TransactionRecord]) -> AccountKey {
         var best: TransactionStatement?
         for record in records.values where record.current.appAccountToken != nil {
-            if let known = best, (known.purchaseDate, known.transactionId) >= (record.current.purchaseDate, record.current.transactionId) {
+            if let known = best,
+                (known.purchaseDate, known.transactionId) >= (record.current.purchaseDate, record.current.transactionId)
+            {
                 continue
             }
             best = record.current
         }
-        let token = best?.appAccountToken
-            ?? renewals[RenewalKey(environment: key.environment, originalTransactionId: key.originalTransactionId)]?.appAccountToken
-        return AccountKey(environment: key.environment, appAccountToken: token, originalTransactionId: key.originalTransactionId)
+        let token =
+            best?.appAccountToken
+            ?? renewals[RenewalKey(environment: key.environment, originalTransactionId: key.originalTransactionId)]?
+            .appAccountToken
+        return AccountKey(
+            environment: key.environment, appAccountToken: token, originalTransactionId: key.originalTransactionId)
     }
 
     /// Every account known, in a stable order.
@@ -218,7 +231,8 @@ public struct EntitlementLedger: Sendable {
         entitlements(at: instant).filter { $0.tier?.name == tier }.map(\.account)
     }
 
-    private func entitlements(of account: AccountKey, chains keys: [ChainKey], at instant: Int64) -> AccountEntitlements {
+    private func entitlements(of account: AccountKey, chains keys: [ChainKey], at instant: Int64) -> AccountEntitlements
+    {
         var found: [Entitlement] = []
         var nonRenewing: [String: TransactionStatement] = [:]  // by ownership and product
         for key in keys {
@@ -239,14 +253,18 @@ public struct EntitlementLedger: Sendable {
                 case .autoRenewableSubscription:
                     guard !isSuperseded(record, in: records, at: instant) else { continue }
                     if let known = latestSubscription,
-                        (known.current.purchaseDate, known.current.transactionId) >= (statement.purchaseDate, statement.transactionId)
+                        (known.current.purchaseDate, known.current.transactionId) >= (
+                            statement.purchaseDate, statement.transactionId
+                        )
                     {
                         continue
                     }
                     latestSubscription = record
                 case .nonRenewingSubscription:
                     let slot = statement.ownership + "\u{0}" + statement.productId
-                    if let known = nonRenewing[slot], (known.purchaseDate, known.transactionId) >= (statement.purchaseDate, statement.transactionId) {
+                    if let known = nonRenewing[slot],
+                        (known.purchaseDate, known.transactionId) >= (statement.purchaseDate, statement.transactionId)
+                    {
                         continue
                     }
                     nonRenewing[slot] = statement
@@ -254,12 +272,17 @@ public struct EntitlementLedger: Sendable {
                     continue  // consumables and unknown types entitle to nothing
                 }
             }
-            if let record = latestSubscription, let entitlement = subscriptionEntitlement(record, key: key, at: instant) {
+            if let record = latestSubscription, let entitlement = subscriptionEntitlement(record, key: key, at: instant)
+            {
                 found.append(entitlement)
             }
         }
         for statement in nonRenewing.values {
-            guard let record = chains[ChainKey(environment: statement.environment, originalTransactionId: statement.originalTransactionId, ownership: statement.ownership)]?[statement.transactionId],
+            guard
+                let record = chains[
+                    ChainKey(
+                        environment: statement.environment, originalTransactionId: statement.originalTransactionId,
+                        ownership: statement.ownership)]?[statement.transactionId],
                 !record.isRevoked(at: instant)
             else { continue }
             let end = catalog.lengthDays[statement.productId].map { statement.purchaseDate + Int64($0) * Self.day }
@@ -272,12 +295,15 @@ public struct EntitlementLedger: Sendable {
         }
         var ids: [String] = []
         for key in keys where ids.last != key.originalTransactionId { ids.append(key.originalTransactionId) }
-        return AccountEntitlements(account: account, originalTransactionIds: ids, entitlements: found, tier: highestTier(found))
+        return AccountEntitlements(
+            account: account, originalTransactionIds: ids, entitlements: found, tier: highestTier(found))
     }
 
     /// An upgraded transaction gives way to the next transaction of its chain from that one's
     /// purchase; when the next one is not known, from its own purchase.
-    private func isSuperseded(_ record: TransactionRecord, in records: [String: TransactionRecord], at instant: Int64) -> Bool {
+    private func isSuperseded(_ record: TransactionRecord, in records: [String: TransactionRecord], at instant: Int64)
+        -> Bool
+    {
         guard record.current.isUpgraded else { return false }
         var next: Int64?
         for other in records.values where other.current.purchaseDate > record.current.purchaseDate {
@@ -286,14 +312,18 @@ public struct EntitlementLedger: Sendable {
         return instant >= (next ?? record.current.purchaseDate)
     }
 
-    private func subscriptionEntitlement(_ record: TransactionRecord, key: ChainKey, at instant: Int64) -> Entitlement? {
+    private func subscriptionEntitlement(_ record: TransactionRecord, key: ChainKey, at instant: Int64) -> Entitlement?
+    {
         let statement = record.current
         guard !record.isRevoked(at: instant), let expires = statement.expiresDate else { return nil }
         if instant < expires {
             return Self.entitlement(statement, state: statement.isFreeTrial ? .trial : .active, expires: expires)
         }
-        let renewal = renewals[RenewalKey(environment: key.environment, originalTransactionId: key.originalTransactionId)]
-        if let renewal, renewal.isInBillingRetryPeriod, let grace = renewal.gracePeriodExpiresDate, grace > expires, instant < grace {
+        let renewal = renewals[
+            RenewalKey(environment: key.environment, originalTransactionId: key.originalTransactionId)]
+        if let renewal, renewal.isInBillingRetryPeriod, let grace = renewal.gracePeriodExpiresDate, grace > expires,
+            instant < grace
+        {
             return Self.entitlement(statement, state: .gracePeriod, expires: grace)
         }
         return nil
@@ -301,11 +331,14 @@ public struct EntitlementLedger: Sendable {
 
     private static let day: Int64 = 86_400_000
 
-    private static func entitlement(_ statement: TransactionStatement, state: Entitlement.State, expires: Int64?) -> Entitlement {
+    private static func entitlement(_ statement: TransactionStatement, state: Entitlement.State, expires: Int64?)
+        -> Entitlement
+    {
         Entitlement(
             productId: statement.productId, type: ProductType(rawValue: statement.type),
             subscriptionGroupIdentifier: statement.subscriptionGroupIdentifier, state: state,
-            expiresDate: expires.map(Timestamp.init(milliseconds:)), ownership: InAppOwnershipType(rawValue: statement.ownership),
+            expiresDate: expires.map(Timestamp.init(milliseconds:)),
+            ownership: InAppOwnershipType(rawValue: statement.ownership),
             transactionId: statement.transactionId, originalTransactionId: statement.originalTransactionId,
             purchaseDate: Timestamp(milliseconds: statement.purchaseDate))
     }
@@ -356,17 +389,22 @@ public struct EntitlementLedger: Sendable {
                 }
                 if let since, facts.date < since.milliseconds { continue }
                 if account == nil { account = self.account(of: key, records: records) }
-                let kind: Revocation.Kind = facts.type == RevocationType.familyRevoke.rawValue ? .familyRevocation : .refund
-                found.append(Revocation(
-                    environment: AppStoreEnvironment(rawValue: statement.environment), appAccountToken: account?.appAccountToken,
-                    originalTransactionId: statement.originalTransactionId, transactionId: statement.transactionId,
-                    productId: statement.productId, type: ProductType(rawValue: statement.type),
-                    ownership: InAppOwnershipType(rawValue: statement.ownership), kind: kind, state: state,
-                    revocationDate: Timestamp(milliseconds: facts.date), revocationReason: facts.reason.map(RevocationReason.init(rawValue:)),
-                    revocationType: facts.type.map(RevocationType.init(rawValue:)), revocationPercentage: facts.percentage,
-                    price: statement.price, currency: statement.currency,
-                    refundedAmount: Revocation.refundedAmount(kind: kind, facts: facts, price: statement.price),
-                    reversedDate: reversedDate.map(Timestamp.init(milliseconds:))))
+                let kind: Revocation.Kind =
+                    facts.type == RevocationType.familyRevoke.rawValue ? .familyRevocation : .refund
+                found.append(
+                    Revocation(
+                        environment: AppStoreEnvironment(rawValue: statement.environment),
+                        appAccountToken: account?.appAccountToken,
+                        originalTransactionId: statement.originalTransactionId, transactionId: statement.transactionId,
+                        productId: statement.productId, type: ProductType(rawValue: statement.type),
+                        ownership: InAppOwnershipType(rawValue: statement.ownership), kind: kind, state: state,
+                        revocationDate: Timestamp(milliseconds: facts.date),
+                        revocationReason: facts.reason.map(RevocationReason.init(rawValue:)),
+                        revocationType: facts.type.map(RevocationType.init(rawValue:)),
+                        revocationPercentage: facts.percentage,
+                        price: statement.price, currency: statement.currency,
+                        refundedAmount: Revocation.refundedAmount(kind: kind, facts: facts, price: statement.price),
+                        reversedDate: reversedDate.map(Timestamp.init(milliseconds:))))
             }
         }
         return found.sorted {

@@ -16,17 +16,21 @@ extension AccountEntitlements {
             .init("entitlements", .array(entitlements.map(\.json))),
         ]
         if includeTier {
-            members.append(.init("tier", tier.map { grant in
-                .object(JSONObject([
-                    .init("name", .string(grant.name)),
-                    .init("rank", .number(String(grant.rank))),
-                    .init("productId", .string(grant.entitlement.productId)),
-                    .init("state", .string(grant.entitlement.state.rawValue)),
-                    .init("expiresDate", date(grant.entitlement.expiresDate)),
-                    .init("expires", iso(grant.entitlement.expiresDate)),
-                    .init("transactionId", .string(grant.entitlement.transactionId)),
-                ]))
-            } ?? .null))
+            members.append(
+                .init(
+                    "tier",
+                    tier.map { grant in
+                        .object(
+                            JSONObject([
+                                .init("name", .string(grant.name)),
+                                .init("rank", .number(String(grant.rank))),
+                                .init("productId", .string(grant.entitlement.productId)),
+                                .init("state", .string(grant.entitlement.state.rawValue)),
+                                .init("expiresDate", date(grant.entitlement.expiresDate)),
+                                .init("expires", iso(grant.entitlement.expiresDate)),
+                                .init("transactionId", .string(grant.entitlement.transactionId)),
+                            ]))
+                    } ?? .null))
         }
         return .object(JSONObject(members))
     }
@@ -35,44 +39,46 @@ extension AccountEntitlements {
 extension Entitlement {
     /// `{"productId":…,"type":…,"subscriptionGroupIdentifier":…,"state":…,"expiresDate":…,"expires":…,"ownership":…,"transactionId":…,"originalTransactionId":…,"purchaseDate":…}`.
     public var json: JSONValue {
-        .object(JSONObject([
-            .init("productId", .string(productId)),
-            .init("type", .string(type.rawValue)),
-            .init("subscriptionGroupIdentifier", subscriptionGroupIdentifier.map(JSONValue.string) ?? .null),
-            .init("state", .string(state.rawValue)),
-            .init("expiresDate", date(expiresDate)),
-            .init("expires", iso(expiresDate)),
-            .init("ownership", .string(ownership.rawValue)),
-            .init("transactionId", .string(transactionId)),
-            .init("originalTransactionId", .string(originalTransactionId)),
-            .init("purchaseDate", date(purchaseDate)),
-        ]))
+        .object(
+            JSONObject([
+                .init("productId", .string(productId)),
+                .init("type", .string(type.rawValue)),
+                .init("subscriptionGroupIdentifier", subscriptionGroupIdentifier.map(JSONValue.string) ?? .null),
+                .init("state", .string(state.rawValue)),
+                .init("expiresDate", date(expiresDate)),
+                .init("expires", iso(expiresDate)),
+                .init("ownership", .string(ownership.rawValue)),
+                .init("transactionId", .string(transactionId)),
+                .init("originalTransactionId", .string(originalTransactionId)),
+                .init("purchaseDate", date(purchaseDate)),
+            ]))
     }
 }
 
 extension Revocation {
     /// The record `vouch refunds --json` prints, members in the order of the properties.
     public var json: JSONValue {
-        .object(JSONObject([
-            .init("environment", .string(environment.rawValue)),
-            .init("appAccountToken", appAccountToken.map(JSONValue.string) ?? .null),
-            .init("originalTransactionId", .string(originalTransactionId)),
-            .init("transactionId", .string(transactionId)),
-            .init("productId", .string(productId)),
-            .init("type", .string(type.rawValue)),
-            .init("ownership", .string(ownership.rawValue)),
-            .init("kind", .string(kind.rawValue)),
-            .init("state", .string(state.rawValue)),
-            .init("revocationDate", date(revocationDate)),
-            .init("revoked", iso(revocationDate)),
-            .init("revocationReason", revocationReason.map { .number(String($0.rawValue)) } ?? .null),
-            .init("revocationType", revocationType.map { .string($0.rawValue) } ?? .null),
-            .init("revocationPercentage", revocationPercentage.map { .number(String($0)) } ?? .null),
-            .init("price", price.map { .number(String($0)) } ?? .null),
-            .init("currency", currency.map(JSONValue.string) ?? .null),
-            .init("refundedAmount", refundedAmount.map { .number($0.description) } ?? .null),
-            .init("reversedDate", date(reversedDate)),
-        ]))
+        .object(
+            JSONObject([
+                .init("environment", .string(environment.rawValue)),
+                .init("appAccountToken", appAccountToken.map(JSONValue.string) ?? .null),
+                .init("originalTransactionId", .string(originalTransactionId)),
+                .init("transactionId", .string(transactionId)),
+                .init("productId", .string(productId)),
+                .init("type", .string(type.rawValue)),
+                .init("ownership", .string(ownership.rawValue)),
+                .init("kind", .string(kind.rawValue)),
+                .init("state", .string(state.rawValue)),
+                .init("revocationDate", date(revocationDate)),
+                .init("revoked", iso(revocationDate)),
+                .init("revocationReason", revocationReason.map { .number(String($0.rawValue)) } ?? .null),
+                .init("revocationType", revocationType.map { .string($0.rawValue) } ?? .null),
+                .init("revocationPercentage", revocationPercentage.map { .number(String($0)) } ?? .null),
+                .init("price", price.map { .number(String($0)) } ?? .null),
+                .init("currency", currency.map(JSONValue.string) ?? .null),
+                .init("refundedAmount", refundedAmount.map { .number($0.description) } ?? .null),
+                .init("reversedDate", date(reversedDate)),
+            ]))
     }
 }
 
@@ -80,17 +86,18 @@ extension RevocationSummary {
     /// `{"revocations":…,"refunds":…,"familyRevocations":…,"reversed":…,"refunded":{…},"byProduct":{…},"byReason":{…},"byType":{…},"byMonth":{…}}`,
     /// each bucket `{"count":N,"refunded":{"USD":milliunits,…}}`, keys sorted.
     public var json: JSONValue {
-        .object(JSONObject([
-            .init("revocations", .number(String(total.count))),
-            .init("refunds", .number(String(refunds))),
-            .init("familyRevocations", .number(String(familyRevocations))),
-            .init("reversed", .number(String(reversed))),
-            .init("refunded", Self.amounts(total.refunded)),
-            .init("byProduct", Self.buckets(byProduct)),
-            .init("byReason", Self.buckets(byReason)),
-            .init("byType", Self.buckets(byType)),
-            .init("byMonth", Self.buckets(byMonth)),
-        ]))
+        .object(
+            JSONObject([
+                .init("revocations", .number(String(total.count))),
+                .init("refunds", .number(String(refunds))),
+                .init("familyRevocations", .number(String(familyRevocations))),
+                .init("reversed", .number(String(reversed))),
+                .init("refunded", Self.amounts(total.refunded)),
+                .init("byProduct", Self.buckets(byProduct)),
+                .init("byReason", Self.buckets(byReason)),
+                .init("byType", Self.buckets(byType)),
+                .init("byMonth", Self.buckets(byMonth)),
+            ]))
     }
 
     static func amounts(_ amounts: [String: MilliunitAmount]) -> JSONValue {
@@ -98,12 +105,17 @@ extension RevocationSummary {
     }
 
     static func buckets(_ buckets: [String: Bucket]) -> JSONValue {
-        .object(JSONObject(buckets.sorted { $0.key < $1.key }.map {
-            .init($0.key, .object(JSONObject([
-                .init("count", .number(String($0.value.count))),
-                .init("refunded", amounts($0.value.refunded)),
-            ])))
-        }))
+        .object(
+            JSONObject(
+                buckets.sorted { $0.key < $1.key }.map {
+                    .init(
+                        $0.key,
+                        .object(
+                            JSONObject([
+                                .init("count", .number(String($0.value.count))),
+                                .init("refunded", amounts($0.value.refunded)),
+                            ])))
+                }))
     }
 }
 

@@ -95,11 +95,15 @@ public struct ProductCatalog: Sendable, Equatable {
 
     private static func tier(_ value: JSONValue, at path: String) throws(FormatError) -> Tier {
         guard let object = value.objectValue else { throw FormatError("\(path) must be an object") }
-        var name: String?, rank: Int?, products: [String]?
+        var name: String?
+        var rank: Int?
+        var products: [String]?
         for member in object.members {
             switch member.name {
             case "name":
-                guard let text = member.value.stringValue, !text.isEmpty else { throw FormatError("\(path).name must be a non-empty string") }
+                guard let text = member.value.stringValue, !text.isEmpty else {
+                    throw FormatError("\(path).name must be a non-empty string")
+                }
                 name = text
             case "rank":
                 guard let number = member.value.int64Value, let value = Int(exactly: number) else {
@@ -107,10 +111,14 @@ public struct ProductCatalog: Sendable, Equatable {
                 }
                 rank = value
             case "products":
-                guard let list = member.value.arrayValue else { throw FormatError("\(path).products must be an array of strings") }
+                guard let list = member.value.arrayValue else {
+                    throw FormatError("\(path).products must be an array of strings")
+                }
                 var ids: [String] = []
                 for element in list {
-                    guard let id = element.stringValue else { throw FormatError("\(path).products must be an array of strings") }
+                    guard let id = element.stringValue else {
+                        throw FormatError("\(path).products must be an array of strings")
+                    }
                     ids.append(id)
                 }
                 products = ids

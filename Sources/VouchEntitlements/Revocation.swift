@@ -161,7 +161,8 @@ public struct RevocationSummary: Sendable, Hashable {
             }
             total.add(revocation)
             byProduct[revocation.productId, default: Bucket()].add(revocation)
-            byReason[revocation.revocationReason.map { String($0.rawValue) } ?? "none", default: Bucket()].add(revocation)
+            byReason[revocation.revocationReason.map { String($0.rawValue) } ?? "none", default: Bucket()].add(
+                revocation)
             byType[revocation.revocationType?.rawValue ?? "none", default: Bucket()].add(revocation)
             byMonth[String(revocation.revocationDate.iso8601.prefix(7)), default: Bucket()].add(revocation)
         }

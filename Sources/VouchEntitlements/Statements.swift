@@ -81,8 +81,10 @@ struct TransactionStatement: Sendable, Equatable {
     private var fingerprint: [String] {
         [
             environment, transactionId, originalTransactionId, productId, type, subscriptionGroupIdentifier ?? "",
-            String(purchaseDate), expiresDate.map(String.init) ?? "", String(isUpgraded), ownership, appAccountToken ?? "",
-            revocation?.fingerprint ?? "", price.map(String.init) ?? "", currency ?? "", quantity.map(String.init) ?? "",
+            String(purchaseDate), expiresDate.map(String.init) ?? "", String(isUpgraded), ownership,
+            appAccountToken ?? "",
+            revocation?.fingerprint ?? "", price.map(String.init) ?? "", currency ?? "",
+            quantity.map(String.init) ?? "",
             String(isFreeTrial),
         ]
     }
@@ -109,7 +111,9 @@ struct RenewalStatement: Sendable, Equatable {
     var appAccountToken: String?
 
     init?(_ payload: JWSRenewalInfoDecodedPayload) {
-        guard let signedDate = payload.signedDate?.milliseconds, payload.originalTransactionId != nil else { return nil }
+        guard let signedDate = payload.signedDate?.milliseconds, payload.originalTransactionId != nil else {
+            return nil
+        }
         self.signedDate = signedDate
         isInBillingRetryPeriod = payload.isInBillingRetryPeriod ?? false
         gracePeriodExpiresDate = payload.gracePeriodExpiresDate?.milliseconds
@@ -170,7 +174,8 @@ struct TransactionRecord: Sendable, Equatable {
 
     static func == (lhs: TransactionRecord, rhs: TransactionRecord) -> Bool {
         lhs.current == rhs.current && lhs.newestRevocation?.signedDate == rhs.newestRevocation?.signedDate
-            && lhs.newestRevocation?.facts == rhs.newestRevocation?.facts && lhs.reversalNotified == rhs.reversalNotified
+            && lhs.newestRevocation?.facts == rhs.newestRevocation?.facts
+            && lhs.reversalNotified == rhs.reversalNotified
     }
 
     /// Whether the statement in force revokes the transaction at `instant`.

@@ -5,7 +5,8 @@ import VouchMint
 
 /// `vouch entitlements`, `vouch refunds` and `vouch mint history`, end to end on the built binary.
 @Suite(.serialized) struct LedgerCommandTests {
-    static let validity = MintValidity(notBefore: MintDate.parse("2020-01-01")!, notAfter: MintDate.parse("2045-01-01")!)
+    static let validity = MintValidity(
+        notBefore: MintDate.parse("2020-01-01")!, notAfter: MintDate.parse("2045-01-01")!)
     static let authority: MintAuthority = try! MintAuthority.generate(MintAuthorityOptions(validity: validity))
     static let signer: MintSigner = try! MintSigner(authority: authority)
 
@@ -27,14 +28,16 @@ import VouchMint
     /// the lifetime product refunded in part; a Sandbox purchase on the first account's token.
     static let tokens: [String] = {
         var first = MintHistory(appAccountToken: account)
-        let plus = first.purchase("com.example.plus.monthly", type: .autoRenewableSubscription, at: day(0), price: 4_990, expires: day(31))
+        let plus = first.purchase(
+            "com.example.plus.monthly", type: .autoRenewableSubscription, at: day(0), price: 4_990, expires: day(31))
         let pro = first.upgrade(plus, to: "com.example.pro.monthly", at: day(10), until: day(41), price: 9_990)
         first.failRenewal(pro, graceUntil: day(57))
         var second = MintHistory(firstTransactionId: 2_000_000_000_001_000)
         let lifetime = second.purchase("com.example.pro.lifetime", type: .nonConsumable, at: day(2), price: 29_990)
         second.refund(lifetime, at: day(33), reason: 1, type: "REFUND_PRORATED", percentage: 33_333)
         second.purchase("com.example.coins.100", type: .consumable, at: day(3), price: 999)
-        var sandbox = MintHistory(environment: "Sandbox", appAccountToken: account, firstTransactionId: 2_000_000_000_002_000)
+        var sandbox = MintHistory(
+            environment: "Sandbox", appAccountToken: account, firstTransactionId: 2_000_000_000_002_000)
         let trial = sandbox.purchase("com.example.pro.trial", type: .nonConsumable, at: day(40), price: 0)
         sandbox.refund(trial, at: day(41))
         sandbox.reverseRefund(trial, at: day(42))
@@ -76,8 +79,9 @@ import VouchMint
         // Without a token, each chain is an account: the lifetime purchase and the coins apart.
         #expect(records.map { $0["environment"] as? String } == ["Production", "Production", "Production", "Sandbox"])
         #expect(records.map { $0["appAccountToken"] as? String } == [Self.account, nil, nil, Self.account])
-        #expect(records.map { $0["originalTransactionIds"] as? [String] }
-            == [["2000000000000000"], ["2000000000001000"], ["2000000000001001"], ["2000000000002000"]])
+        #expect(
+            records.map { $0["originalTransactionIds"] as? [String] }
+                == [["2000000000000000"], ["2000000000001000"], ["2000000000001001"], ["2000000000002000"]])
         #expect(records[0]["originalTransactionIds"] as? [String] == ["2000000000000000"])
         let first = try #require((records[0]["entitlements"] as? [[String: Any]])?.first)
         #expect(first["productId"] as? String == "com.example.pro.monthly")
@@ -94,8 +98,10 @@ import VouchMint
     }
 
     @Test func theSameTokensInAnyOrderAndAnySplitGiveTheSameBytes() throws {
-        let sorted = try VouchBinary.run(["entitlements", "--root", Self.root, "--at", "2026-02-15", "--json", "--tiers",
-                                          try Self.file([Self.tiers], name: "tiers.json"), try Self.file(Self.tokens, name: "sorted.jsonl")])
+        let sorted = try VouchBinary.run([
+            "entitlements", "--root", Self.root, "--at", "2026-02-15", "--json", "--tiers",
+            try Self.file([Self.tiers], name: "tiers.json"), try Self.file(Self.tokens, name: "sorted.jsonl"),
+        ])
         #expect(sorted.status == 0)
         var shuffled = Self.tokens + Self.tokens.prefix(5)
         shuffled.reverse()
@@ -105,32 +111,48 @@ import VouchMint
         // The last part as JSON bodies, the way a webhook receives them.
         let bodies = shuffled[14...].map { "{\"signedPayload\":\"\($0)\"}" }
         let split = try VouchBinary.run(
-            ["entitlements", "--root", Self.root, "--at", "2026-02-15", "--json", "--tiers", try Self.file([Self.tiers], name: "tiers.json"),
-             partB, "-", partA],
+            [
+                "entitlements", "--root", Self.root, "--at", "2026-02-15", "--json", "--tiers",
+                try Self.file([Self.tiers], name: "tiers.json"),
+                partB, "-", partA,
+            ],
             input: Array(bodies.map { $0 + "\n" }.joined().utf8))
         #expect(split.status == 0, "\(split.stderr)")
         #expect(split.stdout == sorted.stdout)
-        #expect(sorted.stdout.contains(#""tier":{"name":"pro","rank":20,"productId":"com.example.pro.monthly","state":"grace_period""#))
+        #expect(
+            sorted.stdout.contains(
+                #""tier":{"name":"pro","rank":20,"productId":"com.example.pro.monthly","state":"grace_period""#))
 
-        let refundsSorted = try VouchBinary.run(["refunds", "--root", Self.root, "--json", try Self.file(Self.tokens, name: "sorted.jsonl")])
-        let refundsSplit = try VouchBinary.run(["refunds", "--root", Self.root, "--json", partA, partB, "-"],
-                                               input: Array(bodies.map { $0 + "\n" }.joined().utf8))
+        let refundsSorted = try VouchBinary.run([
+            "refunds", "--root", Self.root, "--json", try Self.file(Self.tokens, name: "sorted.jsonl"),
+        ])
+        let refundsSplit = try VouchBinary.run(
+            ["refunds", "--root", Self.root, "--json", partA, partB, "-"],
+            input: Array(bodies.map { $0 + "\n" }.joined().utf8))
         #expect(refundsSplit.stdout == refundsSorted.stdout)
         #expect(refundsSplit.stdout.split(separator: "\n").count == 2)
     }
 
     @Test func rejectedTokensAreReportedCountedAndNeverUsed() throws {
         // A refund signed by a foreign CA, which must not revoke anything.
-        let foreign = try MintSigner(authority: try MintAuthority.generate(MintAuthorityOptions(validity: Self.validity)))
+        let foreign = try MintSigner(
+            authority: try MintAuthority.generate(MintAuthorityOptions(validity: Self.validity)))
         // The same ids as the real first account's subscription.
         var forged = MintHistory(appAccountToken: Self.account)
-        let plus = forged.purchase("com.example.plus.monthly", type: .autoRenewableSubscription, at: Self.day(0), price: 4_990, expires: Self.day(31))
+        let plus = forged.purchase(
+            "com.example.plus.monthly", type: .autoRenewableSubscription, at: Self.day(0), price: 4_990,
+            expires: Self.day(31))
         forged.refund(plus, at: Self.day(5))
         let bad = try forged.tokens(signer: foreign)
         let summary = Self.directory.appendingPathComponent("summary.json").path
-        let clean = try VouchBinary.run(["entitlements", "--root", Self.root, "--at", "2026-01-20", "--json", try Self.file(Self.tokens, name: "clean.jsonl")])
-        let dirty = try VouchBinary.run(["entitlements", "--root", Self.root, "--at", "2026-01-20", "--json", "--summary-json", summary,
-                                         try Self.file(bad + [""] + Self.tokens, name: "dirty.jsonl")])
+        let clean = try VouchBinary.run([
+            "entitlements", "--root", Self.root, "--at", "2026-01-20", "--json",
+            try Self.file(Self.tokens, name: "clean.jsonl"),
+        ])
+        let dirty = try VouchBinary.run([
+            "entitlements", "--root", Self.root, "--at", "2026-01-20", "--json", "--summary-json", summary,
+            try Self.file(bad + [""] + Self.tokens, name: "dirty.jsonl"),
+        ])
         #expect(dirty.status == 1)
         #expect(dirty.stdout == clean.stdout)
         #expect(dirty.stdout.contains(#""productId":"com.example.pro.monthly","type":"Auto-Renewable Subscription""#))
@@ -148,12 +170,17 @@ import VouchMint
 
     @Test func accountsCanBeChosenByTokenOrChain() throws {
         let input = try Self.file(Self.tokens, name: "all.jsonl")
-        let result = try VouchBinary.run(["entitlements", "--root", Self.root, "--at", "2026-01-05", "--json",
-                                          "--account", "2000000000001000", "--account", Self.account.uppercased(), "--account", "nobody", input])
+        let result = try VouchBinary.run([
+            "entitlements", "--root", Self.root, "--at", "2026-01-05", "--json",
+            "--account", "2000000000001000", "--account", Self.account.uppercased(), "--account", "nobody", input,
+        ])
         #expect(result.status == 0)
         let records = try Self.lines(result.stdout)
         #expect(records.map { $0["environment"] as? String } == ["Production", "Production", "Sandbox"])
-        #expect(records.map { $0["originalTransactionIds"] as? [String] } == [["2000000000000000"], ["2000000000001000"], ["2000000000002000"]])
+        #expect(
+            records.map { $0["originalTransactionIds"] as? [String] } == [
+                ["2000000000000000"], ["2000000000001000"], ["2000000000002000"],
+            ])
         #expect(result.stderr.contains("vouch entitlements: no account nobody in the input"))
     }
 
@@ -162,23 +189,27 @@ import VouchMint
         let summary = Self.directory.appendingPathComponent("refunds.json").path
         let result = try VouchBinary.run(["refunds", "--root", Self.root, "--json", "--summary-json", summary, input])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout == """
-            {"environment":"Production","appAccountToken":null,"originalTransactionId":"2000000000001000","transactionId":"2000000000001000",\
-            "productId":"com.example.pro.lifetime","type":"Non-Consumable","ownership":"PURCHASED","kind":"refund","state":"revoked",\
-            "revocationDate":\(Self.day(33)),"revoked":"2026-02-03T00:00:00.000Z","revocationReason":1,"revocationType":"REFUND_PRORATED",\
-            "revocationPercentage":33333,"price":29990,"currency":"USD","refundedAmount":9996.5667,"reversedDate":null}
-            {"environment":"Sandbox","appAccountToken":"\(Self.account)","originalTransactionId":"2000000000002000","transactionId":"2000000000002000",\
-            "productId":"com.example.pro.trial","type":"Non-Consumable","ownership":"PURCHASED","kind":"refund","state":"reversed",\
-            "revocationDate":\(Self.day(41)),"revoked":"2026-02-11T00:00:00.000Z","revocationReason":0,"revocationType":"REFUND_FULL",\
-            "revocationPercentage":100000,"price":0,"currency":"USD","refundedAmount":0,"reversedDate":\(Self.day(42))}
+        #expect(
+            result.stdout == """
+                {"environment":"Production","appAccountToken":null,"originalTransactionId":"2000000000001000","transactionId":"2000000000001000",\
+                "productId":"com.example.pro.lifetime","type":"Non-Consumable","ownership":"PURCHASED","kind":"refund","state":"revoked",\
+                "revocationDate":\(Self.day(33)),"revoked":"2026-02-03T00:00:00.000Z","revocationReason":1,"revocationType":"REFUND_PRORATED",\
+                "revocationPercentage":33333,"price":29990,"currency":"USD","refundedAmount":9996.5667,"reversedDate":null}
+                {"environment":"Sandbox","appAccountToken":"\(Self.account)","originalTransactionId":"2000000000002000","transactionId":"2000000000002000",\
+                "productId":"com.example.pro.trial","type":"Non-Consumable","ownership":"PURCHASED","kind":"refund","state":"reversed",\
+                "revocationDate":\(Self.day(41)),"revoked":"2026-02-11T00:00:00.000Z","revocationReason":0,"revocationType":"REFUND_FULL",\
+                "revocationPercentage":100000,"price":0,"currency":"USD","refundedAmount":0,"reversedDate":\(Self.day(42))}
 
-            """)
+                """)
         let json = try VouchBinary.object(try String(contentsOfFile: summary, encoding: .utf8))
         #expect(json["revocations"] as? Int == 1)
         #expect(json["refunds"] as? Int == 1)
         #expect(json["reversed"] as? Int == 1)
-        #expect(JSONWriter.string(try StrictJSON.parse(Array(try String(contentsOfFile: summary, encoding: .utf8).utf8)).objectValue!["byMonth"]!)
-            == #"{"2026-02":{"count":1,"refunded":{"USD":9996.5667}}}"#)
+        #expect(
+            JSONWriter.string(
+                try StrictJSON.parse(Array(try String(contentsOfFile: summary, encoding: .utf8).utf8)).objectValue![
+                    "byMonth"]!)
+                == #"{"2026-02":{"count":1,"refunded":{"USD":9996.5667}}}"#)
         #expect(result.stderr.contains("1 revocations: 1 refunds, 0 family revocations; 1 reversed"))
 
         let since = try VouchBinary.run(["refunds", "--root", Self.root, "--since", "2026-02-05", input])
@@ -208,7 +239,8 @@ import VouchMint
         let result = try VouchBinary.run(["entitlements", "--root", Self.root, "--tiers", wrong, "-"], input: [])
         #expect(result.status == 65)
         #expect(result.stderr == "Error: --tiers \(wrong): tiers[0].rank must be an integer\n")
-        let missing = try VouchBinary.run(["entitlements", "--root", Self.root, "--tiers", "/nonexistent/tiers.json", "-"], input: [])
+        let missing = try VouchBinary.run(
+            ["entitlements", "--root", Self.root, "--tiers", "/nonexistent/tiers.json", "-"], input: [])
         #expect(missing.status == 66)
     }
 
@@ -216,8 +248,10 @@ import VouchMint
         let missing = try VouchBinary.run(["refunds", "--root", Self.root, "/nonexistent/dump.jsonl"])
         #expect(missing.status == 66)
         #expect(missing.stdout.isEmpty)
-        let compressed = [UInt8](try Data(contentsOf: URL(fileURLWithPath: try Self.gzip(try Self.file(Self.tokens, name: "cut.jsonl")))))
-        let cut = try VouchBinary.run(["entitlements", "--root", Self.root, "--json", "-"], input: Array(compressed.prefix(compressed.count / 2)))
+        let compressed = [UInt8](
+            try Data(contentsOf: URL(fileURLWithPath: try Self.gzip(try Self.file(Self.tokens, name: "cut.jsonl")))))
+        let cut = try VouchBinary.run(
+            ["entitlements", "--root", Self.root, "--json", "-"], input: Array(compressed.prefix(compressed.count / 2)))
         #expect(cut.status == 66)
         #expect(cut.stdout.isEmpty)
         #expect(cut.stderr.contains("the gzip stream is truncated"))
@@ -229,9 +263,13 @@ import VouchMint
         var outputs: [String] = []
         for run in 0..<2 {
             let out = Self.directory.appendingPathComponent("history-\(run).jwsl").path
-            let mint = try VouchBinary.run(["mint", "history", "--ca", ca, "--count", "64", "--seed", "3", "--date", "2026-06-01", "--out", out])
+            let mint = try VouchBinary.run([
+                "mint", "history", "--ca", ca, "--count", "64", "--seed", "3", "--date", "2026-06-01", "--out", out,
+            ])
             #expect(mint.status == 0, "\(mint.stderr)")
-            let result = try VouchBinary.run(["entitlements", "--root", "\(ca)/root.der", "--at", "2026-06-01", "--json", out])
+            let result = try VouchBinary.run([
+                "entitlements", "--root", "\(ca)/root.der", "--at", "2026-06-01", "--json", out,
+            ])
             #expect(result.status == 0, "\(result.stderr)")
             outputs.append(result.stdout)
         }
@@ -241,9 +279,13 @@ import VouchMint
             #expect(outputs[0].contains("\"state\":\"\(state)\""), "no \(state)")
         }
         #expect(outputs[0].contains("\"ownership\":\"FAMILY_SHARED\"") == false)  // revoked before the end
-        let refunds = try VouchBinary.run(["refunds", "--root", "\(ca)/root.der", "--json",
-                                           Self.directory.appendingPathComponent("history-0.jwsl").path])
-        for kind in ["\"state\":\"reversed\"", "\"kind\":\"family_revocation\"", "\"productId\":\"com.example.coins.100\""] {
+        let refunds = try VouchBinary.run([
+            "refunds", "--root", "\(ca)/root.der", "--json",
+            Self.directory.appendingPathComponent("history-0.jwsl").path,
+        ])
+        for kind in [
+            "\"state\":\"reversed\"", "\"kind\":\"family_revocation\"", "\"productId\":\"com.example.coins.100\"",
+        ] {
             #expect(refunds.stdout.contains(kind), "no \(kind)")
         }
     }

@@ -77,7 +77,8 @@ struct EntitlementRuleTests {
 
     @Test func aSubscriptionIsAnEntitlementUntilItExpires() throws {
         var history = MintHistory(appAccountToken: F.account)
-        let first = history.purchase(Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
+        let first = history.purchase(
+            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
         let second = history.renew(first, until: F.day(59))
         history.expire(second)
         let ledger = try F.ledger(history)
@@ -93,7 +94,9 @@ struct EntitlementRuleTests {
 
     @Test func aFreeTrialPeriodOfASubscriptionIsInTrial() throws {
         var history = MintHistory(appAccountToken: F.account)
-        history.purchase(Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(7), freeTrial: true)
+        history.purchase(
+            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(7),
+            freeTrial: true)
         let ledger = try F.ledger(history)
         let entitlement = try F.entitlements(ledger, F.account, at: F.day(3)).entitlements.first
         #expect(entitlement?.state == .trial)
@@ -102,7 +105,8 @@ struct EntitlementRuleTests {
 
     @Test func anUpgradeWithinAGroupLeavesOneSubscription() throws {
         var history = MintHistory(appAccountToken: F.account)
-        let basic = history.purchase(Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
+        let basic = history.purchase(
+            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
         let pro = history.upgrade(basic, to: Self.proMonthly, at: F.day(10), until: F.day(41), price: 9_990)
         let ledger = try F.ledger(history)
 
@@ -117,7 +121,8 @@ struct EntitlementRuleTests {
 
     @Test func aGracePeriodKeepsAccessUntilItEnds() throws {
         var history = MintHistory(appAccountToken: F.account)
-        let first = history.purchase(Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
+        let first = history.purchase(
+            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
         history.failRenewal(first, graceUntil: F.day(47))
         let ledger = try F.ledger(history)
 
@@ -131,7 +136,8 @@ struct EntitlementRuleTests {
 
     @Test func aGracePeriodCutShortByANewerRenewalInfoEndsAccess() throws {
         var history = MintHistory(appAccountToken: F.account)
-        let first = history.purchase(Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
+        let first = history.purchase(
+            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
         history.failRenewal(first, graceUntil: F.day(47))
         history.endGracePeriod(first, at: F.day(38))
         let ledger = try F.ledger(history)
@@ -140,7 +146,8 @@ struct EntitlementRuleTests {
 
     @Test func billingRetryWithoutAGracePeriodGivesNoAccess() throws {
         var history = MintHistory(appAccountToken: F.account)
-        let first = history.purchase(Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
+        let first = history.purchase(
+            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
         history.failRenewal(first, graceUntil: nil)
         let ledger = try F.ledger(history)
         #expect(try F.entitlements(ledger, F.account, at: F.day(32)).entitlements.isEmpty)
@@ -148,7 +155,8 @@ struct EntitlementRuleTests {
 
     @Test func aRefundedSubscriptionEndsAtItsRevocation() throws {
         var history = MintHistory(appAccountToken: F.account)
-        let first = history.purchase(Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
+        let first = history.purchase(
+            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
         history.refund(first, at: F.day(12), type: "REFUND_PRORATED", percentage: 61_290)
         let ledger = try F.ledger(history)
         #expect(try F.entitlements(ledger, F.account, at: F.day(11)).entitlements.count == 1)
@@ -180,13 +188,14 @@ struct EntitlementRuleTests {
         #expect(summary.byType["REFUND_PRORATED"]?.count == 2)
         #expect(summary.byType["REFUND_FULL"]?.count == 1)
         #expect(summary.byMonth["2026-02"]?.count == 3)
-        #expect(JSONWriter.string(summary.json) == """
-            {"revocations":3,"refunds":3,"familyRevocations":0,"reversed":0,"refunded":{"EUR":999.14985,"USD":3329.9667},\
-            "byProduct":{"com.example.coins.100":{"count":2,"refunded":{"EUR":999.14985}},"com.example.pro.lifetime":{"count":1,"refunded":{"USD":3329.9667}}},\
-            "byReason":{"0":{"count":2,"refunded":{"EUR":999.14985}},"1":{"count":1,"refunded":{"USD":3329.9667}}},\
-            "byType":{"REFUND_FULL":{"count":1,"refunded":{"EUR":999}},"REFUND_PRORATED":{"count":2,"refunded":{"EUR":0.14985,"USD":3329.9667}}},\
-            "byMonth":{"2026-02":{"count":3,"refunded":{"EUR":999.14985,"USD":3329.9667}}}}
-            """)
+        #expect(
+            JSONWriter.string(summary.json) == """
+                {"revocations":3,"refunds":3,"familyRevocations":0,"reversed":0,"refunded":{"EUR":999.14985,"USD":3329.9667},\
+                "byProduct":{"com.example.coins.100":{"count":2,"refunded":{"EUR":999.14985}},"com.example.pro.lifetime":{"count":1,"refunded":{"USD":3329.9667}}},\
+                "byReason":{"0":{"count":2,"refunded":{"EUR":999.14985}},"1":{"count":1,"refunded":{"USD":3329.9667}}},\
+                "byType":{"REFUND_FULL":{"count":1,"refunded":{"EUR":999}},"REFUND_PRORATED":{"count":2,"refunded":{"EUR":0.14985,"USD":3329.9667}}},\
+                "byMonth":{"2026-02":{"count":3,"refunded":{"EUR":999.14985,"USD":3329.9667}}}}
+                """)
     }
 
     @Test func aRefundAmountNeverOverflows() {
@@ -235,8 +244,10 @@ struct EntitlementRuleTests {
 
     @Test func sandboxDataStaysApartFromProduction() throws {
         var production = MintHistory(environment: "Production", appAccountToken: F.account)
-        production.purchase(Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
-        var sandbox = MintHistory(environment: "Sandbox", appAccountToken: F.account, firstTransactionId: 2_000_000_000_009_000)
+        production.purchase(
+            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
+        var sandbox = MintHistory(
+            environment: "Sandbox", appAccountToken: F.account, firstTransactionId: 2_000_000_000_009_000)
         sandbox.purchase(Self.lifetime, type: .nonConsumable, at: F.day(0), price: 29_990)
         let ledger = try F.ledger(sandbox, production)
 
@@ -272,24 +283,28 @@ struct EntitlementRuleTests {
         let account = try #require(ledger.accounts.first)
         #expect(account.appAccountToken == nil)
         #expect(account.originalTransactionId == purchase.originalTransactionId)
-        #expect(F.output(ledger, at: F.day(1)) == """
-            {"environment":"Production","appAccountToken":null,"originalTransactionIds":["\(purchase.originalTransactionId)"],\
-            "at":\(F.day(1)),"entitlements":[{"productId":"com.example.pro.lifetime","type":"Non-Consumable",\
-            "subscriptionGroupIdentifier":null,"state":"active","expiresDate":null,"expires":null,"ownership":"PURCHASED",\
-            "transactionId":"\(purchase.transactionId)","originalTransactionId":"\(purchase.originalTransactionId)",\
-            "purchaseDate":\(F.day(0))}]}
+        #expect(
+            F.output(ledger, at: F.day(1)) == """
+                {"environment":"Production","appAccountToken":null,"originalTransactionIds":["\(purchase.originalTransactionId)"],\
+                "at":\(F.day(1)),"entitlements":[{"productId":"com.example.pro.lifetime","type":"Non-Consumable",\
+                "subscriptionGroupIdentifier":null,"state":"active","expiresDate":null,"expires":null,"ownership":"PURCHASED",\
+                "transactionId":"\(purchase.transactionId)","originalTransactionId":"\(purchase.originalTransactionId)",\
+                "purchaseDate":\(F.day(0))}]}
 
-            """)
+                """)
     }
 
     @Test func payloadsWithoutEntitlementsAreCountedAndIgnored() throws {
         var history = MintHistory(appAccountToken: F.account)
         history.purchase(Self.lifetime, type: .nonConsumable, at: F.day(0), price: 29_990)
         var ledger = try F.ledger(history)
-        let app = try F.verifier.verify(try F.signer.sign(payload: JSONObject([
-            .init("receiptType", "Production"), .init("bundleId", "com.example.app"), .init("appAppleId", 1_234_567_890),
-            .init("receiptCreationDate", .number(String(F.day(0)))),
-        ])))
+        let app = try F.verifier.verify(
+            try F.signer.sign(
+                payload: JSONObject([
+                    .init("receiptType", "Production"), .init("bundleId", "com.example.app"),
+                    .init("appAppleId", 1_234_567_890),
+                    .init("receiptCreationDate", .number(String(F.day(0)))),
+                ])))
         ledger.add(app)
         #expect(ledger.statistics.ignored == 1)
         #expect(ledger.statistics.notifications == 1)

@@ -10,7 +10,9 @@ struct LedgerDeterminismTests {
     static let catalog = ProductCatalog(
         tiers: [
             .init(name: "plus", rank: 10, products: ["com.example.plus.monthly"]),
-            .init(name: "pro", rank: 20, products: ["com.example.pro.monthly", "com.example.pro.lifetime", "com.example.pro.trial"]),
+            .init(
+                name: "pro", rank: 20,
+                products: ["com.example.pro.monthly", "com.example.pro.lifetime", "com.example.pro.trial"]),
         ],
         trialDays: ["com.example.pro.trial": 14], lengthDays: ["com.example.pass.month": 30])
 
@@ -20,24 +22,31 @@ struct LedgerDeterminismTests {
         for index in 0..<6 {
             let environment = index % 3 == 2 ? "Sandbox" : "Production"
             let token = index == 4 ? nil : "00000000-0000-4000-8000-00000000000\(index)"
-            var history = MintHistory(environment: environment, appAccountToken: token,
-                                      firstTransactionId: 2_000_000_000_000_000 + Int64(index) * 1_000)
+            var history = MintHistory(
+                environment: environment, appAccountToken: token,
+                firstTransactionId: 2_000_000_000_000_000 + Int64(index) * 1_000)
             let offset = Int64(index)
-            let first = history.purchase("com.example.plus.monthly", type: .autoRenewableSubscription, at: F.day(offset),
-                                         price: 4_990, expires: F.day(offset + 31))
+            let first = history.purchase(
+                "com.example.plus.monthly", type: .autoRenewableSubscription, at: F.day(offset),
+                price: 4_990, expires: F.day(offset + 31))
             let second = history.renew(first, until: F.day(offset + 59))
-            let pro = history.upgrade(second, to: "com.example.pro.monthly", at: F.day(offset + 45), until: F.day(offset + 76), price: 9_990)
+            let pro = history.upgrade(
+                second, to: "com.example.pro.monthly", at: F.day(offset + 45), until: F.day(offset + 76), price: 9_990)
             if index % 2 == 0 {
                 history.failRenewal(pro, graceUntil: F.day(offset + 92))
             } else {
                 history.expire(pro)
             }
-            let lifetime = history.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.day(offset + 3), price: 29_990)
-            history.refund(lifetime, at: F.day(offset + 20), reason: Int32(index % 2), type: "REFUND_PRORATED", percentage: 50_000 + Int32(index))
+            let lifetime = history.purchase(
+                "com.example.pro.lifetime", type: .nonConsumable, at: F.day(offset + 3), price: 29_990)
+            history.refund(
+                lifetime, at: F.day(offset + 20), reason: Int32(index % 2), type: "REFUND_PRORATED",
+                percentage: 50_000 + Int32(index))
             if index % 3 == 0 { history.reverseRefund(lifetime, at: F.day(offset + 33)) }
             history.purchase("com.example.coins.100", type: .consumable, at: F.day(offset + 4), price: 999)
             history.purchase("com.example.pro.trial", type: .nonConsumable, at: F.day(offset + 1), price: 0)
-            history.purchase("com.example.pass.month", type: .nonRenewingSubscription, at: F.day(offset + 2), price: 2_990)
+            history.purchase(
+                "com.example.pass.month", type: .nonRenewingSubscription, at: F.day(offset + 2), price: 2_990)
             let shared = history.shareWithFamily(lifetime, at: F.day(offset + 5))
             if index % 2 == 1 { history.revokeFamilySharing(shared, at: F.day(offset + 12)) }
             history.restate(first, at: F.day(offset + 100))
@@ -50,7 +59,9 @@ struct LedgerDeterminismTests {
         try! histories().flatMap { try $0.tokens(signer: F.signer) }.map { try F.verifier.verify($0) }
     }()
 
-    static let instants: [Int64] = [F.day(0), F.day(2, hours: 5), F.day(10), F.day(25), F.day(40), F.day(50), F.day(80), F.day(200)]
+    static let instants: [Int64] = [
+        F.day(0), F.day(2, hours: 5), F.day(10), F.day(25), F.day(40), F.day(50), F.day(80), F.day(200),
+    ]
 
     /// Everything the ledger answers, as the CLI writes it.
     static func answers(_ ledger: EntitlementLedger) -> String {
@@ -78,8 +89,10 @@ struct LedgerDeterminismTests {
     @Test func theFixtureCoversEveryState() {
         let ledger = F.ledger(Self.payloads, catalog: Self.catalog)
         let answers = Self.answers(ledger)
-        for state in ["\"active\"", "\"grace_period\"", "\"trial\"", "\"non_renewing\"", "\"reversed\"", "\"revoked\"",
-                      "\"family_revocation\"", "\"FAMILY_SHARED\"", "\"Sandbox\"", "\"tier\":{\"name\":\"pro\""] {
+        for state in [
+            "\"active\"", "\"grace_period\"", "\"trial\"", "\"non_renewing\"", "\"reversed\"", "\"revoked\"",
+            "\"family_revocation\"", "\"FAMILY_SHARED\"", "\"Sandbox\"", "\"tier\":{\"name\":\"pro\"",
+        ] {
             #expect(answers.contains(state), "no \(state) in the answers")
         }
     }

@@ -6,7 +6,8 @@ import VouchMint
 
 /// Minted histories, verified for real with the minted root as the only anchor.
 enum LedgerFixtures {
-    static let validity = MintValidity(notBefore: MintDate.parse("2020-01-01")!, notAfter: MintDate.parse("2045-01-01")!)
+    static let validity = MintValidity(
+        notBefore: MintDate.parse("2020-01-01")!, notAfter: MintDate.parse("2045-01-01")!)
     static let authority: MintAuthority = try! MintAuthority.generate(MintAuthorityOptions(validity: validity))
     static let signer: MintSigner = try! MintSigner(authority: authority)
     static let verifier: Verifier = {
@@ -41,7 +42,9 @@ enum LedgerFixtures {
         return ledger
     }
 
-    static func ledger(_ histories: MintHistory..., catalog: ProductCatalog = ProductCatalog()) throws -> EntitlementLedger {
+    static func ledger(_ histories: MintHistory..., catalog: ProductCatalog = ProductCatalog()) throws
+        -> EntitlementLedger
+    {
         var ledger = EntitlementLedger(catalog: catalog)
         for history in histories {
             for token in try history.tokens(signer: signer) { ledger.add(try verifier.verify(token)) }
@@ -51,12 +54,15 @@ enum LedgerFixtures {
 
     /// Every account's entitlements at `instant` as the CLI prints them (JSON Lines).
     static func output(_ ledger: EntitlementLedger, at instant: Int64, tiers: Bool = false) -> String {
-        ledger.entitlements(at: at(instant)).map { JSONWriter.string($0.json(at: at(instant), includeTier: tiers)) + "\n" }
-            .joined()
+        ledger.entitlements(at: at(instant)).map {
+            JSONWriter.string($0.json(at: at(instant), includeTier: tiers)) + "\n"
+        }
+        .joined()
     }
 
     /// The entitlements of the only account whose token or chain is `id`, at `instant`.
-    static func entitlements(_ ledger: EntitlementLedger, _ id: String, at instant: Int64) throws -> AccountEntitlements {
+    static func entitlements(_ ledger: EntitlementLedger, _ id: String, at instant: Int64) throws -> AccountEntitlements
+    {
         let accounts = ledger.accounts(matching: id)
         try #require(accounts.count == 1, "accounts matching \(id): \(accounts)")
         return try #require(ledger.entitlements(of: accounts[0], at: at(instant)))

@@ -31,10 +31,22 @@ struct TierTests {
         ("{\"tier\":[]}", "unknown member 'tier' (expected tiers, products)"),
         ("{\"tiers\":[{\"name\":\"pro\",\"rank\":\"high\",\"products\":[]}]}", "tiers[0].rank must be an integer"),
         ("{\"tiers\":[{\"name\":\"pro\",\"products\":[]}]}", "tiers[0] needs name, rank and products"),
-        ("{\"tiers\":[{\"name\":\"a\",\"rank\":1,\"products\":[]},{\"name\":\"a\",\"rank\":2,\"products\":[]}]}", "tier 'a' is defined twice"),
-        ("{\"products\":{\"p\":{\"trialDays\":0}}}", "products.p.trialDays must be a whole number of days from 1 to 36500"),
-        ("{\"products\":{\"p\":{\"lengthDays\":\"30\"}}}", "products.p.lengthDays must be a whole number of days from 1 to 36500"),
-        ("{\"products\":{\"p\":{\"trialdays\":3}}}", "unknown member 'trialdays' in products.p (expected trialDays, lengthDays)"),
+        (
+            "{\"tiers\":[{\"name\":\"a\",\"rank\":1,\"products\":[]},{\"name\":\"a\",\"rank\":2,\"products\":[]}]}",
+            "tier 'a' is defined twice"
+        ),
+        (
+            "{\"products\":{\"p\":{\"trialDays\":0}}}",
+            "products.p.trialDays must be a whole number of days from 1 to 36500"
+        ),
+        (
+            "{\"products\":{\"p\":{\"lengthDays\":\"30\"}}}",
+            "products.p.lengthDays must be a whole number of days from 1 to 36500"
+        ),
+        (
+            "{\"products\":{\"p\":{\"trialdays\":3}}}",
+            "unknown member 'trialdays' in products.p (expected trialDays, lengthDays)"
+        ),
     ])
     func aWrongCatalogIsRefusedWithTheMemberAtFault(json: String, message: String) {
         let error = #expect(throws: ProductCatalog.FormatError.self) { try ProductCatalog(json: Array(json.utf8)) }
@@ -46,7 +58,9 @@ struct TierTests {
     @Test func stripeAndInAppPurchaseOnOneAccountGiveItsHighestTier() throws {
         let catalog = try ProductCatalog(json: Array(Self.catalogJSON.utf8))
         var history = MintHistory(appAccountToken: F.account.uppercased())
-        let plus = history.purchase("com.example.plus.monthly", type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
+        let plus = history.purchase(
+            "com.example.plus.monthly", type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31)
+        )
         let renewed = history.renew(plus, until: F.day(59))
         var other = MintHistory(appAccountToken: F.otherAccount, firstTransactionId: 2_000_000_000_002_000)
         let lifetime = other.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.day(3), price: 29_990)
@@ -58,7 +72,9 @@ struct TierTests {
         #expect(grant.rank == 10)
         #expect(grant.entitlement.transactionId == renewed.transactionId)
         #expect(grant.entitlement.expiresDate?.milliseconds == F.day(59))
-        #expect(try F.entitlements(ledger, F.otherAccount, at: F.day(40)).tier?.entitlement.transactionId == lifetime.transactionId)
+        #expect(
+            try F.entitlements(ledger, F.otherAccount, at: F.day(40)).tier?.entitlement.transactionId
+                == lifetime.transactionId)
         #expect(try F.entitlements(ledger, F.otherAccount, at: F.day(40)).tier?.entitlement.expiresDate == nil)
 
         // The web shop's records for the same ids: a pro tier bought on the web for the first
@@ -77,8 +93,14 @@ struct TierTests {
         #expect(ledger.accounts(inTier: "plus", at: F.at(F.day(40))).map(\.appAccountToken) == [F.account])
         #expect(ledger.accounts(inTier: "pro", at: F.at(F.day(40))).map(\.appAccountToken) == [F.otherAccount])
         #expect(ledger.accounts(entitledTo: "com.example.pro.lifetime", at: F.at(F.day(2))).isEmpty)
-        #expect(ledger.accounts(entitledTo: "com.example.pro.lifetime", at: F.at(F.day(3))).map(\.appAccountToken) == [F.otherAccount])
-        #expect(ledger.accounts(entitledTo: "com.example.plus.monthly", at: F.at(F.day(3))).map(\.appAccountToken) == [F.account])
+        #expect(
+            ledger.accounts(entitledTo: "com.example.pro.lifetime", at: F.at(F.day(3))).map(\.appAccountToken) == [
+                F.otherAccount
+            ])
+        #expect(
+            ledger.accounts(entitledTo: "com.example.plus.monthly", at: F.at(F.day(3))).map(\.appAccountToken) == [
+                F.account
+            ])
     }
 
     @Test func aFourteenDayTrialProductGivesItsTierForFourteenDays() throws {

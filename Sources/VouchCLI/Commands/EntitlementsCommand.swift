@@ -43,8 +43,14 @@ struct EntitlementsCommand: Command {
     var options: [CommandOption] {
         [
             .value("--at", "WHEN", help: "The instant: now (default) or a DATE"),
-            .value("--tiers", "FILE", help: "A JSON catalog: tiers (name, rank, products), trialDays\nof free trial products, lengthDays of non-renewing\nsubscriptions; each record then gets the highest tier"),
-            .value("--account", "ID", repeatable: true, help: "Only this account: an appAccountToken or any of its\noriginalTransactionIds"),
+            .value(
+                "--tiers", "FILE",
+                help:
+                    "A JSON catalog: tiers (name, rank, products), trialDays\nof free trial products, lengthDays of non-renewing\nsubscriptions; each record then gets the highest tier"
+            ),
+            .value(
+                "--account", "ID", repeatable: true,
+                help: "Only this account: an appAccountToken or any of its\noriginalTransactionIds"),
             .flag("--json", help: "One JSON record per account (default: readable text)"),
         ] + LedgerInput.options
     }
@@ -84,13 +90,16 @@ struct EntitlementsCommand: Command {
         }
         if !bytes.isEmpty { try console.output.write(bytes) }
 
-        console.diagnose(input.describe(reading, ledger: ledger) + "\n  \(answers.count) accounts at \(instant.iso8601)")
-        try LedgerInput.writeSummary(.object(JSONObject([
-            .init("input", input.inputJSON(reading, ledger: ledger)),
-            .init("at", .number(String(instant.milliseconds))),
-            .init("accounts", .number(String(answers.count))),
-            .init("entitled", .number(String(answers.filter { !$0.entitlements.isEmpty }.count))),
-        ])), to: arguments.value("--summary-json"), console: console)
+        console.diagnose(
+            input.describe(reading, ledger: ledger) + "\n  \(answers.count) accounts at \(instant.iso8601)")
+        try LedgerInput.writeSummary(
+            .object(
+                JSONObject([
+                    .init("input", input.inputJSON(reading, ledger: ledger)),
+                    .init("at", .number(String(instant.milliseconds))),
+                    .init("accounts", .number(String(answers.count))),
+                    .init("entitled", .number(String(answers.filter { !$0.entitlements.isEmpty }.count))),
+                ])), to: arguments.value("--summary-json"), console: console)
         return input.status(reading)
     }
 
@@ -99,21 +108,25 @@ struct EntitlementsCommand: Command {
         let account = answer.account
         var lines = [
             "\(account.environment.rawValue) "
-                + (account.appAccountToken.map { "appAccountToken \($0)" } ?? "originalTransactionId \(account.originalTransactionId ?? "")")
-                + (account.appAccountToken == nil ? "" : " (chains \(answer.originalTransactionIds.joined(separator: ", ")))")
+                + (account.appAccountToken.map { "appAccountToken \($0)" }
+                    ?? "originalTransactionId \(account.originalTransactionId ?? "")")
+                + (account.appAccountToken == nil
+                    ? "" : " (chains \(answer.originalTransactionIds.joined(separator: ", ")))")
         ]
         if includeTier {
             if let tier = answer.tier {
-                lines.append("  tier \(tier.name) (rank \(tier.rank)) until \(tier.entitlement.expiresDate?.iso8601 ?? "no end")"
-                    + " from \(tier.entitlement.productId), transaction \(tier.entitlement.transactionId)")
+                lines.append(
+                    "  tier \(tier.name) (rank \(tier.rank)) until \(tier.entitlement.expiresDate?.iso8601 ?? "no end")"
+                        + " from \(tier.entitlement.productId), transaction \(tier.entitlement.transactionId)")
             } else {
                 lines.append("  no tier")
             }
         }
         if answer.entitlements.isEmpty { lines.append("  no entitlements") }
         for entitlement in answer.entitlements {
-            lines.append("  \(entitlement.productId)  \(entitlement.state.rawValue)  until \(entitlement.expiresDate?.iso8601 ?? "no end")"
-                + "  \(entitlement.ownership.rawValue)  transaction \(entitlement.transactionId)")
+            lines.append(
+                "  \(entitlement.productId)  \(entitlement.state.rawValue)  until \(entitlement.expiresDate?.iso8601 ?? "no end")"
+                    + "  \(entitlement.ownership.rawValue)  transaction \(entitlement.transactionId)")
         }
         return lines.joined(separator: "\n") + "\n"
     }

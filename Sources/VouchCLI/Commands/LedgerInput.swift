@@ -9,12 +9,17 @@ import VouchEntitlements
 struct LedgerInput {
     /// The options both commands share with `vouch batch`: its trust options less `--kind`,
     /// with `--chain-at` for what `--at` means there.
-    static let options: [CommandOption] = [
-        .value("--summary-json", "FILE", help: "Also write the summary as JSON to FILE (- for stdout)"),
-        .value("--jobs", short: "j", "N", help: "Verify on N threads (default: all cores)"),
-        .value("--field", "NAME", help: "In JSON lines, read the token from this member"),
-        .value("--chain-at", "WHEN", help: "Validate chains at: signed (the payload's signed date,\ndefault), now, or a DATE ('vouch batch --at')"),
-    ] + TrustOptions.options.filter { $0.name != "--kind" && $0.name != "--at" }
+    static let options: [CommandOption] =
+        [
+            .value("--summary-json", "FILE", help: "Also write the summary as JSON to FILE (- for stdout)"),
+            .value("--jobs", short: "j", "N", help: "Verify on N threads (default: all cores)"),
+            .value("--field", "NAME", help: "In JSON lines, read the token from this member"),
+            .value(
+                "--chain-at", "WHEN",
+                help:
+                    "Validate chains at: signed (the payload's signed date,\ndefault), now, or a DATE ('vouch batch --at')"
+            ),
+        ] + TrustOptions.options.filter { $0.name != "--kind" && $0.name != "--at" }
 
     /// At most this many rejected lines are reported one by one; all are counted.
     static let reportedRejections = 100
@@ -86,9 +91,13 @@ struct LedgerInput {
                     case .failure(let error):
                         reported += 1
                         if reported <= Self.reportedRejections {
-                            console.diagnose("vouch \(command): \(input.name):\(line): rejected, not used: \(error.code): \(error.reason)")
+                            console.diagnose(
+                                "vouch \(command): \(input.name):\(line): rejected, not used: \(error.code): \(error.reason)"
+                            )
                         } else if reported == Self.reportedRejections + 1 {
-                            console.diagnose("vouch \(command): further rejected lines are counted only ('vouch batch' lists them all)")
+                            console.diagnose(
+                                "vouch \(command): further rejected lines are counted only ('vouch batch' lists them all)"
+                            )
                         }
                     }
                 }
@@ -105,15 +114,19 @@ struct LedgerInput {
     /// the rejections by code.
     func describe(_ reading: Reading, ledger: EntitlementLedger) -> String {
         let summary = reading.summary
-        var text = "vouch \(command): \(summary.lines) lines, \(summary.verified) verified, \(summary.rejected) rejected in "
+        var text =
+            "vouch \(command): \(summary.lines) lines, \(summary.verified) verified, \(summary.rejected) rejected in "
             + String(format: "%.2f s", reading.seconds)
             + "; \(ledger.chainCount) chains, \(ledger.transactionCount) transactions"
         if !summary.errors.isEmpty {
-            text += "\n  rejected by code: " + summary.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            text +=
+                "\n  rejected by code: "
+                + summary.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         }
         let statistics = ledger.statistics
         if statistics.ignored > 0 || statistics.incomplete > 0 {
-            text += "\n  not about entitlements: \(statistics.ignored); lacking a member the rules need: \(statistics.incomplete)"
+            text +=
+                "\n  not about entitlements: \(statistics.ignored); lacking a member the rules need: \(statistics.incomplete)"
         }
         return text
     }
@@ -121,16 +134,22 @@ struct LedgerInput {
     /// The input counts as JSON: `{"lines":…,"verified":…,"rejected":…,"errors":{…},"ignored":…,"incomplete":…,"chains":…,"transactions":…}`.
     func inputJSON(_ reading: Reading, ledger: EntitlementLedger) -> JSONValue {
         let summary = reading.summary
-        return .object(JSONObject([
-            .init("lines", .number(String(summary.lines))),
-            .init("verified", .number(String(summary.verified))),
-            .init("rejected", .number(String(summary.rejected))),
-            .init("errors", .object(JSONObject(summary.errors.sorted { $0.key < $1.key }.map { .init($0.key, .number(String($0.value))) }))),
-            .init("ignored", .number(String(ledger.statistics.ignored))),
-            .init("incomplete", .number(String(ledger.statistics.incomplete))),
-            .init("chains", .number(String(ledger.chainCount))),
-            .init("transactions", .number(String(ledger.transactionCount))),
-        ]))
+        return .object(
+            JSONObject([
+                .init("lines", .number(String(summary.lines))),
+                .init("verified", .number(String(summary.verified))),
+                .init("rejected", .number(String(summary.rejected))),
+                .init(
+                    "errors",
+                    .object(
+                        JSONObject(
+                            summary.errors.sorted { $0.key < $1.key }.map { .init($0.key, .number(String($0.value))) }))
+                ),
+                .init("ignored", .number(String(ledger.statistics.ignored))),
+                .init("incomplete", .number(String(ledger.statistics.incomplete))),
+                .init("chains", .number(String(ledger.chainCount))),
+                .init("transactions", .number(String(ledger.transactionCount))),
+            ]))
     }
 
     /// The exit status once the answer is written: 0 when every line verified, 1 otherwise.
@@ -147,7 +166,9 @@ struct LedgerInput {
     }
 
     /// An instant: `now`, a date (`2026-02-01`, midnight UTC) or an instant (`2026-02-01T12:00:00Z`).
-    static func instant(_ text: String, option: String, console: Console, allowNow: Bool = true) throws(UsageError) -> Timestamp {
+    static func instant(_ text: String, option: String, console: Console, allowNow: Bool = true) throws(UsageError)
+        -> Timestamp
+    {
         if allowNow && text == "now" { return Timestamp(console.now()) }
         return Timestamp(try Spelling.date(text, option: option, alternatives: allowNow ? "'now' or " : ""))
     }
@@ -155,7 +176,9 @@ struct LedgerInput {
     /// Reads the `--tiers` catalog: unreadable is exit 66, not a catalog 65.
     static func catalog(_ path: String?) throws -> ProductCatalog {
         guard let path else { return ProductCatalog() }
-        guard let data = FileManager.default.contents(atPath: path) else { throw InputError("cannot read --tiers \(path)") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw InputError("cannot read --tiers \(path)")
+        }
         do {
             return try ProductCatalog(json: [UInt8](data))
         } catch {

@@ -48,14 +48,18 @@ struct MintHistoryCommand: Command {
         var generator = MintHistoryGenerator(seed: arguments.value("--seed").map(MintGenerator.seed) ?? 1, date: date)
         if let text = arguments.value("--environment") {
             let known: [AppStoreEnvironment] = [.production, .sandbox, .xcode, .localTesting]
-            generator.environment = try Spelling.choice(text, option: "--environment", among: known, name: \.rawValue).rawValue
+            generator.environment = try Spelling.choice(text, option: "--environment", among: known, name: \.rawValue)
+                .rawValue
         }
         if let bundleId = arguments.value("--bundle-id") { generator.bundleId = bundleId }
         if let text = arguments.value("--app-apple-id") {
-            guard let appAppleId = Int64(text) else { throw UsageError("--app-apple-id must be an integer; got '\(text)'") }
+            guard let appAppleId = Int64(text) else {
+                throw UsageError("--app-apple-id must be an integer; got '\(text)'")
+            }
             generator.appAppleId = appAppleId
         }
-        let histories = generator, total = count
+        let histories = generator
+        let total = count
         let authority = try MintAuthority.load(from: URL(fileURLWithPath: directory, isDirectory: true))
         let signer = try MintSigner(authority: authority)
         let out = try console.destination(arguments.value("--out"))

@@ -77,9 +77,11 @@ struct RefundsCommand: Command {
     /// One line: when, what, whose, why, how much.
     static func describe(_ revocation: Revocation) -> String {
         var fields = [
-            revocation.revocationDate.iso8601, revocation.kind.rawValue, revocation.state.rawValue, revocation.environment.rawValue,
+            revocation.revocationDate.iso8601, revocation.kind.rawValue, revocation.state.rawValue,
+            revocation.environment.rawValue,
             revocation.productId, "transaction \(revocation.transactionId)",
-            revocation.appAccountToken.map { "appAccountToken \($0)" } ?? "originalTransactionId \(revocation.originalTransactionId)",
+            revocation.appAccountToken.map { "appAccountToken \($0)" }
+                ?? "originalTransactionId \(revocation.originalTransactionId)",
             "reason \(revocation.revocationReason.map { String($0.rawValue) } ?? "none")",
             revocation.revocationType?.rawValue ?? "no type",
         ]
@@ -95,16 +97,22 @@ struct RefundsCommand: Command {
 
     static func describe(_ summary: RevocationSummary) -> String {
         func amounts(_ amounts: [String: MilliunitAmount]) -> String {
-            amounts.isEmpty ? "" : " (" + amounts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ") + ")"
+            amounts.isEmpty
+                ? ""
+                : " (" + amounts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+                    + ")"
         }
         func buckets(_ buckets: [String: RevocationSummary.Bucket]) -> String {
-            buckets.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.count)\(amounts($0.value.refunded))" }.joined(separator: ", ")
+            buckets.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.count)\(amounts($0.value.refunded))" }
+                .joined(separator: ", ")
         }
         var lines = [
             "  \(summary.total.count) revocations: \(summary.refunds) refunds, \(summary.familyRevocations) family revocations;"
                 + " \(summary.reversed) reversed"
         ]
-        if !summary.total.refunded.isEmpty { lines.append("  refunded (milliunits):\(amounts(summary.total.refunded))") }
+        if !summary.total.refunded.isEmpty {
+            lines.append("  refunded (milliunits):\(amounts(summary.total.refunded))")
+        }
         if summary.total.count > 0 {
             lines.append("  by product: " + buckets(summary.byProduct))
             lines.append("  by reason: " + buckets(summary.byReason))

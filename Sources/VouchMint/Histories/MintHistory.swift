@@ -87,8 +87,10 @@ public struct MintHistory: Sendable {
             transaction["price"] = 0
         }
         let minted = Transaction(payload: transaction)
-        record(minted, at: date, notify: notify, type: type == .autoRenewableSubscription ? "SUBSCRIBED" : "ONE_TIME_CHARGE",
-               subtype: type == .autoRenewableSubscription ? "INITIAL_BUY" : nil)
+        record(
+            minted, at: date, notify: notify,
+            type: type == .autoRenewableSubscription ? "SUBSCRIBED" : "ONE_TIME_CHARGE",
+            subtype: type == .autoRenewableSubscription ? "INITIAL_BUY" : nil)
         return minted
     }
 
@@ -114,7 +116,9 @@ public struct MintHistory: Sendable {
     /// An upgrade to a higher product of the same group at `date`: the current transaction is
     /// restated with `isUpgraded`, and a new one starts with the same `originalTransactionId`.
     @discardableResult
-    public mutating func upgrade(_ current: Transaction, to productId: String, at date: Int64, until expires: Int64, price: Int64) -> Transaction {
+    public mutating func upgrade(
+        _ current: Transaction, to productId: String, at date: Int64, until expires: Int64, price: Int64
+    ) -> Transaction {
         var old = current.payload
         old["isUpgraded"] = true
         old["signedDate"] = .number(String(date))
@@ -143,9 +147,12 @@ public struct MintHistory: Sendable {
         renewal["expirationIntent"] = 2
         renewal["isInBillingRetryPeriod"] = true
         if let graceUntil { renewal["gracePeriodExpiresDate"] = .number(String(graceUntil)) }
-        items.append(.notification(
-            notification("DID_FAIL_TO_RENEW", subtype: graceUntil == nil ? nil : "GRACE_PERIOD", at: date, status: graceUntil == nil ? 3 : 4),
-            transaction: restated(current, at: date), renewalInfo: renewal))
+        items.append(
+            .notification(
+                notification(
+                    "DID_FAIL_TO_RENEW", subtype: graceUntil == nil ? nil : "GRACE_PERIOD", at: date,
+                    status: graceUntil == nil ? 3 : 4),
+                transaction: restated(current, at: date), renewalInfo: renewal))
     }
 
     /// The grace period ended without payment (`GRACE_PERIOD_EXPIRED`); billing retry goes on.
@@ -153,9 +160,10 @@ public struct MintHistory: Sendable {
         var renewal = renewalPayload(current, signed: date, autoRenew: true)
         renewal["expirationIntent"] = 2
         renewal["isInBillingRetryPeriod"] = true
-        items.append(.notification(
-            notification("GRACE_PERIOD_EXPIRED", subtype: nil, at: date, status: 3),
-            transaction: restated(current, at: date), renewalInfo: renewal))
+        items.append(
+            .notification(
+                notification("GRACE_PERIOD_EXPIRED", subtype: nil, at: date, status: 3),
+                transaction: restated(current, at: date), renewalInfo: renewal))
     }
 
     /// The customer turned auto-renew off and the subscription expired (`EXPIRED`, `VOLUNTARY`).
@@ -164,14 +172,16 @@ public struct MintHistory: Sendable {
         var renewal = renewalPayload(current, signed: date, autoRenew: false)
         renewal["expirationIntent"] = 1
         renewal["isInBillingRetryPeriod"] = false
-        items.append(.notification(
-            notification("EXPIRED", subtype: "VOLUNTARY", at: date, status: 2),
-            transaction: restated(current, at: date), renewalInfo: renewal))
+        items.append(
+            .notification(
+                notification("EXPIRED", subtype: "VOLUNTARY", at: date, status: 2),
+                transaction: restated(current, at: date), renewalInfo: renewal))
     }
 
     /// A refund: the `REFUND` notification whose transaction carries the revocation.
     public mutating func refund(
-        _ transaction: Transaction, at date: Int64, reason: Int32 = 0, type: String = "REFUND_FULL", percentage: Int32? = nil
+        _ transaction: Transaction, at date: Int64, reason: Int32 = 0, type: String = "REFUND_FULL",
+        percentage: Int32? = nil
     ) {
         var revoked = restated(transaction, at: date)
         revoked["revocationDate"] = .number(String(date))
@@ -179,16 +189,20 @@ public struct MintHistory: Sendable {
         revoked["revocationType"] = .string(type)
         let share = percentage ?? (type == "REFUND_FULL" ? 100_000 : nil)
         if let share { revoked["revocationPercentage"] = .number(String(share)) }
-        items.append(.notification(
-            notification("REFUND", subtype: nil, at: date, status: 5), transaction: revoked,
-            renewalInfo: isSubscription(transaction) ? renewalPayload(transaction, signed: date, autoRenew: false) : nil))
+        items.append(
+            .notification(
+                notification("REFUND", subtype: nil, at: date, status: 5), transaction: revoked,
+                renewalInfo: isSubscription(transaction)
+                    ? renewalPayload(transaction, signed: date, autoRenew: false) : nil))
     }
 
     /// The refund was reversed: `REFUND_REVERSED`, the transaction again without revocation.
     public mutating func reverseRefund(_ transaction: Transaction, at date: Int64) {
-        items.append(.notification(
-            notification("REFUND_REVERSED", subtype: nil, at: date, status: 1), transaction: restated(transaction, at: date),
-            renewalInfo: nil))
+        items.append(
+            .notification(
+                notification("REFUND_REVERSED", subtype: nil, at: date, status: 1),
+                transaction: restated(transaction, at: date),
+                renewalInfo: nil))
     }
 
     /// What a family member's server sees when a purchase is shared with them: a transaction of
@@ -216,7 +230,9 @@ public struct MintHistory: Sendable {
         revoked["revocationDate"] = .number(String(date))
         revoked["revocationReason"] = 0
         revoked["revocationType"] = "FAMILY_REVOKE"
-        items.append(.notification(notification("REVOKE", subtype: nil, at: date, status: 5), transaction: revoked, renewalInfo: nil))
+        items.append(
+            .notification(
+                notification("REVOKE", subtype: nil, at: date, status: 5), transaction: revoked, renewalInfo: nil))
     }
 
     /// A statement of the transaction as the App Store Server API returns it at `date`
@@ -273,14 +289,18 @@ public struct MintHistory: Sendable {
         return payload
     }
 
-    private mutating func record(_ transaction: Transaction, at date: Int64, notify: Bool, type: String, subtype: String?) {
+    private mutating func record(
+        _ transaction: Transaction, at date: Int64, notify: Bool, type: String, subtype: String?
+    ) {
         guard notify else {
             items.append(.transaction(transaction.payload))
             return
         }
         let renewal = isSubscription(transaction) ? renewalPayload(transaction, signed: date, autoRenew: true) : nil
-        items.append(.notification(notification(type, subtype: subtype, at: date, status: renewal == nil ? nil : 1),
-                                   transaction: transaction.payload, renewalInfo: renewal))
+        items.append(
+            .notification(
+                notification(type, subtype: subtype, at: date, status: renewal == nil ? nil : 1),
+                transaction: transaction.payload, renewalInfo: renewal))
     }
 
     private func transactionPayload(
@@ -291,7 +311,9 @@ public struct MintHistory: Sendable {
             .init("transactionId", .string(String(id))),
             .init("originalTransactionId", .string(String(originalId))),
         ]
-        if type == .autoRenewableSubscription { members.append(.init("webOrderLineItemId", .string(String(id + 500_000_000_000_000)))) }
+        if type == .autoRenewableSubscription {
+            members.append(.init("webOrderLineItemId", .string(String(id + 500_000_000_000_000))))
+        }
         members += [
             .init("bundleId", .string(bundleId)),
             .init("productId", .string(productId)),

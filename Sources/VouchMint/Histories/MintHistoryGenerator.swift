@@ -60,11 +60,12 @@ public struct MintHistoryGenerator: Sendable {
         var random = SplitMix64(seed: seed, index: UInt64(index))
         _ = random.next()
         guard random.next() % 5 != 0 else { return nil }
-        let high = random.next(), low = random.next()
+        let high = random.next()
+        let low = random.next()
         let hex = String(high, radix: 16).leftPadded(16) + String(low, radix: 16).leftPadded(16)
         let characters = Array(hex)
         // A version 4 UUID: 4 in the version nibble, 8 to b in the variant nibble.
-        let variant = "89ab"[ "89ab".index("89ab".startIndex, offsetBy: Int(low % 4)) ]
+        let variant = "89ab"["89ab".index("89ab".startIndex, offsetBy: Int(low % 4))]
         return String(characters[0..<8]) + "-" + String(characters[8..<12]) + "-4" + String(characters[13..<16]) + "-"
             + String(variant) + String(characters[17..<20]) + "-" + String(characters[20..<32])
     }
@@ -80,19 +81,24 @@ public struct MintHistoryGenerator: Sendable {
         let start = end - (story == "grace-period" ? 100 : 120) * day + Int64(random.next() % UInt64(day))
         let firstId = (environment == "Production" ? 200_000_000_000_000 : 2_000_000_000_000_000) + Int64(index) * 100
         var history = MintHistory(
-            environment: environment, bundleId: bundleId, appAppleId: appAppleId, appAccountToken: appAccountToken(of: index),
+            environment: environment, bundleId: bundleId, appAppleId: appAppleId,
+            appAccountToken: appAccountToken(of: index),
             firstTransactionId: firstId)
-        let plus = "com.example.plus.monthly", pro = "com.example.pro.monthly", lifetime = "com.example.pro.lifetime"
+        let plus = "com.example.plus.monthly"
+        let pro = "com.example.pro.monthly"
+        let lifetime = "com.example.pro.lifetime"
         let month = 30 * day
-        var current = history.purchase(plus, type: .autoRenewableSubscription, at: start, price: 4_990, expires: start + month,
-                                       freeTrial: story == "renewing" && index % 2 == 0)
+        var current = history.purchase(
+            plus, type: .autoRenewableSubscription, at: start, price: 4_990, expires: start + month,
+            freeTrial: story == "renewing" && index % 2 == 0)
         switch story {
         case "renewing":
             while let expires = current.expiresDate, expires <= end {
                 current = history.renew(current, until: expires + month, price: 4_990)
             }
         case "upgrade":
-            current = history.upgrade(current, to: pro, at: start + month + 10 * day, until: start + 2 * month + 10 * day, price: 9_990)
+            current = history.upgrade(
+                current, to: pro, at: start + month + 10 * day, until: start + 2 * month + 10 * day, price: 9_990)
             while let expires = current.expiresDate, expires <= end {
                 current = history.renew(current, until: expires + month, price: 9_990)
             }
@@ -112,7 +118,8 @@ public struct MintHistoryGenerator: Sendable {
         case "family-sharing":
             history.expire(current)
             let bought = history.purchase(lifetime, type: .nonConsumable, at: start + 2 * day, price: 29_990)
-            var member = MintHistory(environment: environment, bundleId: bundleId, appAppleId: appAppleId, firstTransactionId: firstId + 50)
+            var member = MintHistory(
+                environment: environment, bundleId: bundleId, appAppleId: appAppleId, firstTransactionId: firstId + 50)
             let shared = member.shareWithFamily(bought, at: start + 4 * day)
             member.revokeFamilySharing(shared, at: start + 60 * day)
             history.append(member)
