@@ -110,6 +110,7 @@ let authority = try MintAuthority.generate(MintAuthorityOptions(validity: validi
 let signer = try MintSigner(authority: authority)
 if options.ledgerOnly {
     print(try benchLedger(payloads: options.ledgerPayloads, jobs: jobs, authority: authority, signer: signer, directory: scratch).markdown)
+    try? FileManager.default.removeItem(at: scratch)  // exit skips the deferred removal
     exit(0)
 }
 let leafDER = try authority.certificateChain()[0]
