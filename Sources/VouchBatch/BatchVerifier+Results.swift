@@ -1,17 +1,19 @@
+public import Vouch
+
 extension BatchVerifier {
     /// Verifies each line of `reader` on ``jobs`` threads and hands each line's result to
     /// `deliver` in input order, on the calling thread: what a consumer of the verified
     /// payloads (rather than of JSON records) reads a dump with. Blank and over-long lines are
-    /// rejected results, as in ``verifyLines(from:format:write:progress:)``.
+    /// rejected results (``LineRejection``), as in ``verifyLines(from:format:write:progress:)``.
     ///
     /// - Parameter deliver: receives the 1-based line number within `reader` and the result.
     /// - Returns: the counts. Throws the reader's ``InputFailure`` after delivering every line
     ///   read before it, or what `deliver` throws.
     public func verifyLines(
-        from reader: LineReader, deliver: (Int, Result<VerifiedPayload, VerificationError>) throws -> Void
+        from reader: LineReader, deliver: (Int, Result<VerifiedPayload, LineRejection>) throws -> Void
     ) throws -> BatchSummary {
         var summary = BatchSummary()
-        let pipeline = OrderedPipeline<LineChunk, (first: Int, results: [Result<VerifiedPayload, VerificationError>])>(
+        let pipeline = OrderedPipeline<LineChunk, (first: Int, results: [Result<VerifiedPayload, LineRejection>])>(
             jobs: jobs
         ) {
             [self] chunk in

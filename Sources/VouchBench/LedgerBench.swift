@@ -2,6 +2,7 @@ import COpenSSL  // the module Swift sees the C library's timespec and rusage th
 import Dispatch
 import Foundation
 import Vouch
+import VouchBatch
 import VouchEntitlements
 import VouchMint
 
@@ -173,7 +174,7 @@ func benchLedger(payloads target: Int, jobs: Int, authority: MintAuthority, sign
     func verifyRun(_ deliver: (VerifiedPayload) -> Void) throws -> (wall: Double, cpu: Double) {
         let descriptor = open(file.path, O_RDONLY)
         defer { close(descriptor) }
-        let reader = try LineReader.open(FileDescriptorSource(descriptor: descriptor))
+        let reader = try LineReader.open(descriptor: descriptor)
         let start = now()
         let startCPU = processCPUSeconds()
         let summary = try batch.verifyLines(from: reader) { _, result in

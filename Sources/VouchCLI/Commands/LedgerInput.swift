@@ -1,5 +1,6 @@
 import Foundation
 import Vouch
+import VouchBatch
 import VouchEntitlements
 
 /// Reads dumps into an entitlement ledger for `vouch entitlements` and `vouch refunds`: the
@@ -83,7 +84,7 @@ struct LedgerInput {
         var reported = 0
         for input in inputs {
             do {
-                let reader = try LineReader.open(FileDescriptorSource(descriptor: input.descriptor))
+                let reader = try LineReader.open(descriptor: input.descriptor)
                 let part = try batch.verifyLines(from: reader) { line, result in
                     switch result {
                     case .success(let verified):
