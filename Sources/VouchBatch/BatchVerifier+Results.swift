@@ -17,7 +17,7 @@ extension BatchVerifier {
             jobs: jobs
         ) {
             [self] chunk in
-            (chunk.firstLineNumber, chunk.lines.map { verify($0, in: chunk.bytes) })
+            (chunk.firstLineNumber, results(of: chunk))
         }
         try pipeline.run(
             next: { try reader.nextChunk() },

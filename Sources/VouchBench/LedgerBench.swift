@@ -88,14 +88,6 @@ func threadCPUSeconds() -> Double {
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
-/// The resident set size now (not the peak), from `/proc/self/statm` where there is one.
-func residentBytes() -> Int? {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return nil }
-    let fields = text.split(separator: " ")
-    guard fields.count > 1, let pages = Int(fields[1]) else { return nil }
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-}
-
 func benchLedger(payloads target: Int, jobs: Int, authority: MintAuthority, signer: MintSigner, directory: URL) throws
     -> LedgerBenchReport
 {
@@ -206,7 +198,8 @@ func benchLedger(payloads target: Int, jobs: Int, authority: MintAuthority, sign
     report.ledgerRunCPUSeconds = run.cpu
     report.addSeconds = addTime
     report.addCPUSeconds = addCPU
-    if let heapBefore, let heapAfter = residentBytes() { report.heapBytes = heapAfter - heapBefore }
+    let heapAfter = residentBytes()
+    if heapBefore > 0, heapAfter > 0 { report.heapBytes = heapAfter - heapBefore }
     report.chains = ledger.chainCount
     report.transactions = ledger.transactionCount
     log("ledger: verifying \(written) payloads without a ledger again …")
