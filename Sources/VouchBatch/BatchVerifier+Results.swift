@@ -6,7 +6,9 @@ extension BatchVerifier {
     /// payloads (rather than of JSON records) reads a dump with. Blank and over-long lines are
     /// rejected results (``LineRejection``), as in ``verifyLines(from:format:write:progress:)``.
     ///
-    /// - Parameter deliver: receives the 1-based line number within `reader` and the result.
+    /// - Parameters:
+    ///   - reader: the lines to verify.
+    ///   - deliver: receives the 1-based line number within `reader` and the result.
     /// - Returns: the counts. Throws the reader's ``InputFailure`` after delivering every line
     ///   read before it, or what `deliver` throws.
     public func verifyLines(

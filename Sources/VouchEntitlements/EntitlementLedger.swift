@@ -22,7 +22,7 @@ public import Vouch
 /// chain wins likewise. `FAMILY_SHARED` transactions form chains of their own and a
 /// `FAMILY_REVOKE` is not a refund. Environments never mix.
 ///
-/// Only ``VerifiedPayload``s go in: nothing unverified can reach the answer. Memory holds one
+/// Only `VerifiedPayload`s go in: nothing unverified can reach the answer. Memory holds one
 /// small record per transaction and one renewal statement per chain, never the tokens: feeding
 /// the same statements again changes nothing. Two ledgers fed disjoint parts of the data and
 /// merged equal one ledger fed all of it.

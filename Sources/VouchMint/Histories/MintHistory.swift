@@ -56,7 +56,13 @@ public struct MintHistory: Sendable {
     private var nextId: Int64
     private var notificationCount = 0
 
-    /// - Parameter firstTransactionId: ids are numbered from it (give each account its own range).
+    /// Starts an empty history of one account.
+    /// - Parameters:
+    ///   - environment: the `environment` of every payload.
+    ///   - bundleId: the `bundleId` of every payload.
+    ///   - appAppleId: the `appAppleId` of every notification.
+    ///   - appAccountToken: the account id sent as `appAccountToken`, or `nil` for none.
+    ///   - firstTransactionId: ids are numbered from it (give each account its own range).
     public init(
         environment: String = "Production", bundleId: String = "com.example.app", appAppleId: Int64 = 1_234_567_890,
         appAccountToken: String? = nil, firstTransactionId: Int64 = 2_000_000_000_000_000
