@@ -1,4 +1,5 @@
 internal import Foundation
+
 @testable internal import Vouch
 @testable internal import VouchBatch
 @testable internal import VouchOpenSSL
@@ -25,7 +26,8 @@ nonisolated(unsafe) var selectedTarget: (@Sendable (UnsafeRawBufferPointer) -> V
 
 @_cdecl("LLVMFuzzerInitialize")
 public func fuzzerInitialize(
-    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
+    _ argc: UnsafeMutablePointer<CInt>,
+    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>
 ) -> CInt {
     let name = ProcessInfo.processInfo.environment["VOUCH_FUZZ_TARGET"] ?? ""
     guard let target = fuzzTargets[name] else {

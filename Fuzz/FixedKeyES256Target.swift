@@ -1,4 +1,5 @@
 internal import Foundation
+
 @testable internal import Vouch
 @testable internal import VouchOpenSSL
 
@@ -15,13 +16,17 @@ internal import Foundation
 func fuzzFixedKeyES256(_ input: UnsafeRawBufferPointer) {
     let bytes = Array(input)
     let recordSize = 98
-    var digests: [UInt8] = [], signatures: [UInt8] = [], mustVerify: [Int] = []
+    var digests: [UInt8] = []
+    var signatures: [UInt8] = []
+    var mustVerify: [Int] = []
     for start in stride(from: 0, to: bytes.count - recordSize + 1, by: recordSize) {
         let record = Array(bytes[start..<start + recordSize])
-        var digest = Array(record[2..<34]), signature = Array(record[34..<98])
+        var digest = Array(record[2..<34])
+        var signature = Array(record[34..<98])
         if record[0] & 0x80 != 0, !genuineSignatures.isEmpty {
             let genuine = genuineSignatures[Int(record[1]) % genuineSignatures.count]
-            let maskDigest = digest, maskSignature = signature
+            let maskDigest = digest
+            let maskSignature = signature
             digest = genuine.digest
             signature = genuine.signature
             if record[0] & 0x0f == 0 || record[0] & 0x0f == 3 { mustVerify.append(digests.count / 32) }
@@ -37,8 +42,10 @@ func fuzzFixedKeyES256(_ input: UnsafeRawBufferPointer) {
             case 6: signature = Array(signature[0..<32]) + [UInt8](repeating: 0, count: 32)
             case 7: signature = p256Order + Array(signature[32..<64])
             case 8: signature = Array(signature[0..<32]) + p256Order
-            case 9: signature = fuzzSubtract(p256Order, [UInt8](repeating: 0, count: 31) + [1]) + Array(signature[32..<64])
-            case 10: signature = Array(signature[0..<32]) + fuzzSubtract(p256Order, [UInt8](repeating: 0, count: 31) + [1])
+            case 9:
+                signature = fuzzSubtract(p256Order, [UInt8](repeating: 0, count: 31) + [1]) + Array(signature[32..<64])
+            case 10:
+                signature = Array(signature[0..<32]) + fuzzSubtract(p256Order, [UInt8](repeating: 0, count: 31) + [1])
             case 11: signature = Array(maskSignature[0..<32]) + Array(signature[32..<64])
             default: signature = Array(signature[0..<32]) + Array(maskSignature[32..<64])
             }
@@ -49,7 +56,9 @@ func fuzzFixedKeyES256(_ input: UnsafeRawBufferPointer) {
     let count = digests.count / 32
     guard count > 0, let fixed = fuzzFixedKey else { return }
     let generic = (0..<count).map { index in
-        ES256.verify(signature: signatures[64 * index..<64 * index + 64], digest: Array(digests[32 * index..<32 * index + 32]), key: fuzzLeafKey)
+        ES256.verify(
+            signature: signatures[64 * index..<64 * index + 64], digest: Array(digests[32 * index..<32 * index + 32]),
+            key: fuzzLeafKey)
     }
     let chunk = digests.withUnsafeBytes { digests in
         signatures.withUnsafeBytes { fixed.verify(digests: digests, signatures: $0, count: count) }
@@ -57,8 +66,11 @@ func fuzzFixedKeyES256(_ input: UnsafeRawBufferPointer) {
     for index in mustVerify { require(generic[index], "genuine signature \(index) rejected") }
     require(chunk == generic, "chunk \(String(describing: chunk)) generic \(generic)")
     for index in 0..<count {
-        let alone = fixed.verify(digest: Array(digests[32 * index..<32 * index + 32]), signature: Array(signatures[64 * index..<64 * index + 64]))
-        require(alone == generic[index], "record \(index) alone: \(String(describing: alone)), generic \(generic[index])")
+        let alone = fixed.verify(
+            digest: Array(digests[32 * index..<32 * index + 32]),
+            signature: Array(signatures[64 * index..<64 * index + 64]))
+        require(
+            alone == generic[index], "record \(index) alone: \(String(describing: alone)), generic \(generic[index])")
     }
 }
 
@@ -72,7 +84,8 @@ let genuineSignatures: [(digest: [UInt8], signature: [UInt8])] = {
     for name in ["transaction", "renewal-info", "notification", "app-transaction", "realtime-request"] {
         for line in String(decoding: vectorFile("minted/\(name).txt"), as: UTF8.self).split(separator: "\n") {
             let bytes = Array(line.utf8)
-            guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")), let signature = Base64.decodeURL(bytes[(dot + 1)...]),
+            guard let dot = bytes.lastIndex(of: UInt8(ascii: ".")),
+                let signature = Base64.decodeURL(bytes[(dot + 1)...]),
                 signature.count == 64
             else { continue }
             pairs.append((SHA256Digest.hash(bytes[..<dot]), signature))
@@ -87,7 +100,8 @@ let p256Order: [UInt8] = [
 ]
 
 func fuzzAdd(_ a: [UInt8], _ b: [UInt8]) -> (sum: [UInt8], carry: Bool) {
-    var sum = [UInt8](repeating: 0, count: 32), carry = 0
+    var sum = [UInt8](repeating: 0, count: 32)
+    var carry = 0
     for index in (0..<32).reversed() {
         let total = Int(a[index]) + Int(b[index]) + carry
         sum[index] = UInt8(total & 0xff)
@@ -97,7 +111,8 @@ func fuzzAdd(_ a: [UInt8], _ b: [UInt8]) -> (sum: [UInt8], carry: Bool) {
 }
 
 func fuzzSubtract(_ a: [UInt8], _ b: [UInt8]) -> [UInt8] {
-    var difference = [UInt8](repeating: 0, count: 32), borrow = 0
+    var difference = [UInt8](repeating: 0, count: 32)
+    var borrow = 0
     for index in (0..<32).reversed() {
         let total = Int(a[index]) - Int(b[index]) - borrow
         difference[index] = UInt8((total + 256) & 0xff)

@@ -11,13 +11,16 @@ func fuzzReceipt(_ input: UnsafeRawBufferPointer) {
     let allowed: Set<VerificationError.Code> = [
         .receiptNotAReceipt, .receiptTooLarge, .receiptMalformedContainer, .receiptUnsupportedAlgorithm,
         .receiptSignerNotFound, .receiptMalformedPayload, .receiptDuplicateAttribute, .badCertificateEncoding,
-        .untrustedChain, .certificateExpired, .certificateNotYetValid, .unsupportedCertificateVersion, .missingMarkerOID,
+        .untrustedChain, .certificateExpired, .certificateNotYetValid, .unsupportedCertificateVersion,
+        .missingMarkerOID,
         .wrongKeyType, .leafIsCA,
         .badSignature, .xcodeNotTrusted, .wrongEnvironment,
     ]
     do throws(VerificationError) {
         let container = try ReceiptContainer(bytes)
-        require(container.content.allSatisfy { $0.lowerBound >= 0 && $0.upperBound <= bytes.count }, "content outside the input")
+        require(
+            container.content.allSatisfy { $0.lowerBound >= 0 && $0.upperBound <= bytes.count },
+            "content outside the input")
         require(container.certificates.count <= ReceiptContainer.maximumCertificates, "too many certificates")
         require([ReceiptContainer.Digest.sha1, .sha256].contains(container.digest), "digest")
         let inspection = try ReceiptInspection(receipt: bytes)
@@ -48,7 +51,8 @@ func fuzzReceiptPayload(_ input: UnsafeRawBufferPointer) {
         _ = JSONWriter.encode(.object(receipt.jsonObject))
         _ = JSONWriter.encode(.object(receipt.verifyReceiptResponse))
     } catch {
-        require([.receiptMalformedPayload, .receiptDuplicateAttribute].contains(error.code), "payload gave \(error.code)")
+        require(
+            [.receiptMalformedPayload, .receiptDuplicateAttribute].contains(error.code), "payload gave \(error.code)")
     }
 }
 

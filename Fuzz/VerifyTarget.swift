@@ -1,13 +1,16 @@
 internal import COpenSSL
 internal import Foundation
+
 @testable internal import Vouch
 @testable internal import VouchBatch
 @testable internal import VouchOpenSSL
 
 /// The Xcode StoreKit testing tokens of the shared test vectors (none when they are absent).
-let xcodeTokens: [String] = ["neg-xcode-signed-transaction", "neg-xcode-signed-renewal-info", "neg-xcode-signed-app-transaction"]
-    .compactMap { sharedVectorFile("apple-xcode/\($0).jws") }
-    .map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
+let xcodeTokens: [String] = [
+    "neg-xcode-signed-transaction", "neg-xcode-signed-renewal-info", "neg-xcode-signed-app-transaction",
+]
+.compactMap { sharedVectorFile("apple-xcode/\($0).jws") }
+.map { String(decoding: $0, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines) }
 
 /// The certificate those tokens carry, their single `x5c` entry.
 let xcodeTokenCertificate: [UInt8]? = {
@@ -23,7 +26,8 @@ let xcodeTokenCertificate: [UInt8]? = {
 let fuzzVerifier: Verifier = {
     var configuration = Verifier.Configuration.acceptingAnyApp()
     configuration.trustAnchors = [AppleRootCertificates.rootCAG3, vectorFile("minted/ca/root.der")]
-    configuration.xcodeCertificates = [vectorFile("minted/xcode/xcode.der")] + (xcodeTokenCertificate.map { [$0] } ?? [])
+    configuration.xcodeCertificates =
+        [vectorFile("minted/xcode/xcode.der")] + (xcodeTokenCertificate.map { [$0] } ?? [])
     return try! Verifier(configuration: configuration)
 }()
 
@@ -33,9 +37,12 @@ let signedInputs: Set<[UInt8]> = {
     let folder = ProcessInfo.processInfo.environment["VOUCH_FUZZ_VECTORS"] ?? "TestVectors"
     let real = (try? FileManager.default.contentsOfDirectory(atPath: "\(folder)/apple-real/real")) ?? []
     for name in real { tokens.append(String(decoding: vectorFile("apple-real/real/\(name)"), as: UTF8.self)) }
-    for name in ["transaction", "renewal-info", "notification", "app-transaction", "realtime-request",
-                 "transaction-production", "xcode-transaction", "xcode-renewal-info", "xcode-app-transaction"] {
-        tokens += String(decoding: vectorFile("minted/\(name).txt"), as: UTF8.self).split(separator: "\n").map(String.init)
+    for name in [
+        "transaction", "renewal-info", "notification", "app-transaction", "realtime-request",
+        "transaction-production", "xcode-transaction", "xcode-renewal-info", "xcode-app-transaction",
+    ] {
+        tokens += String(decoding: vectorFile("minted/\(name).txt"), as: UTF8.self).split(separator: "\n").map(
+            String.init)
     }
     tokens += xcodeTokens
     var inputs = Set<[UInt8]>()
@@ -45,8 +52,12 @@ let signedInputs: Set<[UInt8]> = {
         guard parts.count == 3 else { continue }
         inputs.insert(Array(parts[0].utf8) + [UInt8(ascii: ".")] + Array(parts[1].utf8))
         // Nested tokens of notifications verify on their own too.
-        guard let payload = Base64.decodeURL(parts[1].utf8), let object = try? StrictJSON.parseObject(payload) else { continue }
-        for (parent, member) in [("data", "signedTransactionInfo"), ("data", "signedRenewalInfo"), ("appData", "signedAppTransactionInfo")] {
+        guard let payload = Base64.decodeURL(parts[1].utf8), let object = try? StrictJSON.parseObject(payload) else {
+            continue
+        }
+        for (parent, member) in [
+            ("data", "signedTransactionInfo"), ("data", "signedRenewalInfo"), ("appData", "signedAppTransactionInfo"),
+        ] {
             guard let nested = object[parent]?.objectValue?[member]?.stringValue else { continue }
             let nestedParts = nested.split(separator: ".", omittingEmptySubsequences: false)
             if nestedParts.count == 3 {
@@ -70,7 +81,8 @@ func checkResult(_ result: Result<VerifiedPayload, VerificationError>, token: [U
     case .failure(let error):
         require(VerificationError.Code.all.contains(error.code), "undocumented code \(error.code)")
         if let nested = error.nested {
-            require(VerificationError.Code.all.contains(nested.error.code), "undocumented nested code \(nested.error.code)")
+            require(
+                VerificationError.Code.all.contains(nested.error.code), "undocumented nested code \(nested.error.code)")
         }
     }
     let record = VerificationRecord.json(for: result)
@@ -130,7 +142,8 @@ final class PayloadSigner: @unchecked Sendable {
             return d2i_ECDSA_SIG(nil, &cursor, length)!
         }
         defer { ECDSA_SIG_free(signature) }
-        var r: OpaquePointer? = nil, s: OpaquePointer? = nil
+        var r: OpaquePointer? = nil
+        var s: OpaquePointer? = nil
         // get0: r and s stay owned by `signature`.
         ECDSA_SIG_get0(signature, &r, &s)
         var raw = [UInt8](repeating: 0, count: 64)

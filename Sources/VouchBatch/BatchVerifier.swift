@@ -50,7 +50,8 @@ public struct BatchVerifier: Sendable {
     ) throws where Tokens.Element == String {
         var iterator = tokens.makeIterator()
         var position = 0
-        let pipeline = OrderedPipeline<[String], [Result<VerifiedPayload, VerificationError>]>(jobs: jobs) { [self] chunk in
+        let pipeline = OrderedPipeline<[String], [Result<VerifiedPayload, VerificationError>]>(jobs: jobs) {
+            [self] chunk in
             verifier.verifyChunk(chunk.map { Array($0.utf8)[...] }, as: kind)
         }
         try pipeline.run(
@@ -87,7 +88,8 @@ public struct BatchVerifier: Sendable {
         public var firstLine = 1
 
         /// A record format with `payload`, `lineNumbers` and `firstLine`.
-        public init(payload: VerificationRecord.PayloadSelection = .full, lineNumbers: Bool = true, firstLine: Int = 1) {
+        public init(payload: VerificationRecord.PayloadSelection = .full, lineNumbers: Bool = true, firstLine: Int = 1)
+        {
             self.payload = payload
             self.lineNumbers = lineNumbers
             self.firstLine = firstLine
@@ -155,7 +157,8 @@ public struct BatchVerifier: Sendable {
     ///   placeholders the caller does not use.
     func results(of chunk: LineChunk, skipping: [Bool]? = nil) -> [Result<VerifiedPayload, LineRejection>] {
         var results: [Result<VerifiedPayload, LineRejection>?] = Array(repeating: nil, count: chunk.lines.count)
-        var tokens: [ArraySlice<UInt8>] = [], positions: [Int] = []
+        var tokens: [ArraySlice<UInt8>] = []
+        var positions: [Int] = []
         for (offset, line) in chunk.lines.enumerated() {
             if skipping?[offset] == true {
                 results[offset] = .failure(.input(BatchInputError(.emptyLine, "handled as a receipt")))
@@ -163,8 +166,11 @@ public struct BatchVerifier: Sendable {
             }
             switch line {
             case .tooLong(let length):
-                results[offset] = .failure(.input(BatchInputError(
-                    .lineTooLong, "the line is \(length) bytes; the limit is \(LineReader.defaultMaximumLineLength)")))
+                results[offset] = .failure(
+                    .input(
+                        BatchInputError(
+                            .lineTooLong,
+                            "the line is \(length) bytes; the limit is \(LineReader.defaultMaximumLineLength)")))
             case .text(let range):
                 do throws(VerificationError) {
                     let token = try SignedInput.token(in: chunk.bytes[range], field: field)

@@ -1,4 +1,5 @@
 internal import Vouch
+
 /// One share of an input: the `index`-th (1-based) of `count`, as `--shard I/N` names it.
 public struct Shard: Sendable, Equatable {
     /// Which share, from 1.
@@ -9,7 +10,9 @@ public struct Shard: Sendable, Equatable {
     /// Parses `I/N` with 1 ≤ I ≤ N.
     public init?(_ text: String) {
         let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1, (1...count).contains(index) else {
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
+            (1...count).contains(index)
+        else {
             return nil
         }
         self.index = index
@@ -33,7 +36,8 @@ extension BatchVerifier {
         public var shard: Shard?
 
         /// Every document verified, blank lines included, by default.
-        public init(format: DocumentRecordFormat = DocumentRecordFormat(), skipEmpty: Bool = false, shard: Shard? = nil) {
+        public init(format: DocumentRecordFormat = DocumentRecordFormat(), skipEmpty: Bool = false, shard: Shard? = nil)
+        {
             self.format = format
             self.skipEmpty = skipEmpty
             self.shard = shard
@@ -56,7 +60,8 @@ extension BatchVerifier {
     ) throws -> BatchSummary {
         var summary = BatchSummary()
         let format = options.format
-        let pipeline = OrderedPipeline<[DocumentWork], (bytes: [UInt8], summary: BatchSummary)>(jobs: jobs) { [self] works in
+        let pipeline = OrderedPipeline<[DocumentWork], (bytes: [UInt8], summary: BatchSummary)>(jobs: jobs) {
+            [self] works in
             var writer = JSONWriter(reservingCapacity: works.count * (format.payload == .none ? 128 : 1536))
             var counts = BatchSummary()
             // Every token of the chunk's documents in one call: tokens sharing a signer share

@@ -1,5 +1,5 @@
-internal import Vouch
 internal import Foundation
+internal import Vouch
 
 /// Reads a stream of inputs as `vouch verify` and `vouch batch` see them: lines holding a bare
 /// token, blank lines, and JSON documents (one per line, pretty-printed over many lines, or
@@ -37,7 +37,10 @@ public final class DocumentReader {
     /// - Parameters:
     ///   - firstLine: the number of the first line (lines continue across files).
     ///   - firstDocument: the number of the first document.
-    package init(_ source: any ByteSource, options: DocumentOptions = DocumentOptions(), firstLine: Int = 1, firstDocument: Int = 1) {
+    package init(
+        _ source: any ByteSource, options: DocumentOptions = DocumentOptions(), firstLine: Int = 1,
+        firstDocument: Int = 1
+    ) {
         self.source = source
         self.options = options
         self.pattern = options.field.map(FieldPattern.init)
@@ -61,7 +64,9 @@ public final class DocumentReader {
         }
         let prefix = Array(sniff[..<count])
         if prefix == [0x1F, 0x8B] {
-            return DocumentReader(try GzipSource(base: base, prefix: prefix), options: options, firstLine: firstLine, firstDocument: firstDocument)
+            return DocumentReader(
+                try GzipSource(base: base, prefix: prefix), options: options, firstLine: firstLine,
+                firstDocument: firstDocument)
         }
         let reader = DocumentReader(base, options: options, firstLine: firstLine, firstDocument: firstDocument)
         prefix.withUnsafeBytes { reader.buffer.copyMemory(from: $0) }
@@ -207,10 +212,14 @@ public final class DocumentReader {
             let lineNumber = line
             skipLine()
             documentsRead += 1
-            ready.append(DocumentWork(
-                document: firstDocument + documentsRead - 1,
-                failure: .init(lines: lineNumber...lineNumber, error: VerificationError(
-                    .malformedToken, "the line holds something other than a JSON document after a JSON document"))))
+            ready.append(
+                DocumentWork(
+                    document: firstDocument + documentsRead - 1,
+                    failure: .init(
+                        lines: lineNumber...lineNumber,
+                        error: VerificationError(
+                            .malformedToken, "the line holds something other than a JSON document after a JSON document"
+                        ))))
             return true
         }
     }
@@ -219,9 +228,11 @@ public final class DocumentReader {
         documentsRead += 1
         let error =
             leadingLength > options.maximumLineLength
-            ? BatchInputError(.lineTooLong, "the line is \(leadingLength) bytes; the limit is \(options.maximumLineLength)")
+            ? BatchInputError(
+                .lineTooLong, "the line is \(leadingLength) bytes; the limit is \(options.maximumLineLength)")
             : BatchInputError(.emptyLine, "the line is empty")
-        var work = DocumentWork(document: firstDocument + documentsRead - 1, failure: .init(lines: lineNumber...lineNumber, input: error))
+        var work = DocumentWork(
+            document: firstDocument + documentsRead - 1, failure: .init(lines: lineNumber...lineNumber, input: error))
         work.isBlank = error.code == .emptyLine
         ready.append(work)
         return true
@@ -230,12 +241,19 @@ public final class DocumentReader {
     private func readBareLine(leading: [UInt8]) -> Bool {
         let lineNumber = line
         var bytes = leading
-        let length = leading.count + withUnsafeMutablePointer(to: &bytes) { skipLine(into: $0, limit: options.maximumLineLength + 1) }
+        let length =
+            leading.count
+            + withUnsafeMutablePointer(to: &bytes) { skipLine(into: $0, limit: options.maximumLineLength + 1) }
         documentsRead += 1
         let document = firstDocument + documentsRead - 1
         if length > options.maximumLineLength {
-            ready.append(DocumentWork(document: document, failure: .init(lines: lineNumber...lineNumber, input: BatchInputError(
-                .lineTooLong, "the line is \(length) bytes; the limit is \(options.maximumLineLength)"))))
+            ready.append(
+                DocumentWork(
+                    document: document,
+                    failure: .init(
+                        lines: lineNumber...lineNumber,
+                        input: BatchInputError(
+                            .lineTooLong, "the line is \(length) bytes; the limit is \(options.maximumLineLength)"))))
             return true
         }
         if bytes.last == 0x0D { bytes.removeLast() }
@@ -343,7 +361,8 @@ public final class DocumentReader {
         while let last = trimmed.last, last.isJSONWhitespace { trimmed.removeLast() }
         let error = VerificationError(
             failure.tooDeep ? .jsonTooDeep : .malformedToken,
-            "the input looks like JSON but is not \(isArray ? "strict JSON" : "a strict JSON object"): \(failure.message) (line \(errorLine))")
+            "the input looks like JSON but is not \(isArray ? "strict JSON" : "a strict JSON object"): \(failure.message) (line \(errorLine))"
+        )
         var work = DocumentWork(document: document)
         if released {
             // A streamed document: one record, where it broke.
@@ -381,7 +400,8 @@ public final class DocumentReader {
         work.lines = documentLine...lastLine
         // A line holding one object with one token in a top-level member reads as before:
         // no document, no path.
-        let plain = oneLine && tokens == 1 && !isArray
+        let plain =
+            oneLine && tokens == 1 && !isArray
             && pending[0][0].path.map { !$0.contains(".") && !$0.contains("[") } == true
         work.groups = pending.map { group in
             group.map { token in
@@ -396,11 +416,13 @@ public final class DocumentReader {
 
     private func noToken(lines: ClosedRange<Int>, strict: [UInt8]?) {
         let names = pattern?.text ?? SignedInput.knownFields.joined(separator: ", ")
-        let reason = isArray
+        let reason =
+            isArray
             ? "the JSON input holds no token" : "the JSON input has no \(names) member holding a token"
         var work = DocumentWork(document: document)
         work.context = context
-        work.failure = .init(lines: lines.lowerBound...lines.lowerBound, error: VerificationError(.malformedToken, reason))
+        work.failure = .init(
+            lines: lines.lowerBound...lines.lowerBound, error: VerificationError(.malformedToken, reason))
         work.lines = lines
         work.strictCheck = strict
         ready.append(work)
@@ -410,7 +432,13 @@ public final class DocumentReader {
         releasedTokens += pending.reduce(0) { $0 + $1.count }
         var work = DocumentWork(document: document)
         work.context = context
-        work.groups = pending.map { $0.map { var token = $0; token.showsDocument = true; return token } }
+        work.groups = pending.map {
+            $0.map {
+                var token = $0
+                token.showsDocument = true
+                return token
+            }
+        }
         pending.removeAll()
         pendingTokens = 0
         ready.append(work)
@@ -442,7 +470,10 @@ public final class DocumentReader {
         return text
     }
 
-    private enum Role { case none, token, capture(String) }
+    private enum Role {
+        case none, token
+        case capture(String)
+    }
 
     /// What the value about to start is.
     private func role() -> Role {
@@ -491,7 +522,8 @@ public final class DocumentReader {
                 switch byte {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
                     if rootArrayElement, byte == UInt8(ascii: "[") {
-                        throw SyntaxFailure(message: "an array in the input holds tokens or objects, not arrays", isSyntax: false)
+                        throw SyntaxFailure(
+                            message: "an array in the input holds tokens or objects, not arrays", isSyntax: false)
                     }
                     if case .token = role, !rootArrayElement {
                         addToken(.failure(.verification(VerificationError(.malformedToken, notString()))))
@@ -512,14 +544,21 @@ public final class DocumentReader {
                         if let text {
                             addToken(.token(text))
                         } else {
-                            addToken(.failure(.verification(VerificationError(.tokenTooLarge, "the token is larger than \(options.maximumLineLength) bytes"))))
+                            addToken(
+                                .failure(
+                                    .verification(
+                                        VerificationError(
+                                            .tokenTooLarge,
+                                            "the token is larger than \(options.maximumLineLength) bytes"))))
                         }
                     }
                 default:
                     if rootArrayElement {
                         throw SyntaxFailure(message: "an array in the input holds tokens or objects", isSyntax: false)
                     }
-                    if case .token = role { addToken(.failure(.verification(VerificationError(.malformedToken, notString())))) }
+                    if case .token = role {
+                        addToken(.failure(.verification(VerificationError(.malformedToken, notString()))))
+                    }
                     try readScalar()
                 }
                 if stack.isEmpty { return }
@@ -594,9 +633,12 @@ public final class DocumentReader {
         if isLate {
             // Tokens already went out without this member: say so rather than skip the check.
             var work = DocumentWork(document: document)
-            work.failure = .init(lines: line...line, error: VerificationError(
-                .documentTooLarge,
-                "the document is over the \(options.documentBuffer)-byte buffer and its member \(captured.name) comes after tokens already verified; put it first or raise --document-buffer"))
+            work.failure = .init(
+                lines: line...line,
+                error: VerificationError(
+                    .documentTooLarge,
+                    "the document is over the \(options.documentBuffer)-byte buffer and its member \(captured.name) comes after tokens already verified; put it first or raise --document-buffer"
+                ))
             work.failurePath = captured.name
             ready.append(work)
         }
@@ -632,7 +674,9 @@ public final class DocumentReader {
         func next(_ byte: UInt8, after old: Int) -> Int {
             guard old < position else { return old }
             let base = buffer.baseAddress!
-            return memchr(base + position, Int32(byte), filled - position).map { UnsafeRawPointer($0) - UnsafeRawPointer(base) } ?? filled
+            return memchr(base + position, Int32(byte), filled - position).map {
+                UnsafeRawPointer($0) - UnsafeRawPointer(base)
+            } ?? filled
         }
         while true {
             if position == filled, !refill() { throw SyntaxFailure(message: "a string is not closed") }
@@ -645,7 +689,9 @@ public final class DocumentReader {
             if end > position {
                 let run = UnsafeRawBufferPointer(rebasing: buffer[position..<end])
                 if holding { held.append(contentsOf: run) }
-                if capture != nil, capture!.bytes.count + run.count <= DocumentOptions.maximumCapture { capture!.bytes.append(contentsOf: run) }
+                if capture != nil, capture!.bytes.count + run.count <= DocumentOptions.maximumCapture {
+                    capture!.bytes.append(contentsOf: run)
+                }
                 if length + run.count <= keep { raw.append(contentsOf: run) }
                 length += run.count
                 bytesOnLine += run.count
@@ -684,7 +730,8 @@ public final class DocumentReader {
         var first: UInt8 = 0
         while let byte = peek() {
             let isScalarByte =
-                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+                (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9"))
+                || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
                 || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+") || byte == UInt8(ascii: ".")
                 || byte == UInt8(ascii: "E")
             guard isScalarByte else { break }
@@ -693,7 +740,8 @@ public final class DocumentReader {
             advance(byte)
             length += 1
         }
-        let startsWell = first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9"))
+        let startsWell =
+            first == UInt8(ascii: "-") || (first >= UInt8(ascii: "0") && first <= UInt8(ascii: "9"))
             || first == UInt8(ascii: "t") || first == UInt8(ascii: "f") || first == UInt8(ascii: "n")
         guard length > 0, startsWell else { throw SyntaxFailure(message: "expected a JSON value") }
     }

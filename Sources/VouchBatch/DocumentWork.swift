@@ -1,4 +1,5 @@
 public import Vouch
+
 /// How ``DocumentReader`` reads its input.
 public struct DocumentOptions: Sendable {
     /// Where tokens are, as a path with `[]` wildcards (`data[].lastTransactions[].signedTransactionInfo`);
@@ -204,10 +205,13 @@ public struct DocumentWork: Sendable {
                 }
             }
         }
-        return Result(line: token.line, document: document, path: token.path, showsDocument: token.showsDocument, result: outcome)
+        return Result(
+            line: token.line, document: document, path: token.path, showsDocument: token.showsDocument, result: outcome)
     }
 
-    private func verifyDocument(verdicts: [Swift.Result<VerifiedPayload, VerificationError>], next: inout Int) -> [Result] {
+    private func verifyDocument(verdicts: [Swift.Result<VerifiedPayload, VerificationError>], next: inout Int)
+        -> [Result]
+    {
         if failure == nil, let strictCheck {
             do {
                 _ = try StrictJSON.parse(strictCheck, limits: .init(maximumDepth: 16))
@@ -219,7 +223,8 @@ public struct DocumentWork: Sendable {
                 let isArray = strictCheck.first == UInt8(ascii: "[")
                 let rejection = VerificationError(
                     error.isNestingTooDeep ? .jsonTooDeep : .malformedToken,
-                    "the input looks like JSON but is not \(isArray ? "strict JSON" : "a strict JSON object"): \(error)")
+                    "the input looks like JSON but is not \(isArray ? "strict JSON" : "a strict JSON object"): \(error)"
+                )
                 return rejected(lines ?? 0...0, .verification(rejection))
             }
         }
@@ -245,9 +250,13 @@ public struct DocumentWork: Sendable {
             return []
         } catch {
             let isArray = bytes.first == UInt8(ascii: "[")
-            return rejected(lines, .verification(VerificationError(
-                error.isNestingTooDeep ? .jsonTooDeep : .malformedToken,
-                "the input looks like JSON but is not \(isArray ? "strict JSON" : "a strict JSON object"): \(error)")))
+            return rejected(
+                lines,
+                .verification(
+                    VerificationError(
+                        error.isNestingTooDeep ? .jsonTooDeep : .malformedToken,
+                        "the input looks like JSON but is not \(isArray ? "strict JSON" : "a strict JSON object"): \(error)"
+                    )))
         }
     }
 
@@ -264,7 +273,11 @@ public struct DocumentWork: Sendable {
             }
             lines = lines.lowerBound...lines.lowerBound
         }
-        return lines.map { Result(line: $0, document: document, path: failurePath, showsDocument: failurePath != nil, result: .failure(error)) }
+        return lines.map {
+            Result(
+                line: $0, document: document, path: failurePath, showsDocument: failurePath != nil,
+                result: .failure(error))
+        }
     }
 
     /// A token that names its app or environment must agree with the response holding it.
@@ -275,7 +288,9 @@ public struct DocumentWork: Sendable {
             guard let actual = payload.payload[name] ?? payload.payload["data"]?.objectValue?[name] else { continue }
             if actual != expected {
                 throw VerificationError(
-                    codes[index], "the token's \(name) \(JSONWriter.string(actual)) differs from the response's \(JSONWriter.string(expected))")
+                    codes[index],
+                    "the token's \(name) \(JSONWriter.string(actual)) differs from the response's \(JSONWriter.string(expected))"
+                )
             }
         }
     }
@@ -291,13 +306,22 @@ public struct DocumentWork: Sendable {
             case .success(let first) = results[transaction].result, case .success(let second) = results[renewal].result
         else { return }
         for name in ["originalTransactionId", "environment"] {
-            let one = first.payload[name], other = second.payload[name]
+            let one = first.payload[name]
+            let other = second.payload[name]
             guard one != other else { continue }
             let describe = { (value: JSONValue?) in value.map { JSONWriter.string($0) } ?? "absent" }
-            results[transaction].result = .failure(.verification(VerificationError(
-                .pairMismatch, "its \(name) \(describe(one)) differs from \(describe(other)) in \(results[renewal].path ?? "the renewal info")")))
-            results[renewal].result = .failure(.verification(VerificationError(
-                .pairMismatch, "its \(name) \(describe(other)) differs from \(describe(one)) in \(results[transaction].path ?? "the transaction")")))
+            results[transaction].result = .failure(
+                .verification(
+                    VerificationError(
+                        .pairMismatch,
+                        "its \(name) \(describe(one)) differs from \(describe(other)) in \(results[renewal].path ?? "the renewal info")"
+                    )))
+            results[renewal].result = .failure(
+                .verification(
+                    VerificationError(
+                        .pairMismatch,
+                        "its \(name) \(describe(other)) differs from \(describe(one)) in \(results[transaction].path ?? "the transaction")"
+                    )))
             return
         }
     }
@@ -305,7 +329,10 @@ public struct DocumentWork: Sendable {
 
 /// A path with `[]` wildcards, as `--field` takes it.
 struct FieldPattern: Sendable {
-    enum Segment: Equatable { case member(String), element }
+    enum Segment: Equatable {
+        case member(String)
+        case element
+    }
 
     let text: String
     let segments: [Segment]
@@ -357,7 +384,9 @@ public struct DocumentRecordFormat: Sendable {
 
     /// Writes one record: `{"line":…,"document":…,"path":…,"echo":{…},"status":…,"kind":…,"payload":…,"error":…}`,
     /// the source members only where they say something the line does not.
-    public func write(_ result: DocumentWork.Result, echo values: [JSONValue?], kind: PayloadKind?, into writer: inout JSONWriter) {
+    public func write(
+        _ result: DocumentWork.Result, echo values: [JSONValue?], kind: PayloadKind?, into writer: inout JSONWriter
+    ) {
         writer.raw("{")
         if numbers == .always || numbers == .whereNew && result.showsDocument {
             writer.raw("\"line\":")
@@ -376,7 +405,9 @@ public struct DocumentRecordFormat: Sendable {
         }
         if !echo.isEmpty {
             writer.raw("\"echo\":")
-            writer.write(object: JSONObject(echo.enumerated().map { .init($1, values.indices.contains($0) ? values[$0] ?? .null : .null) }))
+            writer.write(
+                object: JSONObject(
+                    echo.enumerated().map { .init($1, values.indices.contains($0) ? values[$0] ?? .null : .null) }))
             writer.raw(",")
         }
         VerificationRecord.writeMembers(of: result.result, kind: kind, payload: payload, into: &writer)

@@ -170,7 +170,10 @@ public final class LineReader {
         return LineReader(source: base, maximumLineLength: maximumLineLength, chunkLines: chunkLines, prefix: prefix)
     }
 
-    init(source: any ByteSource, maximumLineLength: Int, chunkLines: Int, chunkBytes: Int = 2 * 1024 * 1024, prefix: [UInt8]) {
+    init(
+        source: any ByteSource, maximumLineLength: Int, chunkLines: Int, chunkBytes: Int = 2 * 1024 * 1024,
+        prefix: [UInt8]
+    ) {
         self.source = source
         self.maximumLineLength = maximumLineLength
         self.chunkLines = chunkLines

@@ -28,7 +28,8 @@ final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Senda
     func run(next: () throws -> Input?, sink: (Output) throws -> Void) throws {
         startWorkers()
         defer { stopWorkers() }
-        var produced = 0, consumed = 0
+        var produced = 0
+        var consumed = 0
         var sourceDone = false
         var sourceError: (any Error)? = nil
         while true {

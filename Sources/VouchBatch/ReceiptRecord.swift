@@ -14,7 +14,8 @@ public enum ReceiptRecord {
     ///   - selection: which payload members to write (`full` by default).
     ///   - writer: the writer the members are appended to.
     public static func writeMembers(
-        of result: Result<VerifiedReceipt, VerificationError>, payload selection: VerificationRecord.PayloadSelection = .full,
+        of result: Result<VerifiedReceipt, VerificationError>,
+        payload selection: VerificationRecord.PayloadSelection = .full,
         into writer: inout JSONWriter
     ) {
         switch result {

@@ -28,7 +28,8 @@ public enum VerificationRecord {
         of result: Result<VerifiedPayload, VerificationError>, kind requestedKind: PayloadKind?,
         payload selection: PayloadSelection = .full, into writer: inout JSONWriter
     ) {
-        writeMembers(of: result.mapError(LineRejection.verification), kind: requestedKind, payload: selection, into: &writer)
+        writeMembers(
+            of: result.mapError(LineRejection.verification), kind: requestedKind, payload: selection, into: &writer)
     }
 
     /// A batch line's record members: as ``writeMembers(of:kind:payload:into:)``, with the
@@ -60,14 +61,18 @@ public enum VerificationRecord {
             case .verification(let error):
                 writer.write(object: errorObject(error))
             case .input(let error):
-                writer.write(object: JSONObject([.init("code", .string(error.code.rawValue)), .init("reason", .string(error.reason))]))
+                writer.write(
+                    object: JSONObject([
+                        .init("code", .string(error.code.rawValue)), .init("reason", .string(error.reason)),
+                    ]))
             }
         }
     }
 
     /// The whole record as one JSON object.
     public static func json(
-        for result: Result<VerifiedPayload, VerificationError>, kind: PayloadKind? = nil, payload: PayloadSelection = .full
+        for result: Result<VerifiedPayload, VerificationError>, kind: PayloadKind? = nil,
+        payload: PayloadSelection = .full
     ) -> [UInt8] {
         var writer = JSONWriter()
         writer.raw("{")
@@ -88,12 +93,13 @@ public enum VerificationRecord {
     }
 
     static func select(_ paths: [String], from payload: JSONObject) -> JSONObject {
-        JSONObject(paths.map { path in
-            var value: JSONValue? = .object(payload)
-            for name in path.split(separator: ".", omittingEmptySubsequences: false) {
-                value = value?.objectValue?[String(name)]
-            }
-            return JSONObject.Member(path, value ?? .null)
-        })
+        JSONObject(
+            paths.map { path in
+                var value: JSONValue? = .object(payload)
+                for name in path.split(separator: ".", omittingEmptySubsequences: false) {
+                    value = value?.objectValue?[String(name)]
+                }
+                return JSONObject.Member(path, value ?? .null)
+            })
     }
 }

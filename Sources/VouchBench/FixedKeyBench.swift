@@ -36,7 +36,9 @@ func rawVerifyRate(key: OpaquePointer, _ data: RawSignatures, threads: Int, samp
         data.digests.withUnsafeBufferPointer { digests in
             for index in stride(from: thread, to: count, by: threads) {
                 let signature = data.der[index]
-                if EVP_PKEY_verify(context, signature, signature.count, digests.baseAddress! + 32 * index, 32) != 1 { failed += 1 }
+                if EVP_PKEY_verify(context, signature, signature.count, digests.baseAddress! + 32 * index, 32) != 1 {
+                    failed += 1
+                }
             }
         }
         failures.add(failed)
@@ -58,8 +60,10 @@ func fixedKeyRate(table: OpaquePointer, _ data: RawSignatures, threads: Int, sam
         data.digests.withUnsafeBufferPointer { digests in
             data.raw.withUnsafeBufferPointer { raw in
                 for index in stride(from: thread, to: chunks, by: threads) {
-                    let start = index * chunk, size = min(chunk, count - start)
-                    let ok = vouch_p256_verify(table, digests.baseAddress! + 32 * start, raw.baseAddress! + 64 * start, size, &verdicts)
+                    let start = index * chunk
+                    let size = min(chunk, count - start)
+                    let ok = vouch_p256_verify(
+                        table, digests.baseAddress! + 32 * start, raw.baseAddress! + 64 * start, size, &verdicts)
                     failed += ok == 1 ? verdicts[0..<size].filter { $0 != 1 }.count : size
                 }
             }
@@ -100,7 +104,9 @@ func opensslSpeed(multi: Int, seconds: Int = 2) -> Double? {
     let output = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-bench-speed-\(getpid())")
     defer { try? FileManager.default.removeItem(at: output) }
     let multiFlag = multi > 1 ? "-multi \(multi) " : ""
-    let status = run("openssl speed -elapsed -seconds \(seconds) \(multiFlag)ecdsap256 > \(shellQuote(output.path)) 2>/dev/null").status
+    let status = run(
+        "openssl speed -elapsed -seconds \(seconds) \(multiFlag)ecdsap256 > \(shellQuote(output.path)) 2>/dev/null"
+    ).status
     guard status == 0, let text = try? String(contentsOf: output, encoding: .utf8) else { return nil }
     // "256 bits ecdsa (nistp256)   0.0000s   0.0001s  35000.0  11300.0": verify/s is last.
     guard let line = text.split(separator: "\n").last(where: { $0.contains("ecdsa (nistp256)") }) else { return nil }

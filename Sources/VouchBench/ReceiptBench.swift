@@ -29,7 +29,8 @@ enum ReceiptBench {
             EVP_PKEY_CTX_set_signature_md(context, EVP_sha256())
             var digest = [UInt8](repeating: 0, count: 32)
             for index in stride(from: thread, to: count, by: threads) {
-                let content = floor.contents[index], signature = floor.signatures[index]
+                let content = floor.contents[index]
+                let signature = floor.signatures[index]
                 _ = SHA256(content, content.count, &digest)
                 if EVP_PKEY_verify(context, signature, signature.count, digest, 32) != 1 { failureCounts[thread] += 1 }
             }
@@ -45,7 +46,9 @@ enum ReceiptBench {
         let authority = try MintReceiptAuthority.generate(.init(validity: validity))
         let signer = MintReceiptSigner(authority: authority)
         let created = MintDate.parse("2025-06-01T12:00:00Z")!
-        var receipts: [[UInt8]] = [], contents: [[UInt8]] = [], signatures: [[UInt8]] = []
+        var receipts: [[UInt8]] = []
+        var contents: [[UInt8]] = []
+        var signatures: [[UInt8]] = []
         for index in 0..<lines {
             let content = MintReceiptContent.sample(creationDate: created, inAppCount: 1 + index % 3, seed: index)
             let payload = content.encoded()
@@ -81,7 +84,9 @@ enum ReceiptBench {
         func library(_ threads: Int) throws -> Double {
             var configuration = ReceiptVerifier.Configuration()
             configuration.trustAnchors = [try authority.anchorDER()]
-            let batch = BatchVerifier(verifier: try Verifier(configuration: .acceptingAnyApp()), jobs: threads, receiptVerifier: try ReceiptVerifier(configuration: configuration))
+            let batch = BatchVerifier(
+                verifier: try Verifier(configuration: .acceptingAnyApp()), jobs: threads,
+                receiptVerifier: try ReceiptVerifier(configuration: configuration))
             let descriptor = open(file.path, O_RDONLY)
             defer { close(descriptor) }
             let reader = try LineReader.open(FileDescriptorSource(descriptor: descriptor))
@@ -93,13 +98,17 @@ enum ReceiptBench {
         }
 
         var floors: [Int: [Double]] = [1: [], jobs: []]
-        var ratios: [String: [Double]] = [:], rates: [String: [Double]] = [:]
+        var ratios: [String: [Double]] = [:]
+        var rates: [String: [Double]] = [:]
         for round in 1...rounds {
             log("receipts, round \(round) of \(rounds) …")
             for threads in Set([1, jobs]).sorted() {
                 floors[threads, default: []].append(rate(floor, threads: threads, sample: sample))
                 var measured = 0.0
-                let libraryRatio = try bracketed(threads: threads) { measured = try library(threads); return measured }
+                let libraryRatio = try bracketed(threads: threads) {
+                    measured = try library(threads)
+                    return measured
+                }
                 ratios["lib\(threads)", default: []].append(libraryRatio)
                 rates["lib\(threads)", default: []].append(measured)
             }
@@ -117,9 +126,13 @@ enum ReceiptBench {
             "|---|---:|---:|---:|",
         ]
         for threads in Set([1, jobs]).sorted() {
-            table.append("| floor: OpenSSL SHA-256 + RSA-2048 verify, prepared key and context | \(threads) | \(String(format: "%.0f", median(floors[threads]!))) | 1.00 |")
+            table.append(
+                "| floor: OpenSSL SHA-256 + RSA-2048 verify, prepared key and context | \(threads) | \(String(format: "%.0f", median(floors[threads]!))) | 1.00 |"
+            )
         }
-        for threads in Set([1, jobs]).sorted() { table.append(row("`BatchVerifier.verifyLines`, receipt lines", "lib", threads)) }
+        for threads in Set([1, jobs]).sorted() {
+            table.append(row("`BatchVerifier.verifyLines`, receipt lines", "lib", threads))
+        }
         return table.joined(separator: "\n")
     }
 }

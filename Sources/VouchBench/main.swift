@@ -49,7 +49,10 @@ struct Options {
             case "--ledger-only":
                 ledgerOnly = true
             default:
-                FileHandle.standardError.write(Data("usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts] [--ledger N] [--ledger-only]\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts] [--ledger N] [--ledger-only]\n"
+                            .utf8))
                 exit(64)
             }
             index += 1
@@ -97,7 +100,10 @@ func timeOnThreads(_ threads: Int, _ body: @escaping @Sendable (Int) -> Void) ->
 }
 
 if options.onlyReceipts {
-    print(try ReceiptBench.run(lines: options.receiptLines, jobs: jobs, rounds: options.rounds, vouch: shellQuote(binary.path), scratch: scratch))
+    print(
+        try ReceiptBench.run(
+            lines: options.receiptLines, jobs: jobs, rounds: options.rounds, vouch: shellQuote(binary.path),
+            scratch: scratch))
     try? FileManager.default.removeItem(at: scratch)
     exit(0)
 }
@@ -109,7 +115,10 @@ let validity = MintValidity(notBefore: MintDate.parse("2020-01-01")!, notAfter: 
 let authority = try MintAuthority.generate(MintAuthorityOptions(validity: validity))
 let signer = try MintSigner(authority: authority)
 if options.ledgerOnly {
-    print(try benchLedger(payloads: options.ledgerPayloads, jobs: jobs, authority: authority, signer: signer, directory: scratch).markdown)
+    print(
+        try benchLedger(
+            payloads: options.ledgerPayloads, jobs: jobs, authority: authority, signer: signer, directory: scratch
+        ).markdown)
     try? FileManager.default.removeItem(at: scratch)  // exit skips the deferred removal
     exit(0)
 }
@@ -193,7 +202,8 @@ func floorRate(threads: Int, sample: Int = .max) -> Double {
         EVP_PKEY_verify_init(context)
         var digest = [UInt8](repeating: 0, count: 32)
         for index in stride(from: thread, to: count, by: threads) {
-            let input = preparedInputs.inputs[index], signature = preparedInputs.signatures[index]
+            let input = preparedInputs.inputs[index]
+            let signature = preparedInputs.signatures[index]
             _ = SHA256(input, input.count, &digest)
             if EVP_PKEY_verify(context, signature, signature.count, digest, 32) != 1 { failureCounts[thread] += 1 }
         }
@@ -202,7 +212,6 @@ func floorRate(threads: Int, sample: Int = .max) -> Double {
     precondition(failed == 0, "the floor rejected \(failed) genuine signatures")
     return Double(count) / elapsed
 }
-
 
 // MARK: 3. vouch batch, end to end (a separate process; output to /dev/null)
 
@@ -223,7 +232,9 @@ func run(_ command: String) -> (seconds: Double, status: Int32) {
 
 func shellQuote(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
-let vouch = shellQuote(binary.path), file = shellQuote(tokensFile.path), root = shellQuote(anchor.path)
+let vouch = shellQuote(binary.path)
+let file = shellQuote(tokensFile.path)
+let root = shellQuote(anchor.path)
 let summaryFile = scratch.appendingPathComponent("summary.json")
 
 /// Runs `vouch batch` on the output of `feed` (or the tokens file); returns its rate and the
@@ -231,7 +242,9 @@ let summaryFile = scratch.appendingPathComponent("summary.json")
 /// Linux carries across exec).
 func cliRun(jobs: Int, lines: Int, feed: String? = nil, options extra: String = "") -> (rate: Double, peakBytes: Int) {
     let input = feed.map { "\($0) | " } ?? ""
-    let result = run("\(input)\(vouch) batch\(extra) --jobs \(jobs) --root \(root) --summary-json \(shellQuote(summaryFile.path)) \(feed == nil ? file : "-") > /dev/null 2>/dev/null")
+    let result = run(
+        "\(input)\(vouch) batch\(extra) --jobs \(jobs) --root \(root) --summary-json \(shellQuote(summaryFile.path)) \(feed == nil ? file : "-") > /dev/null 2>/dev/null"
+    )
     precondition(result.status == 0, "vouch batch exited \(result.status)")
     let summary = try! StrictJSON.parseObject([UInt8](try! Data(contentsOf: summaryFile)))
     precondition(summary["verified"]?.int64Value == Int64(lines), "vouch batch did not verify every line")
@@ -244,20 +257,24 @@ func cliRate(jobs: Int) -> (rate: Double, peakBytes: Int) { cliRun(jobs: jobs, l
 // default (the authority valid from now, tokens signed up to now), then `vouch batch`. Its rate
 // shows whether the chain cache holds for such data as it does for the corpus above.
 let freshLines = 20_000
-let freshCA = scratch.appendingPathComponent("fresh-ca"), freshFile = scratch.appendingPathComponent("fresh.jwsl")
+let freshCA = scratch.appendingPathComponent("fresh-ca")
+let freshFile = scratch.appendingPathComponent("fresh.jwsl")
 log("minting a fresh authority and \(freshLines) transactions with the vouch binary …")
 precondition(run("\(vouch) mint ca --out \(shellQuote(freshCA.path)) > /dev/null").status == 0, "vouch mint ca failed")
 precondition(
-    run("\(vouch) mint transaction --ca \(shellQuote(freshCA.path)) --count \(freshLines) > \(shellQuote(freshFile.path))").status == 0,
+    run(
+        "\(vouch) mint transaction --ca \(shellQuote(freshCA.path)) --count \(freshLines) > \(shellQuote(freshFile.path))"
+    ).status == 0,
     "vouch mint transaction failed")
 
 func freshRate(jobs: Int) -> Double {
     let freshRoot = shellQuote(freshCA.appendingPathComponent("root.der").path)
-    let result = run("\(vouch) batch --jobs \(jobs) --root \(freshRoot) --summary-json \(shellQuote(summaryFile.path)) \(shellQuote(freshFile.path)) > /dev/null 2>/dev/null")
+    let result = run(
+        "\(vouch) batch --jobs \(jobs) --root \(freshRoot) --summary-json \(shellQuote(summaryFile.path)) \(shellQuote(freshFile.path)) > /dev/null 2>/dev/null"
+    )
     precondition(result.status == 0, "vouch batch exited \(result.status) on the freshly minted tokens")
     return Double(freshLines) / result.seconds
 }
-
 
 // MARK: 4. The library's batch API
 
@@ -319,7 +336,12 @@ func bracketed(threads: Int, _ measure: () throws -> Double) rethrows -> (rate: 
 // Each measurement runs `options.rounds` times, rounds interleaved; the table gives medians.
 var floors: [Int: [Double]] = [1: [], jobs: []]
 var fresh = Paired()
-var cli1 = Paired(), cliN = Paired(), lines1 = Paired(), linesN = Paired(), all1 = Paired(), allN = Paired()
+var cli1 = Paired()
+var cliN = Paired()
+var lines1 = Paired()
+var linesN = Paired()
+var all1 = Paired()
+var allN = Paired()
 for round in 1...options.rounds {
     log("round \(round) of \(options.rounds): vouch batch, library, each between two floor runs …")
     var peak = 0
@@ -348,7 +370,8 @@ for round in 1...options.rounds {
     result = try bracketed(threads: jobs) { try verifyAllRate(jobs: jobs) }
     allN.add(rate: result.rate, floor: result.floor)
 }
-let floor1 = Paired.median(floors[1]!), floorN = Paired.median(floors[jobs]!)
+let floor1 = Paired.median(floors[1]!)
+let floorN = Paired.median(floors[jobs]!)
 
 // MARK: 4b. Fixed-key ES256 against OpenSSL's own verify on the same key and signatures
 
@@ -364,8 +387,14 @@ let table = leafPoint.withUnsafeBufferPointer { vouch_p256_key_new($0.baseAddres
 defer { vouch_p256_key_free(table) }
 let tableMode = vouch_p256_key_mode(table)
 var raws: [Int: [Double]] = [1: [], jobs: []]
-var fixed1 = Paired(), fixedN = Paired(), rawCLI1 = Paired(), rawCLIN = Paired(), rawLines1 = Paired(), rawLinesN = Paired()
-var genericCLIN = Paired(), genericLinesN = Paired()
+var fixed1 = Paired()
+var fixedN = Paired()
+var rawCLI1 = Paired()
+var rawCLIN = Paired()
+var rawLines1 = Paired()
+var rawLinesN = Paired()
+var genericCLIN = Paired()
+var genericLinesN = Paired()
 for round in 1...options.rounds {
     log("round \(round) of \(options.rounds): fixed-key path and generic path, each between two raw verify runs …")
     for threads in Set([1, jobs]).sorted() {
@@ -382,14 +411,18 @@ for round in 1...options.rounds {
         if threads == 1 { rawLines1.add(rate: result.rate, floor: result.floor) }
         if threads == jobs { rawLinesN.add(rate: result.rate, floor: result.floor) }
     }
-    var result = bracketedRaw(threads: jobs) { cliRun(jobs: jobs, lines: options.lines, options: " --no-fast-verify").rate }
+    var result = bracketedRaw(threads: jobs) {
+        cliRun(jobs: jobs, lines: options.lines, options: " --no-fast-verify").rate
+    }
     genericCLIN.add(rate: result.rate, floor: result.floor)
     result = try bracketedRaw(threads: jobs) { try linesRate(jobs: jobs, fastVerify: false) }
     genericLinesN.add(rate: result.rate, floor: result.floor)
 }
-let raw1 = Paired.median(raws[1]!), rawN = Paired.median(raws[jobs]!)
+let raw1 = Paired.median(raws[1]!)
+let rawN = Paired.median(raws[jobs]!)
 log("openssl speed ecdsap256, 1 and \(jobs) processes …")
-let speed1 = opensslSpeed(multi: 1), speedN = opensslSpeed(multi: jobs)
+let speed1 = opensslSpeed(multi: 1)
+let speedN = opensslSpeed(multi: jobs)
 
 // MARK: 5. Latency: the first token of a chain, then warm tokens
 
@@ -428,7 +461,8 @@ var million: (rate: Double, peakBytes: Int, floor: Double)? = nil
 if options.million {
     log("verifying \(options.lines * 10) lines for peak RSS …")
     let result = bracketed(threads: jobs) { () -> Double in
-        let run = cliRun(jobs: jobs, lines: options.lines * 10, feed: "for i in 1 2 3 4 5 6 7 8 9 10; do cat \(file); done")
+        let run = cliRun(
+            jobs: jobs, lines: options.lines * 10, feed: "for i in 1 2 3 4 5 6 7 8 9 10; do cat \(file); done")
         million = (run.rate, run.peakBytes, 0)
         return run.rate
     }
@@ -441,7 +475,8 @@ func format(_ rate: Double) -> String { String(format: "%.0f", rate) }
 func ratio(_ rate: Double, _ floor: Double) -> String { String(format: "%.2f", rate / floor) }
 func mib(_ bytes: Int) -> String { String(format: "%.1f MiB", Double(bytes) / 1_048_576) }
 
-print("""
+print(
+    """
     Vouch batch benchmark: \(options.lines) minted transactions (P-384 root and intermediate, P-256 leaf),
     average token \(averageLength) bytes, \(jobs) threads for "all cores"; minted in \(String(format: "%.1f", mintTime)) s.
     Each figure is the median of \(options.rounds) interleaved rounds; each ratio divides a run by the floor measured
@@ -471,11 +506,14 @@ print("""
     | \(options.lines) lines | \(mib(cliN.peakBytes)) |
     """)
 if let million {
-    print("| \(options.lines * 10) lines (through a pipe; \(format(million.rate)) tokens/s, \(ratio(million.rate, million.floor)) of the floor) | \(mib(million.peakBytes)) |")
+    print(
+        "| \(options.lines * 10) lines (through a pipe; \(format(million.rate)) tokens/s, \(ratio(million.rate, million.floor)) of the floor) | \(mib(million.peakBytes)) |"
+    )
 }
 
 func speed(_ value: Double?) -> String { value.map(format) ?? "(openssl not installed)" }
-print("""
+print(
+    """
 
     Fixed-key ES256 against OpenSSL's own P-256 verify (`EVP_PKEY_verify` on prepared digests, one kept
     context per thread, the same key and signatures: what `openssl speed ecdsap256` times). Ratios divide
@@ -503,7 +541,12 @@ print("""
     | memory held (resident set growth per table) | \(String(format: "%.0f KiB", Double(tableCosts.bytes) / 1024)) |
     """)
 
-print(try ReceiptBench.run(lines: options.receiptLines, jobs: jobs, rounds: options.rounds, vouch: vouch, scratch: scratch))
+print(
+    try ReceiptBench.run(
+        lines: options.receiptLines, jobs: jobs, rounds: options.rounds, vouch: vouch, scratch: scratch))
 if options.ledgerPayloads > 0 {
-    print(try benchLedger(payloads: options.ledgerPayloads, jobs: jobs, authority: authority, signer: signer, directory: scratch).markdown)
+    print(
+        try benchLedger(
+            payloads: options.ledgerPayloads, jobs: jobs, authority: authority, signer: signer, directory: scratch
+        ).markdown)
 }

@@ -24,7 +24,11 @@ public enum MintDate {
             byte(7, is: "-"), let day = number(8..<10),
             (1...12).contains(month), (1...UTCCalendar.daysIn(month: month, year: year)).contains(day)
         else { return nil }
-        var hour = 0, minute = 0, second = 0, milliseconds = 0, offset = 0
+        var hour = 0
+        var minute = 0
+        var second = 0
+        var milliseconds = 0
+        var offset = 0
         if bytes.count > 10 {
             guard byte(10, is: "T"), let h = number(11..<13), byte(13, is: ":"), let m = number(14..<16),
                 byte(16, is: ":"), let s = number(17..<19), h < 24, m < 60, s < 60
@@ -52,7 +56,8 @@ public enum MintDate {
                 offset = (byte(index, is: "+") ? 1 : -1) * (h * 3600 + m * 60)
             }
         }
-        let seconds = UTCCalendar.seconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
+        let seconds =
+            UTCCalendar.seconds(year: year, month: month, day: day, hour: hour, minute: minute, second: second)
             - Int64(offset)
         return Date(timeIntervalSince1970: TimeInterval(seconds) + TimeInterval(milliseconds) / 1000)
     }

@@ -71,12 +71,17 @@ extension Certificate {
 
         // getm returns the certificate's own ASN1_TIME; ASN1_TIME_set rewrites it in place and
         // picks UTCTime before 2050, GeneralizedTime after, as RFC 5280 requires.
-        guard ASN1_TIME_set(X509_getm_notBefore(x509), time_t(profile.notBefore.timeIntervalSince1970.rounded(.down))) != nil,
-            ASN1_TIME_set(X509_getm_notAfter(x509), time_t(profile.notAfter.timeIntervalSince1970.rounded(.down))) != nil
+        guard
+            ASN1_TIME_set(X509_getm_notBefore(x509), time_t(profile.notBefore.timeIntervalSince1970.rounded(.down)))
+                != nil,
+            ASN1_TIME_set(X509_getm_notAfter(x509), time_t(profile.notAfter.timeIntervalSince1970.rounded(.down)))
+                != nil
         else { throw OpenSSLError("ASN1_TIME_set") }
 
         // set_pubkey takes its own reference to the key; `subjectKey` keeps ours.
-        guard subjectKey.withUnsafePointer({ X509_set_pubkey(x509, $0) }) == 1 else { throw OpenSSLError("X509_set_pubkey") }
+        guard subjectKey.withUnsafePointer({ X509_set_pubkey(x509, $0) }) == 1 else {
+            throw OpenSSLError("X509_set_pubkey")
+        }
 
         // The context borrows both certificates for the `hash` (SKI) and `keyid` (AKI) values.
         var context = X509V3_CTX()

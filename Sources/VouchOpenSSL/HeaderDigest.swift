@@ -10,8 +10,9 @@ package final class HeaderDigest: @unchecked Sendable {
     package init(segment: [UInt8]) {
         var context = EVP_MD_CTX_new()
         let dot: [UInt8] = [UInt8(ascii: ".")]
-        if let prepared = context, EVP_DigestInit_ex(prepared, EVP_sha256(), nil) != 1
-            || EVP_DigestUpdate(prepared, segment, segment.count) != 1 || EVP_DigestUpdate(prepared, dot, 1) != 1
+        if let prepared = context,
+            EVP_DigestInit_ex(prepared, EVP_sha256(), nil) != 1
+                || EVP_DigestUpdate(prepared, segment, segment.count) != 1 || EVP_DigestUpdate(prepared, dot, 1) != 1
         {
             EVP_MD_CTX_free(prepared)
             ERR_clear_error()

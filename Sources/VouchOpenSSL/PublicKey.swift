@@ -47,7 +47,9 @@ package final class PublicKey: @unchecked Sendable {
     /// Whether `signature` (a DER ECDSA-Sig-Value) verifies over the 32-byte `digest` with
     /// this key, through a pooled `EVP_PKEY_verify` context; `nil` when no context could be
     /// had (an allocation failure): no verdict.
-    package func verify(derSignature signature: UnsafeRawBufferPointer, sha256Digest digest: UnsafeRawBufferPointer) -> Bool? {
+    package func verify(derSignature signature: UnsafeRawBufferPointer, sha256Digest digest: UnsafeRawBufferPointer)
+        -> Bool?
+    {
         withVerificationContext { context -> Bool? in
             guard let context else { return nil }
             let result = EVP_PKEY_verify(

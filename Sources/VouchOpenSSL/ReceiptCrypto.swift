@@ -53,9 +53,13 @@ package enum ReceiptCrypto {
         }
         guard initialised == 1 else { throw OpenSSLError("EVP_DigestSignInit") }
         var length = 0
-        guard EVP_DigestSign(context, nil, &length, message, message.count) == 1 else { throw OpenSSLError("EVP_DigestSign") }
+        guard EVP_DigestSign(context, nil, &length, message, message.count) == 1 else {
+            throw OpenSSLError("EVP_DigestSign")
+        }
         var signature = [UInt8](repeating: 0, count: length)
-        guard EVP_DigestSign(context, &signature, &length, message, message.count) == 1 else { throw OpenSSLError("EVP_DigestSign") }
+        guard EVP_DigestSign(context, &signature, &length, message, message.count) == 1 else {
+            throw OpenSSLError("EVP_DigestSign")
+        }
         return Array(signature.prefix(length))
     }
 }
@@ -68,10 +72,14 @@ extension PublicKey {
 extension PrivateKey {
     /// A fresh RSA key pair (public exponent 65537).
     package static func generateRSA(bits: Int) throws(OpenSSLError) -> PrivateKey {
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else { throw OpenSSLError("EVP_PKEY_CTX_new_from_name") }
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else {
+            throw OpenSSLError("EVP_PKEY_CTX_new_from_name")
+        }
         defer { EVP_PKEY_CTX_free(context) }
         guard EVP_PKEY_keygen_init(context) == 1 else { throw OpenSSLError("EVP_PKEY_keygen_init") }
-        guard EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1 else { throw OpenSSLError("EVP_PKEY_CTX_set_rsa_keygen_bits") }
+        guard EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1 else {
+            throw OpenSSLError("EVP_PKEY_CTX_set_rsa_keygen_bits")
+        }
         var key: OpaquePointer? = nil
         guard EVP_PKEY_generate(context, &key) == 1, let key else { throw OpenSSLError("EVP_PKEY_generate") }
         return PrivateKey(takingRSA: key)

@@ -43,7 +43,9 @@ package final class TrustStore: @unchecked Sendable {
     /// Validates from `leaf` through any of `untrusted` to an anchor at `time` (seconds since
     /// 1970). Partial chains are never allowed, so a trusted non-root cannot anchor a path.
     /// - Parameter strict: adds `X509_V_FLAG_X509_STRICT` (RFC 5280 profile checks).
-    package func validate(leaf: Certificate, untrusted certificates: [Certificate], at time: Int64, strict: Bool) -> Outcome {
+    package func validate(leaf: Certificate, untrusted certificates: [Certificate], at time: Int64, strict: Bool)
+        -> Outcome
+    {
         guard let context = X509_STORE_CTX_new() else {
             return .notRun("cannot allocate the chain check (X509_STORE_CTX_new)")
         }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Vouch
+
 @testable import VouchCLI
 
 /// The one parser every command uses, and the usage-error shape the registry prints.
@@ -79,8 +80,10 @@ import Vouch
 
     /// Runs `vouch WORDS` in-process.
     func run(_ words: [String]) -> (status: Int32, output: String, errors: String) {
-        let output = MemorySink(), errors = MemorySink()
-        let console = Console(output: output, error: errors, inputDescriptor: -1, errorIsTerminal: false, now: { Date() })
+        let output = MemorySink()
+        let errors = MemorySink()
+        let console = Console(
+            output: output, error: errors, inputDescriptor: -1, errorIsTerminal: false, now: { Date() })
         let status = CommandRegistry.vouch.run(words, console: console)
         return (status, output.text, errors.text)
     }
@@ -89,17 +92,19 @@ import Vouch
         let result = run(["batch", "--frobnicate", "-j", "2"])
         #expect(result.status == 64)
         #expect(result.output.isEmpty)
-        #expect(result.errors == """
-            Error: unknown option --frobnicate
-            Usage: vouch batch [options] [FILE ...|-]
-            See 'vouch batch --help'.
+        #expect(
+            result.errors == """
+                Error: unknown option --frobnicate
+                Usage: vouch batch [options] [FILE ...|-]
+                See 'vouch batch --help'.
 
-            """)
+                """)
     }
 
     @Test func vouchAloneAndMintAlonePrintTheirHelpAsAUsageError() {
         let registry = CommandRegistry.vouch
-        let root = run([]), mint = run(["mint"])
+        let root = run([])
+        let mint = run(["mint"])
         #expect(root.status == 64 && mint.status == 64)
         #expect(root.output.isEmpty && mint.output.isEmpty)
         #expect(root.errors == registry.help(for: registry.groups[0]))
@@ -108,7 +113,8 @@ import Vouch
 
     @Test func helpCommandAndHelpOptionPrintTheSameTextOnStandardOutput() {
         for path in [["verify"], ["inspect"], ["batch"], ["mint"], ["mint", "ca"], ["mint", "notification"]] {
-            let asked = run(["help"] + path), option = run(path + ["--help"])
+            let asked = run(["help"] + path)
+            let option = run(path + ["--help"])
             #expect(asked.status == 0 && option.status == 0)
             #expect(asked.errors.isEmpty && option.errors.isEmpty)
             #expect(asked.output == option.output)
@@ -129,7 +135,9 @@ import Vouch
     }
 
     @Test func kindAndEnvironmentIgnoreLetterCaseAlike() throws {
-        #expect(try Spelling.choice("Renewal-Info", option: "--kind", among: ["renewal-info"], name: { $0 }) == "renewal-info")
+        #expect(
+            try Spelling.choice("Renewal-Info", option: "--kind", among: ["renewal-info"], name: { $0 })
+                == "renewal-info")
         #expect(try Spelling.choice("sandbox", option: "--environment", among: ["Sandbox"], name: { $0 }) == "Sandbox")
         #expect(throws: UsageError("--kind must be one of renewal-info; got 'renewal'")) {
             try Spelling.choice("renewal", option: "--kind", among: ["renewal-info"], name: { $0 })

@@ -11,7 +11,8 @@ import VouchTestSupport
     }
 
     func scratchFile(_ lines: [String], name: String = "input.jsonl") throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-batch-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vouch-batch-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let url = directory.appendingPathComponent(name)
         try Data((lines.joined(separator: "\n") + "\n").utf8).write(to: url)
@@ -49,7 +50,10 @@ import VouchTestSupport
         #expect(result.status == 1)
         let records = result.stdout.split(separator: "\n").map(String.init)
         #expect(records.count == 4)
-        #expect(records[1] == #"{"line":2,"status":"rejected","kind":null,"error":{"code":"empty_line","reason":"the line is empty"}}"#)
+        #expect(
+            records[1]
+                == #"{"line":2,"status":"rejected","kind":null,"error":{"code":"empty_line","reason":"the line is empty"}}"#
+        )
         let summary = try VouchBinary.object(String(decoding: try Data(contentsOf: summaryFile), as: UTF8.self))
         #expect(summary["lines"] as? Int == 4)
         #expect(summary["verified"] as? Int == 2)
@@ -77,7 +81,8 @@ import VouchTestSupport
         let lines = Array(repeating: try Self.realLines(), count: 3).flatMap { $0 } + ["", "garbage"]
         let whole = try VouchBinary.run(["batch", try scratchFile(lines).path])
         let unnumbered = try VouchBinary.run(["batch", "--no-line-number", try scratchFile(lines).path])
-        var numbered = "", plain = ""
+        var numbered = ""
+        var plain = ""
         var first = 1
         for part in stride(from: 0, to: lines.count, by: 20).map({ Array(lines[$0..<min($0 + 20, lines.count)]) }) {
             let file = try scratchFile(part)
@@ -131,8 +136,10 @@ import VouchTestSupport
     /// process's, which Linux carries across exec).
     func measureBatch(fedBy producer: String, _ arguments: [String] = []) throws -> Measured {
         let folder = try scratchFile([]).deletingLastPathComponent()
-        let output = folder.appendingPathComponent("records.jsonl"), summary = folder.appendingPathComponent("summary.json")
-        let script = "s=$1; o=$2; shift 2; \(producer) | \"$0\" batch --payload none --summary-json \"$s\" \"$@\" > \"$o\""
+        let output = folder.appendingPathComponent("records.jsonl")
+        let summary = folder.appendingPathComponent("summary.json")
+        let script =
+            "s=$1; o=$2; shift 2; \(producer) | \"$0\" batch --payload none --summary-json \"$s\" \"$@\" > \"$o\""
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", script, VouchBinary.url.path, summary.path, output.path] + arguments
@@ -141,7 +148,8 @@ import VouchTestSupport
         process.waitUntilExit()
         let report = try VouchBinary.object(String(decoding: try Data(contentsOf: summary), as: UTF8.self))
         let peak = try #require(report["peakResidentBytes"] as? Int)
-        let records = String(decoding: try Data(contentsOf: output), as: UTF8.self).split(separator: "\n").map(String.init)
+        let records = String(decoding: try Data(contentsOf: output), as: UTF8.self).split(separator: "\n").map(
+            String.init)
         return Measured(status: process.terminationStatus, records: records, peakKiB: peak / 1024)
     }
 
@@ -161,7 +169,8 @@ import VouchTestSupport
         let measured = try measureBatch(fedBy: "head -c 1073741824 /dev/zero | tr '\\0' 'A'")
         #expect(measured.status == 1)
         #expect(measured.records.count == 1)
-        #expect(measured.records.first?.contains(#""code":"line_too_long","reason":"the line is 1073741824 bytes"#) == true)
+        #expect(
+            measured.records.first?.contains(#""code":"line_too_long","reason":"the line is 1073741824 bytes"#) == true)
         #expect(measured.peakKiB > 0)
         #expect(measured.peakKiB < Self.peakLimitKiB, "peak RSS \(measured.peakKiB) KiB")
     }
@@ -180,27 +189,32 @@ import VouchTestSupport
         let measured = try measureBatch(fedBy: "cat '\(file.path)'", ["--jobs", "2"])
         #expect(measured.status == 1)
         #expect(measured.records.count == expected)
-        #expect(measured.records.enumerated().allSatisfy { $1.hasPrefix("{\"line\":\($0 + 1),\"status\":\"rejected\"") })
+        #expect(
+            measured.records.enumerated().allSatisfy { $1.hasPrefix("{\"line\":\($0 + 1),\"status\":\"rejected\"") })
         #expect(measured.peakKiB < Self.peakLimitKiB, "peak RSS \(measured.peakKiB) KiB")
     }
 
     @Test func hostileLinesEachGetOneRecordWithTheirCode() throws {
         let token = try Self.realLines()[0]
         var input: [UInt8] = []
-        input += Array(token.utf8) + [0x0D, 0x0A]                                  // 1 CRLF: verified
-        input += [0x00, 0x00, 0x00, 0x0A]                                         // 2 NUL bytes
-        input += [0xC0, 0xAF, 0xFF, 0x0A]                                         // 3 invalid UTF-8
-        input += Array(repeating: UInt8(ascii: "["), count: 40) + [0x0A]          // 4 not a JSON object
+        input += Array(token.utf8) + [0x0D, 0x0A]  // 1 CRLF: verified
+        input += [0x00, 0x00, 0x00, 0x0A]  // 2 NUL bytes
+        input += [0xC0, 0xAF, 0xFF, 0x0A]  // 3 invalid UTF-8
+        input += Array(repeating: UInt8(ascii: "["), count: 40) + [0x0A]  // 4 not a JSON object
         input += Array(("{\"signedPayload\":" + String(repeating: "[", count: 20)).utf8) + [0x0A]  // 5 too deep
-        input += [0x0A]                                                           // 6 empty
+        input += [0x0A]  // 6 empty
         input += Array(repeating: UInt8(ascii: "."), count: (1 << 20) + 1) + [0x0A]  // 7 over 1 MiB
-        input += Array(token.utf8)                                                // 8 last line, no newline
+        input += Array(token.utf8)  // 8 last line, no newline
         let result = try VouchBinary.run(["batch", "--payload", "none", "-"], input: input)
         #expect(result.status == 1)
         let records = try result.stdout.split(separator: "\n").map { try VouchBinary.object(String($0)) }
         #expect(records.map { $0["line"] as? Int } == Array(1...8))
         let codes = records.map { ($0["error"] as? [String: Any])?["code"] as? String }
-        #expect(codes == [nil, "malformed_token", "malformed_token", "malformed_token", "json_too_deep", "empty_line", "line_too_long", nil])
+        #expect(
+            codes == [
+                nil, "malformed_token", "malformed_token", "malformed_token", "json_too_deep", "empty_line",
+                "line_too_long", nil,
+            ])
     }
 
     @Test func aTruncatedGzipStreamGivesTheRecordsOfItsCompleteLinesThenExits66() throws {
@@ -208,7 +222,8 @@ import VouchTestSupport
         let file = try scratchFile(lines)
         try gzipKeepingOriginal(file)
         let compressed = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file.path + ".gz")))
-        let result = try VouchBinary.run(["batch", "--payload", "none", "-"], input: Array(compressed.prefix(compressed.count / 2)))
+        let result = try VouchBinary.run(
+            ["batch", "--payload", "none", "-"], input: Array(compressed.prefix(compressed.count / 2)))
         #expect(result.status == 66)
         #expect(result.stderr.contains("the gzip stream is truncated"))
         let records = result.stdout.split(separator: "\n")

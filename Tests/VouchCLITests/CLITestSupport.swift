@@ -1,7 +1,6 @@
 import Foundation
 import Testing
 import VouchTestSupport
-import VouchTestSupport
 
 /// Runs the built `vouch` binary.
 enum VouchBinary {
@@ -33,7 +32,8 @@ enum VouchBinary {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let inputURL = scratch.appendingPathComponent("stdin"), errorURL = scratch.appendingPathComponent("stderr")
+        let inputURL = scratch.appendingPathComponent("stdin")
+        let errorURL = scratch.appendingPathComponent("stderr")
         try Data(input ?? []).write(to: inputURL)
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         let output = Pipe()
@@ -69,4 +69,3 @@ enum VouchBinary {
         return object
     }
 }
-

@@ -19,7 +19,8 @@ import Testing
     }
 
     func scratch(_ name: String, _ bytes: [UInt8]) throws -> URL {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-documents-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vouch-documents-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let url = directory.appendingPathComponent(name)
         try Data(bytes).write(to: url)
@@ -29,25 +30,33 @@ import Testing
     func lines(_ text: String) -> [String] { text.split(separator: "\n").map(String.init) }
 
     @Test func verifyChecksEveryTokenOfAResponseAndNamesTheTamperedOne() throws {
-        let result = try VouchBinary.run(["verify", "-"], input: Array(Self.statuses(renewal: Self.tampered(Self.renewal)).utf8))
+        let result = try VouchBinary.run(
+            ["verify", "-"], input: Array(Self.statuses(renewal: Self.tampered(Self.renewal)).utf8))
         #expect(result.status == 1)
-        #expect(result.stdout.hasPrefix("data[0].lastTransactions[0].signedTransactionInfo (line 1): VERIFIED transaction"))
-        #expect(result.stderr.contains("vouch: rejected: data[0].lastTransactions[0].signedRenewalInfo (line 1): bad_signature"))
+        #expect(
+            result.stdout.hasPrefix("data[0].lastTransactions[0].signedTransactionInfo (line 1): VERIFIED transaction"))
+        #expect(
+            result.stderr.contains(
+                "vouch: rejected: data[0].lastTransactions[0].signedRenewalInfo (line 1): bad_signature"))
         let json = try VouchBinary.run(["verify", "--json", "-"], input: Array(Self.statuses().utf8))
         #expect(json.status == 0)
-        #expect(lines(json.stdout).map { $0.prefix(80) } == [
-            #"{"line":1,"document":1,"path":"data[0].lastTransactions[0].signedTransactionInfo","#.prefix(80),
-            #"{"line":1,"document":1,"path":"data[0].lastTransactions[0].signedRenewalInfo","st"#.prefix(80),
-        ])
+        #expect(
+            lines(json.stdout).map { $0.prefix(80) } == [
+                #"{"line":1,"document":1,"path":"data[0].lastTransactions[0].signedTransactionInfo","#.prefix(80),
+                #"{"line":1,"document":1,"path":"data[0].lastTransactions[0].signedRenewalInfo","st"#.prefix(80),
+            ])
     }
 
     @Test func verifyReadsPagesSeparatedByBlankLines() throws {
         let input = Self.statuses() + "\n\n" + Self.statuses() + "\n"
         let result = try VouchBinary.run(["verify", "--json", "-"], input: Array(input.utf8))
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(lines(result.stdout).map { $0.prefix(22) } == [
-            #"{"line":1,"document":1"#, #"{"line":1,"document":1"#, #"{"line":3,"document":3"#, #"{"line":3,"document":3"#,
-        ].map { $0.prefix(22) })
+        #expect(
+            lines(result.stdout).map { $0.prefix(22) }
+                == [
+                    #"{"line":1,"document":1"#, #"{"line":1,"document":1"#, #"{"line":3,"document":3"#,
+                    #"{"line":3,"document":3"#,
+                ].map { $0.prefix(22) })
     }
 
     @Test func batchReadsPrettyPrintedGzippedPagesWithoutGlue() throws {
@@ -71,12 +80,13 @@ import Testing
         gzip.waitUntilExit()
         let result = try VouchBinary.run(["batch", "--payload", "none", file.path + ".gz"])
         #expect(result.status == 0, "\(result.stderr)")
-        #expect(lines(result.stdout) == [
-            #"{"line":7,"document":1,"path":"signedTransactions[0]","status":"verified","kind":"transaction"}"#,
-            #"{"line":8,"document":1,"path":"signedTransactions[1]","status":"verified","kind":"transaction"}"#,
-            #"{"line":17,"document":2,"path":"signedTransactions[0]","status":"verified","kind":"transaction"}"#,
-            #"{"line":18,"document":2,"path":"signedTransactions[1]","status":"verified","kind":"transaction"}"#,
-        ])
+        #expect(
+            lines(result.stdout) == [
+                #"{"line":7,"document":1,"path":"signedTransactions[0]","status":"verified","kind":"transaction"}"#,
+                #"{"line":8,"document":1,"path":"signedTransactions[1]","status":"verified","kind":"transaction"}"#,
+                #"{"line":17,"document":2,"path":"signedTransactions[0]","status":"verified","kind":"transaction"}"#,
+                #"{"line":18,"document":2,"path":"signedTransactions[1]","status":"verified","kind":"transaction"}"#,
+            ])
     }
 
     /// A mixed input: bare tokens, garbage, blank lines, one-line objects and a response.
@@ -116,7 +126,8 @@ import Testing
             let whole = try VouchBinary.run(["batch", "--payload", "none"] + numbers + files)
             var union: [String] = []
             for index in 1...2 {
-                let shard = try VouchBinary.run(["batch", "--payload", "none", "--shard", "\(index)/2"] + numbers + files)
+                let shard = try VouchBinary.run(
+                    ["batch", "--payload", "none", "--shard", "\(index)/2"] + numbers + files)
                 union += lines(shard.stdout)
             }
             #expect(union.count == lines(whole.stdout).count)
@@ -125,13 +136,17 @@ import Testing
     }
 
     @Test func echoedIdsTravelWithRecordsAndRejectionsCanBeResults() throws {
-        let input = #"{"id":"a-1","signedPayload":"\#(Self.transaction)"}"# + "\n" + #"{"signedPayload":"garbage","id":7}"# + "\n"
-        let result = try VouchBinary.run(["batch", "--payload", "none", "--echo", "id", "--rejections-ok", "-"], input: Array(input.utf8))
+        let input =
+            #"{"id":"a-1","signedPayload":"\#(Self.transaction)"}"# + "\n" + #"{"signedPayload":"garbage","id":7}"#
+            + "\n"
+        let result = try VouchBinary.run(
+            ["batch", "--payload", "none", "--echo", "id", "--rejections-ok", "-"], input: Array(input.utf8))
         #expect(result.status == 0)
-        #expect(lines(result.stdout) == [
-            #"{"line":1,"echo":{"id":"a-1"},"status":"verified","kind":"transaction"}"#,
-            #"{"line":2,"echo":{"id":7},"status":"rejected","kind":null,"error":{"code":"malformed_token","reason":"a compact JWS has 3 segments separated by dots; found 1"}}"#,
-        ])
+        #expect(
+            lines(result.stdout) == [
+                #"{"line":1,"echo":{"id":"a-1"},"status":"verified","kind":"transaction"}"#,
+                #"{"line":2,"echo":{"id":7},"status":"rejected","kind":null,"error":{"code":"malformed_token","reason":"a compact JWS has 3 segments separated by dots; found 1"}}"#,
+            ])
         // A usage error still fails.
         let usage = try VouchBinary.run(["batch", "--rejections-ok", "--shard", "3/2", "-"], input: [])
         #expect(usage.status == 64)
@@ -148,7 +163,8 @@ import Testing
     /// Started by a process of 600 MiB through fork and exec (as Python's workers are), the
     /// summary gives vouch's own peak, not the one getrusage inherits.
     @Test func peakMemoryIsTheProcessesOwn() throws {
-        let summary = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-summary-\(UUID().uuidString).json")
+        let summary = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vouch-summary-\(UUID().uuidString).json")
         let script = """
             import os, sys
             ballast = bytearray(600 << 20)
@@ -161,8 +177,11 @@ import Testing
             """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script, VouchBinary.url.path, "batch", "--summary-json", summary.path,
-                             VouchBinary.packageRoot.appendingPathComponent("TestVectors/apple-real/real/transaction-sandbox-13.jws").path]
+        process.arguments = [
+            "python3", "-c", script, VouchBinary.url.path, "batch", "--summary-json", summary.path,
+            VouchBinary.packageRoot.appendingPathComponent("TestVectors/apple-real/real/transaction-sandbox-13.jws")
+                .path,
+        ]
         process.standardOutput = FileHandle.nullDevice
         let errors = Pipe()
         process.standardError = errors
@@ -178,8 +197,10 @@ import Testing
 
     /// A gibibyte-long string in one document, without a newline, streams through.
     @Test func aGibibyteDocumentWithoutNewlineStaysInBoundedMemory() throws {
-        let summary = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-summary-\(UUID().uuidString).json")
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-records-\(UUID().uuidString).jsonl")
+        let summary = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vouch-summary-\(UUID().uuidString).json")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vouch-records-\(UUID().uuidString).jsonl")
         let script = """
             (printf '{"note":"'; head -c 1073741824 /dev/zero | tr '\\0' A; printf '","signedTransactions":["%s"]}' "$3") \
             | "$0" batch --payload none --summary-json "$1" - > "$2"
@@ -191,15 +212,19 @@ import Testing
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        #expect(String(decoding: try Data(contentsOf: output), as: UTF8.self)
-            == #"{"line":1,"document":1,"path":"signedTransactions[0]","status":"verified","kind":"transaction"}"# + "\n")
+        #expect(
+            String(decoding: try Data(contentsOf: output), as: UTF8.self)
+                == #"{"line":1,"document":1,"path":"signedTransactions[0]","status":"verified","kind":"transaction"}"#
+                + "\n")
         let report = try VouchBinary.object(String(decoding: try Data(contentsOf: summary), as: UTF8.self))
         let peak = try #require(report["peakResidentBytes"] as? Int)
         #expect(peak < BatchCommandTests.peakLimitKiB * 1024, "peak \(peak)")
     }
 
     /// Runs a shell script; returns its exit status and what it printed on stdout.
-    func shell(_ script: String, environment: [String: String] = [:], _ arguments: [String] = []) throws -> (status: Int32, output: String) {
+    func shell(_ script: String, environment: [String: String] = [:], _ arguments: [String] = []) throws -> (
+        status: Int32, output: String
+    ) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
         process.arguments = ["-c", script, VouchBinary.url.path] + arguments

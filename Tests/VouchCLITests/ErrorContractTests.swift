@@ -1,10 +1,11 @@
 import Foundation
 import Testing
-import VouchTestSupport
 import Vouch
 import VouchBatch
-@testable import VouchMint
 import VouchOpenSSL
+import VouchTestSupport
+
+@testable import VouchMint
 
 /// The error contract: every ``VerificationError/Code`` (and ``BatchInputError/Code``) is
 /// reachable from the command line, and `vouch verify --json` (`vouch batch` for the line codes,
@@ -57,7 +58,8 @@ import VouchOpenSSL
         return Array((parts[0] + "." + parts[1] + "." + signature).utf8)
     }
 
-    static let mintedSigner = try! MintSigner(authority: MintAuthority.load(from: VouchBinary.packageRoot.appendingPathComponent("TestVectors/minted/ca")))
+    static let mintedSigner = try! MintSigner(
+        authority: MintAuthority.load(from: VouchBinary.packageRoot.appendingPathComponent("TestVectors/minted/ca")))
 
     /// A token over the minted chain whose leaf is issued now, by the minted intermediate, with
     /// these extensions on a key of `curve`. The signature is 64 zero bytes: the leaf is checked
@@ -76,8 +78,12 @@ import VouchOpenSSL
         let header = JSONObject([.init("alg", "ES256"), .init("x5c", .array(chain.map { .string(base64($0)) }))])
         let payload = try MintGenerator(seed: 1, date: validity.notBefore.addingTimeInterval(86_400 * 365))
             .payload(.transaction, index: 0, signer: mintedSigner)
-        return Array([TokenParts.encode(JSONWriter.encode(.object(header))), TokenParts.encode(JSONWriter.encode(.object(payload))),
-                      TokenParts.encode([UInt8](repeating: 0, count: 64))].joined(separator: ".").utf8)
+        return Array(
+            [
+                TokenParts.encode(JSONWriter.encode(.object(header))),
+                TokenParts.encode(JSONWriter.encode(.object(payload))),
+                TokenParts.encode([UInt8](repeating: 0, count: 64)),
+            ].joined(separator: ".").utf8)
     }
 
     static func mintedLine(_ file: String) throws -> [UInt8] {
@@ -88,8 +94,12 @@ import VouchOpenSSL
     static let receiptCA: (authority: MintReceiptAuthority, root: String) = {
         let date = Date(timeIntervalSince1970: 1_700_000_000)
         let authority = try! MintReceiptAuthority.generate(
-            .init(validity: MintValidity(notBefore: date.addingTimeInterval(-86_400 * 365), notAfter: date.addingTimeInterval(86_400 * 365))))
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-contract-receipt-ca-\(getpid())")
+            .init(
+                validity: MintValidity(
+                    notBefore: date.addingTimeInterval(-86_400 * 365), notAfter: date.addingTimeInterval(86_400 * 365)))
+        )
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vouch-contract-receipt-ca-\(getpid())")
         _ = try! authority.write(to: directory)
         return (authority, directory.appendingPathComponent("root.der").path)
     }()
@@ -105,10 +115,12 @@ import VouchOpenSSL
         let root = ["--root", receiptCA.root]
         return [
             Example(
-                code: "receipt_not_a_receipt", input: "`vouch receipt verify` given `not a receipt`", arguments: ["receipt", "verify"],
+                code: "receipt_not_a_receipt", input: "`vouch receipt verify` given `not a receipt`",
+                arguments: ["receipt", "verify"],
                 stdin: Array("not a receipt".utf8)),
             Example(
-                code: "receipt_too_large", input: "`vouch receipt verify` given 2 MiB + 1 byte of `A`", arguments: ["receipt", "verify"],
+                code: "receipt_too_large", input: "`vouch receipt verify` given 2 MiB + 1 byte of `A`",
+                arguments: ["receipt", "verify"],
                 stdin: [UInt8](repeating: UInt8(ascii: "A"), count: 2 * 1024 * 1024 + 1)),
             Example(
                 code: "receipt_malformed_container", input: "a minted receipt followed by two zero bytes",
@@ -187,7 +199,13 @@ import VouchOpenSSL
                 code: "unsupported_certificate_version",
                 input: "a real token whose `x5c[0]` is an X.509 v1 certificate (TestVectors/minted/x509-v1-leaf.der)",
                 arguments: [],
-                stdin: withChain { $0[0] = .string(base64(Array(try! Data(contentsOf: URL(fileURLWithPath: VouchBinary.vector("minted/x509-v1-leaf.der")))))) }),
+                stdin: withChain {
+                    $0[0] = .string(
+                        base64(
+                            Array(
+                                try! Data(
+                                    contentsOf: URL(fileURLWithPath: VouchBinary.vector("minted/x509-v1-leaf.der"))))))
+                }),
             Example(
                 code: "certificate_expired", input: "a minted token whose leaf expired before its signed date",
                 arguments: ["--root", VouchBinary.vector("minted/ca-expired-leaf/root.der")],
@@ -201,10 +219,13 @@ import VouchOpenSSL
                 arguments: ["--root", VouchBinary.vector("minted/ca-no-leaf-oid/root.der")],
                 stdin: try Self.mintedLine("no-leaf-oid-transaction.txt")),
             Example(
-                code: "wrong_key_type", input: "a minted chain whose leaf key is P-384", arguments: ["--root", mintedRoot],
+                code: "wrong_key_type", input: "a minted chain whose leaf key is P-384",
+                arguments: ["--root", mintedRoot],
                 stdin: try Self.tokenWithMintedLeaf(
-                    extensions: [.init(name: "basicConstraints", value: "critical,CA:FALSE"),
-                                 .init(name: "keyUsage", value: "critical,digitalSignature"), markerExtension],
+                    extensions: [
+                        .init(name: "basicConstraints", value: "critical,CA:FALSE"),
+                        .init(name: "keyUsage", value: "critical,digitalSignature"), markerExtension,
+                    ],
                     curve: .p384)),
             Example(
                 code: "leaf_is_ca", input: "a real token whose `x5c[0]` is its `x5c[2]` (Apple's root)", arguments: [],
@@ -239,24 +260,31 @@ import VouchOpenSSL
                 input: "a minted notification whose `data.signedTransactionInfo` is `not a token`",
                 arguments: ["--root", mintedRoot], stdin: Array(try mintedSigner.sign(payload: notification).utf8)),
             Example(
-                code: "xcode_not_trusted", input: "a minted Xcode transaction (TestVectors/minted/xcode-transaction.txt)",
+                code: "xcode_not_trusted",
+                input: "a minted Xcode transaction (TestVectors/minted/xcode-transaction.txt)",
                 arguments: [],
                 stdin: Array(try VouchBinary.text("minted/xcode-transaction.txt").split(separator: "\n")[0].utf8)),
-            Example(code: "empty_line", input: "`vouch batch` given an empty line", arguments: ["batch"], stdin: [0x0A]),
+            Example(
+                code: "empty_line", input: "`vouch batch` given an empty line", arguments: ["batch"], stdin: [0x0A]),
             Example(
                 code: "line_too_long", input: "`vouch batch` given a line of 1 MiB + 1 byte", arguments: ["batch"],
                 stdin: [UInt8](repeating: UInt8(ascii: "A"), count: (1 << 20) + 1) + [0x0A]),
             Example(
                 code: "pair_mismatch",
-                input: "a subscription status item pairing a real transaction with the real renewal info of another subscription",
+                input:
+                    "a subscription status item pairing a real transaction with the real renewal info of another subscription",
                 arguments: ["batch"],
-                stdin: Array(#"{"data":[{"lastTransactions":[{"signedTransactionInfo":"\#(try VouchBinary.text("apple-real/real/transaction-sandbox-1.jws"))","signedRenewalInfo":"\#(try VouchBinary.text("apple-real/real/renewalInfo-sandbox-9.jws"))"}]}]}"#.utf8),
+                stdin: Array(
+                    #"{"data":[{"lastTransactions":[{"signedTransactionInfo":"\#(try VouchBinary.text("apple-real/real/transaction-sandbox-1.jws"))","signedRenewalInfo":"\#(try VouchBinary.text("apple-real/real/renewalInfo-sandbox-9.jws"))"}]}]}"#
+                        .utf8),
                 path: "data[0].lastTransactions[0].signedRenewalInfo"),
             Example(
                 code: "document_too_large",
-                input: "`vouch batch --document-buffer 1K` given a transaction history whose `bundleId` follows its tokens",
+                input:
+                    "`vouch batch --document-buffer 1K` given a transaction history whose `bundleId` follows its tokens",
                 arguments: ["batch", "--document-buffer", "1K"],
-                stdin: Array(#"{"signedTransactions":["\#(realToken)"],"bundleId":"com.locket.Locket"}"#.utf8), path: "bundleId"),
+                stdin: Array(#"{"signedTransactions":["\#(realToken)"],"bundleId":"com.locket.Locket"}"#.utf8),
+                path: "bundleId"),
         ]
         return Dictionary(uniqueKeysWithValues: (list + (try receiptExamples())).map { ($0.code, $0) })
     }
@@ -314,9 +342,11 @@ import VouchOpenSSL
     /// alone says "not a CA" (x509-limbo's webpki::ee-basicconstraints-ca).
     @Test func aLeafSayingCAWithoutCertificateSigningIsRefused() throws {
         let token = try Self.tokenWithMintedLeaf(
-            extensions: [.init(name: "basicConstraints", value: "critical,CA:TRUE"),
-                         .init(name: "keyUsage", value: "critical,digitalSignature"),
-                         .init(name: "1.2.840.113635.100.6.11.1", value: "DER:05:00")],
+            extensions: [
+                .init(name: "basicConstraints", value: "critical,CA:TRUE"),
+                .init(name: "keyUsage", value: "critical,digitalSignature"),
+                .init(name: "1.2.840.113635.100.6.11.1", value: "DER:05:00"),
+            ],
             curve: .p256)
         let result = try VouchBinary.run(["verify", "--json", "--root", Self.mintedRoot, "-"], input: token)
         let record = try VouchBinary.object(result.stdout)
@@ -330,14 +360,17 @@ import VouchOpenSSL
         #expect(result.status == 1)
         let record = try VouchBinary.object(result.stdout)
         #expect((record["error"] as? [String: Any])?["code"] as? String == "token_too_large")
-        #expect(((record["error"] as? [String: Any])?["reason"] as? String)?.contains("larger than 1048576 bytes") == true)
+        #expect(
+            ((record["error"] as? [String: Any])?["reason"] as? String)?.contains("larger than 1048576 bytes") == true)
     }
 
     /// A JSON body is streamed (a response can be gigabytes); a token in it over 1 MiB is too
     /// large without being held, and one under that is left to the token limit.
     @Test func aTokenInAJSONBodyOverOneMiBIsTooLarge() throws {
         for (size, reason) in [((1 << 20) + 1, "larger than 1048576 bytes"), (1 << 20, "the limit is 65536")] {
-            let body = Array(#"{"signedPayload":""#.utf8) + [UInt8](repeating: UInt8(ascii: "A"), count: size) + Array(#""}"#.utf8)
+            let body =
+                Array(#"{"signedPayload":""#.utf8) + [UInt8](repeating: UInt8(ascii: "A"), count: size)
+                + Array(#""}"#.utf8)
             let result = try VouchBinary.run(["verify", "--json", "-"], input: body)
             #expect(result.status == 1)
             let record = try VouchBinary.object(result.stdout)
@@ -348,14 +381,18 @@ import VouchOpenSSL
 
     /// The README's error table lists every code with the example input used here.
     @Test func theReadmeTableListsEveryCodeWithItsExample() throws {
-        let readme = try String(contentsOf: VouchBinary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(
+            contentsOf: VouchBinary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         for example in try Self.all.get().values {
             // The batch input's own codes are input errors; a verifier code has its category.
             let verifierCode = VerificationError.Code.all.first { $0.rawValue == example.code }
-            let category = example.code == "nested_token_invalid"
+            let category =
+                example.code == "nested_token_invalid"
                 ? "the nested error's"
                 : verifierCode.map { "\(VerificationError($0, "").category)" } ?? "input"
-            #expect(readme.contains("| `\(example.code)` | \(category) |"), "\(example.code) is not in the README's table with its category")
+            #expect(
+                readme.contains("| `\(example.code)` | \(category) |"),
+                "\(example.code) is not in the README's table with its category")
             #expect(readme.contains("| \(example.input) |"), "the README does not give \(example.code)'s example")
         }
         #expect(readme.contains("| `internal_error` | internal |"))

@@ -7,7 +7,9 @@ struct FastVerifyCommandTests {
         // One leaf key well past the 1,000 tokens that switch the default to its table, with
         // tampered tokens among the good ones.
         let good = try VouchBinary.text("minted/transaction.txt").split(separator: "\n").map(String.init)
-        let tampered = try VouchBinary.text("minted/tampered.tsv").split(separator: "\n").map { String($0.split(separator: "\t")[0]) }
+        let tampered = try VouchBinary.text("minted/tampered.tsv").split(separator: "\n").map {
+            String($0.split(separator: "\t")[0])
+        }
         var lines: [String] = []
         for round in 0..<300 {
             lines += good

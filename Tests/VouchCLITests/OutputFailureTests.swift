@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import VouchCLI
 
 /// Output that cannot be written (a reader that went away, a full disk) ends every command
@@ -22,7 +23,8 @@ import Testing
         process.executableURL = VouchBinary.url
         process.arguments = arguments
         process.currentDirectoryURL = VouchBinary.packageRoot
-        let errorURL = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-stderr-\(UUID().uuidString)")
+        let errorURL = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vouch-stderr-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: errorURL.path, contents: nil)
         defer { try? FileManager.default.removeItem(at: errorURL) }
         let output = Pipe()
@@ -66,7 +68,8 @@ import Testing
     }
 
     @Test func mintIntoHeadOneExitsQuietlyWith74() throws {
-        let ended = try Self.runUntilTheReaderLeaves(["mint", "transaction", "--ca", Self.ca, "--count", "100"], lines: 1)
+        let ended = try Self.runUntilTheReaderLeaves(
+            ["mint", "transaction", "--ca", Self.ca, "--count", "100"], lines: 1)
         #expect(ended.lines.count == 1)
         #expect(ended.lines.first?.split(separator: ".").count == 3)
         #expect(ended.status == 74)
@@ -74,7 +77,9 @@ import Testing
     }
 
     @Test func batchIntoHeadFiveExitsWith74AndASummaryOfTheRecordsWritten() throws {
-        let tokens = try VouchBinary.run(["mint", "transaction", "--ca", Self.ca, "--count", "600", "--date", "2025-06-01"])
+        let tokens = try VouchBinary.run([
+            "mint", "transaction", "--ca", Self.ca, "--count", "600", "--date", "2025-06-01",
+        ])
         #expect(tokens.status == 0)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-head-\(UUID().uuidString).jwsl")
         try Data(tokens.stdout.utf8).write(to: file)
@@ -106,7 +111,9 @@ import Testing
     }
 
     @Test func batchIntoAFullDiskSaysNoRecordWasWritten() throws {
-        let result = try Self.runIntoAFullDisk(["batch", VouchBinary.vector("apple-real/real/transaction-production-1.jws")])
+        let result = try Self.runIntoAFullDisk([
+            "batch", VouchBinary.vector("apple-real/real/transaction-production-1.jws"),
+        ])
         #expect(result.status == 74)
         #expect(result.stderr.hasPrefix("vouch batch: 0 lines, 0 verified, 0 rejected"))
         #expect(result.stderr.hasSuffix("\nError: cannot write standard output: No space left on device\n"))
@@ -136,7 +143,8 @@ import Testing
             try VouchBinary.text("apple-real/real/\($0)")
         }
         let input = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-cut-\(UUID().uuidString)")
-        try Data((Array(repeating: lines, count: 4).flatMap { $0 }.joined(separator: "\n") + "\n").utf8).write(to: input)
+        try Data((Array(repeating: lines, count: 4).flatMap { $0 }.joined(separator: "\n") + "\n").utf8).write(
+            to: input)
         defer { try? FileManager.default.removeItem(at: input) }
         let sink = ClosingSink(limit: 3_000)
         let errors = MemorySink()

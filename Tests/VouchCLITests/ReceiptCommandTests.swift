@@ -18,8 +18,12 @@ import Vouch
     }()
 
     static func path(_ name: String) -> String { shared.appendingPathComponent(name).path }
-    static func bytes(_ name: String) throws -> [UInt8] { [UInt8](try Data(contentsOf: shared.appendingPathComponent(name))) }
-    static func base64(_ name: String) throws -> String { String(decoding: Base64.encodeStandard(try bytes(name)), as: UTF8.self) }
+    static func bytes(_ name: String) throws -> [UInt8] {
+        [UInt8](try Data(contentsOf: shared.appendingPathComponent(name)))
+    }
+    static func base64(_ name: String) throws -> String {
+        String(decoding: Base64.encodeStandard(try bytes(name)), as: UTF8.self)
+    }
 
     static let mindnode = "real/production-2023-08-28-com.ideasoncanvas.mindnode.macos.der"
     static let xcode = "real/xcode-2023-10-19-com.example.naturelab.backyardbirds.example.der"
@@ -38,10 +42,13 @@ import Vouch
         let text = try Self.base64(Self.mindnode)
         let fromFile = try VouchBinary.run(["receipt", "verify", "--json", Self.path(Self.mindnode)])
         let fromBase64 = try VouchBinary.run(["receipt", "verify", "--json", "-"], input: Array(text.utf8))
-        let fromJSON = try VouchBinary.run(["receipt", "verify", "--json"], input: Array("{\"receipt-data\":\"\(text)\"}".utf8))
-        let fromField = try VouchBinary.run(["receipt", "verify", "--json", "--field", "r"], input: Array("{\"r\":\"\(text)\"}".utf8))
+        let fromJSON = try VouchBinary.run(
+            ["receipt", "verify", "--json"], input: Array("{\"receipt-data\":\"\(text)\"}".utf8))
+        let fromField = try VouchBinary.run(
+            ["receipt", "verify", "--json", "--field", "r"], input: Array("{\"r\":\"\(text)\"}".utf8))
         #expect(fromFile.status == 0)
-        #expect(fromFile.stdout.hasPrefix(#"{"status":"verified","kind":"receipt","payload":{"receiptType":"Production","#))
+        #expect(
+            fromFile.stdout.hasPrefix(#"{"status":"verified","kind":"receipt","payload":{"receiptType":"Production","#))
         #expect(fromBase64.stdout == fromFile.stdout)
         #expect(fromJSON.stdout == fromFile.stdout)
         #expect(fromField.stdout == fromFile.stdout)
@@ -61,8 +68,11 @@ import Vouch
         #expect(receipt["receipt_creation_date_pst"] as? String == "2023-08-28 03:24:05 America/Los_Angeles")
         let inApp = try #require(receipt["in_app"] as? [[String: Any]])
         #expect(inApp.count == 3)
-        #expect(inApp.allSatisfy { ($0["transaction_id"] as? String)?.isEmpty == false && $0["quantity"] as? String == "1" })
-        #expect(result.stdout.hasPrefix(#"{"status":0,"environment":"Production","receipt":{"receipt_type":"Production","#))
+        #expect(
+            inApp.allSatisfy { ($0["transaction_id"] as? String)?.isEmpty == false && $0["quantity"] as? String == "1" }
+        )
+        #expect(
+            result.stdout.hasPrefix(#"{"status":0,"environment":"Production","receipt":{"receipt_type":"Production","#))
     }
 
     @Test func xcodeReceiptsNeedTheStoreKitCertificate() throws {
@@ -70,7 +80,9 @@ import Vouch
         let refused = try VouchBinary.run(["receipt", "verify", "--json", Self.path(Self.xcode)])
         #expect(refused.status == 1)
         #expect(refused.stdout.contains(#""code":"xcode_not_trusted""#))
-        let accepted = try VouchBinary.run(["receipt", "verify", "--xcode-cert", Self.path("StoreKitTestCertificate.cer"), Self.path(Self.xcode)])
+        let accepted = try VouchBinary.run([
+            "receipt", "verify", "--xcode-cert", Self.path("StoreKitTestCertificate.cer"), Self.path(Self.xcode),
+        ])
         #expect(accepted.status == 0, "\(accepted.stderr)")
         #expect(accepted.stdout.hasPrefix("VERIFIED receipt (Xcode StoreKit testing)"))
     }
@@ -78,9 +90,13 @@ import Vouch
     @Test func theDeviceCheckAndValidationTimeOptionsApply() throws {
         guard Self.available else { return }
         let file = Self.path("real/sandbox-2025-12-26-dev.bonzer.weeka.app.der")
-        let known = try VouchBinary.run(["receipt", "verify", "--device-id", "956328D9-CC6A-47F4-BE40-6953FB0AB6C7", file])
+        let known = try VouchBinary.run([
+            "receipt", "verify", "--device-id", "956328D9-CC6A-47F4-BE40-6953FB0AB6C7", file,
+        ])
         #expect(known.status == 0, "\(known.stderr)")
-        let other = try VouchBinary.run(["receipt", "verify", "--device-id", "00000000-0000-0000-0000-000000000000", file])
+        let other = try VouchBinary.run([
+            "receipt", "verify", "--device-id", "00000000-0000-0000-0000-000000000000", file,
+        ])
         #expect(other.status == 1)
         #expect(other.stderr.contains("receipt_device_hash_mismatch"))
         let now = try VouchBinary.run(["receipt", "verify", "--at", "now", file])
@@ -104,8 +120,10 @@ import Vouch
     }
 
     @Test func usageMistakesExitWith64() throws {
-        for arguments in [["receipt", "verify", "--at", "signed"], ["receipt", "verify", "--format", "xml"],
-                          ["receipt", "verify", "--device-id", "not-a-uuid"], ["receipt", "verify", "--kind", "transaction"]] {
+        for arguments in [
+            ["receipt", "verify", "--at", "signed"], ["receipt", "verify", "--format", "xml"],
+            ["receipt", "verify", "--device-id", "not-a-uuid"], ["receipt", "verify", "--kind", "transaction"],
+        ] {
             let result = try VouchBinary.run(arguments, input: [])
             #expect(result.status == 64, "\(arguments)")
             #expect(result.stderr.hasPrefix("Error: "))
@@ -124,25 +142,32 @@ import Vouch
     }
 
     @Test func mintedReceiptsVerifyWithTheMintedRootAndTheirTampersFailAsLabelled() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-receipt-ca-\(UUID().uuidString)")
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vouch-receipt-ca-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
         let ca = try VouchBinary.run(["mint", "receipt-ca", "--out", directory.path, "--not-before", "2024-01-01"])
         #expect(ca.status == 0, "\(ca.stderr)")
         let root = directory.appendingPathComponent("root.der").path
         let minted = try VouchBinary.run([
-            "mint", "receipt", "--ca", directory.path, "--in-app", "4", "--date", "2025-02-01T00:00:00Z", "--digest", "sha1", "--base64",
+            "mint", "receipt", "--ca", directory.path, "--in-app", "4", "--date", "2025-02-01T00:00:00Z", "--digest",
+            "sha1", "--base64",
             "--set", "bundleId=com.example.app",
         ])
         #expect(minted.status == 0, "\(minted.stderr)")
-        let verified = try VouchBinary.run(["receipt", "verify", "--json", "--root", root, "--bundle-id", "com.example.app"], input: Array(minted.stdout.utf8))
+        let verified = try VouchBinary.run(
+            ["receipt", "verify", "--json", "--root", root, "--bundle-id", "com.example.app"],
+            input: Array(minted.stdout.utf8))
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(verified.stdout.contains(#""bundleId":"com.example.app""#))
-        let tampered = try VouchBinary.run(["mint", "receipt", "--ca", directory.path, "--date", "2025-02-01T00:00:00Z", "--tamper", "all"])
+        let tampered = try VouchBinary.run([
+            "mint", "receipt", "--ca", directory.path, "--date", "2025-02-01T00:00:00Z", "--tamper", "all",
+        ])
         let lines = tampered.stdout.split(separator: "\n")
         #expect(lines.count == 11)
         for line in lines {
             let parts = line.split(separator: "\t").map(String.init)
-            let result = try VouchBinary.run(["receipt", "verify", "--json", "--root", root], input: Array(parts[0].utf8))
+            let result = try VouchBinary.run(
+                ["receipt", "verify", "--json", "--root", root], input: Array(parts[0].utf8))
             #expect(result.stdout.contains("\"code\":\"\(parts[1])\""), "\(parts[1]): \(result.stdout)")
         }
     }

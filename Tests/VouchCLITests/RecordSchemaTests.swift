@@ -21,19 +21,25 @@ struct RecordSchemaTests {
         let notification = try VouchBinary.text("apple-real/real/notification-sandbox-21.jws")
         var nested = Array(notification)
         nested[nested.count - 5] = nested[nested.count - 5] == "A" ? "B" : "A"
-        let input = [
-            transaction, "", "garbage", #"{"id":1,"signedPayload":"\#(notification)"}"#,
-            #"{"id":"x","environment":"Sandbox","data":[{"lastTransactions":[{"signedTransactionInfo":"\#(transaction)","signedRenewalInfo":"\#(renewal)x"}]}]}"#,
-            "[\n\"\(transaction)\",\n\"\(String(nested))\"\n]", "{\"a\":", "[1]",
-        ].joined(separator: "\n") + "\n"
+        let input =
+            [
+                transaction, "", "garbage", #"{"id":1,"signedPayload":"\#(notification)"}"#,
+                #"{"id":"x","environment":"Sandbox","data":[{"lastTransactions":[{"signedTransactionInfo":"\#(transaction)","signedRenewalInfo":"\#(renewal)x"}]}]}"#,
+                "[\n\"\(transaction)\",\n\"\(String(nested))\"\n]", "{\"a\":", "[1]",
+            ].joined(separator: "\n") + "\n"
         var records: [String] = []
-        for arguments in [["--echo", "id"], ["--payload", "none"], ["--payload", "notificationType,data.bundleId"], ["--no-line-number"]] {
+        for arguments in [
+            ["--echo", "id"], ["--payload", "none"], ["--payload", "notificationType,data.bundleId"],
+            ["--no-line-number"],
+        ] {
             let result = try VouchBinary.run(["batch"] + arguments + ["-"], input: Array(input.utf8))
             #expect(result.status == 1)
             records += result.stdout.split(separator: "\n").map(String.init)
         }
         for body in [notification, #"{"signedTransactions":["\#(transaction)","x"]}"#] {
-            records += try VouchBinary.run(["verify", "--json", "-"], input: Array(body.utf8)).stdout.split(separator: "\n").map(String.init)
+            records += try VouchBinary.run(["verify", "--json", "-"], input: Array(body.utf8)).stdout.split(
+                separator: "\n"
+            ).map(String.init)
         }
         return records
     }
@@ -72,14 +78,23 @@ struct RecordSchemaTests {
         let nested = try #require(error["properties"]?.objectValue?["nested"]?.objectValue)
         let errorNames = error["properties"]!.objectValue!.members.map(\.name)
         let nestedNames = nested["properties"]!.objectValue!.members.map(\.name)
-        #expect(types["error"] == "STRUCT<" + errorNames.map { $0 == "nested" ? "nested: STRUCT<" + nestedNames.map { "\($0): STRING" }.joined(separator: ", ") + ">" : "\($0): STRING" }.joined(separator: ", ") + ">")
-        let readme = try String(contentsOf: VouchBinary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(
+            types["error"] == "STRUCT<"
+                + errorNames.map {
+                    $0 == "nested"
+                        ? "nested: STRUCT<" + nestedNames.map { "\($0): STRING" }.joined(separator: ", ") + ">"
+                        : "\($0): STRING"
+                }.joined(separator: ", ") + ">")
+        let readme = try String(
+            contentsOf: VouchBinary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         #expect(readme.contains(Self.ddl))
     }
 
     /// `name TYPE` pairs split at commas outside angle brackets.
     static func topLevelFields(_ ddl: String) -> [(name: String, type: String)] {
-        var fields: [String] = [], current = "", depth = 0
+        var fields: [String] = []
+        var current = ""
+        var depth = 0
         for character in ddl {
             if character == "<" { depth += 1 }
             if character == ">" { depth -= 1 }

@@ -76,7 +76,8 @@ import VouchTestSupport
         #expect(rejected.status == 1)
         #expect(rejected.stderr.contains("xcode_not_trusted"))
         // The certificate the token carries, as a DER file.
-        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-xcode-\(UUID().uuidString).cer")
+        let certificate = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vouch-xcode-\(UUID().uuidString).cer")
         try Data(try SharedVectors.xcodeCertificate()).write(to: certificate)
         defer { try? FileManager.default.removeItem(at: certificate) }
         let trusted = try VouchBinary.run(["verify", "--xcode-cert", certificate.path, sample])
@@ -88,7 +89,9 @@ import VouchTestSupport
     func anotherRootReplacesTheEmbeddedOne() throws {
         let mock = SharedVectors.url("apple-app-store-server-library/mock_signed_data/renewalInfo").path
         let root = SharedVectors.url("apple-app-store-server-library/certs/root_ca.pem").path
-        let verified = try VouchBinary.run(["verify", "--root", root, "--no-strict-x509", "--kind", "renewal-info", mock])
+        let verified = try VouchBinary.run([
+            "verify", "--root", root, "--no-strict-x509", "--kind", "renewal-info", mock,
+        ])
         #expect(verified.status == 0, "\(verified.stderr)")
         let untrusted = try VouchBinary.run(["verify", "--kind", "renewal-info", mock])
         #expect(untrusted.status == 1)
@@ -142,7 +145,9 @@ struct HelpTests {
 
 struct InspectCommandTests {
     @Test func inspectShowsHeaderCertificatesAndDatesMarkedUnverified() throws {
-        let result = try VouchBinary.run(["inspect", VouchBinary.vector("apple-real/real/transaction-production-1.jws")])
+        let result = try VouchBinary.run([
+            "inspect", VouchBinary.vector("apple-real/real/transaction-production-1.jws"),
+        ])
         #expect(result.status == 0)
         let lines = result.stdout.split(separator: "\n")
         #expect(lines.first?.hasPrefix("UNVERIFIED") == true)

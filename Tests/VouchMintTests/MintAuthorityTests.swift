@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import VouchTestSupport
 import Vouch
+import VouchTestSupport
+
 @testable import VouchMint
 
 @Suite struct MintAuthorityTests {
@@ -11,8 +12,11 @@ import Vouch
     private func verify(_ directory: URL, at date: String) throws -> (status: Int32, output: String) {
         let seconds = Int(MintDate.parse(date)!.timeIntervalSince1970)
         return try Support.openssl(
-            ["verify", "-x509_strict", "-attime", String(seconds), "-CAfile", "root.pem", "-untrusted", "intermediate.pem",
-             "leaf.pem"], in: directory)
+            [
+                "verify", "-x509_strict", "-attime", String(seconds), "-CAfile", "root.pem", "-untrusted",
+                "intermediate.pem",
+                "leaf.pem",
+            ], in: directory)
     }
 
     private func text(_ file: URL) throws -> String {
@@ -79,7 +83,9 @@ import Vouch
     @Test func markerExtensionsHoldAnASN1Null() throws {
         let der = try Support.authority.certificateChain()[0]
         // OID 1.2.840.113635.100.6.11.1, then OCTET STRING { NULL }, no critical flag.
-        let marker: [UInt8] = [0x06, 0x0A, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x63, 0x64, 0x06, 0x0B, 0x01, 0x04, 0x02, 0x05, 0x00]
+        let marker: [UInt8] = [
+            0x06, 0x0A, 0x2A, 0x86, 0x48, 0x86, 0xF7, 0x63, 0x64, 0x06, 0x0B, 0x01, 0x04, 0x02, 0x05, 0x00,
+        ]
         #expect(der.indices.contains { Array(der[$0...].prefix(marker.count)) == marker })
     }
 
@@ -125,14 +131,17 @@ import Vouch
     @Test func writesEveryFileWithPrivateKeysReadableOnlyByTheOwner() throws {
         try Support.withTemporaryDirectory { directory in
             let written = try Support.authority.write(to: directory)
-            #expect(written.map(\.lastPathComponent) == [
-                "root.der", "root.pem", "root.key.pem", "intermediate.der", "intermediate.pem", "intermediate.key.pem",
-                "leaf.der", "leaf.pem", "leaf.key.pem",
-            ])
+            #expect(
+                written.map(\.lastPathComponent) == [
+                    "root.der", "root.pem", "root.key.pem", "intermediate.der", "intermediate.pem",
+                    "intermediate.key.pem",
+                    "leaf.der", "leaf.pem", "leaf.key.pem",
+                ])
             for file in written {
                 let attributes = try FileManager.default.attributesOfItem(atPath: file.path)
                 let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue
-                #expect(mode == (file.lastPathComponent.hasSuffix(".key.pem") ? 0o600 : 0o644), "\(file.lastPathComponent)")
+                #expect(
+                    mode == (file.lastPathComponent.hasSuffix(".key.pem") ? 0o600 : 0o644), "\(file.lastPathComponent)")
             }
             let key = try String(contentsOf: directory.appendingPathComponent("leaf.key.pem"), encoding: .utf8)
             #expect(key.hasPrefix("-----BEGIN PRIVATE KEY-----\n"))
@@ -147,7 +156,8 @@ import Vouch
         try Support.withTemporaryDirectory { directory in
             try Support.authority.write(to: directory)
             for name in ["leaf", "intermediate", "root"] {
-                let certificateKey = try Support.openssl(["x509", "-in", "\(name).pem", "-noout", "-pubkey"], in: directory)
+                let certificateKey = try Support.openssl(
+                    ["x509", "-in", "\(name).pem", "-noout", "-pubkey"], in: directory)
                 let privateKey = try Support.openssl(["pkey", "-in", "\(name).key.pem", "-pubout"], in: directory)
                 #expect(certificateKey.status == 0 && privateKey.status == 0)
                 #expect(certificateKey.output == privateKey.output, "\(name)")
@@ -173,7 +183,8 @@ import Vouch
                 try MintAuthority.generate(MintAuthorityOptions(validity: Support.validity)).write(to: other)
                 try FileManager.default.removeItem(at: directory.appendingPathComponent("leaf.key.pem"))
                 try FileManager.default.copyItem(
-                    at: other.appendingPathComponent("leaf.key.pem"), to: directory.appendingPathComponent("leaf.key.pem"))
+                    at: other.appendingPathComponent("leaf.key.pem"),
+                    to: directory.appendingPathComponent("leaf.key.pem"))
 
                 let error = #expect(throws: MintError.self) { try MintAuthority.load(from: directory) }
                 #expect(error?.code == .invalidInput)

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import VouchTestSupport
 import Vouch
+import VouchTestSupport
+
 @testable import VouchCLI
 @testable import VouchMint
 
@@ -18,7 +19,8 @@ import Vouch
     /// Runs `vouch mint ARGUMENTS` in-process, `input` as standard input, the clock at
     /// ``MintTestSupport/signingDate``.
     private func mint(_ arguments: [String], input: String = "") -> Result {
-        let output = MemorySink(), errors = MemorySink()
+        let output = MemorySink()
+        let errors = MemorySink()
         var descriptors: [Int32] = [0, 0]
         guard pipe(&descriptors) == 0 else { return Result(status: -1, output: "", errors: "no pipe") }
         let bytes = Array(input.utf8)
@@ -42,7 +44,9 @@ import Vouch
     }
 
     /// A usage error: `Error: MESSAGE…`, one usage line, where to read more; exit 64.
-    private func expectUsageError(_ result: Result, _ message: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectUsageError(
+        _ result: Result, _ message: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(result.status == 64, sourceLocation: sourceLocation)
         #expect(result.output.isEmpty, sourceLocation: sourceLocation)
         #expect(result.errors.hasPrefix("Error: \(message)"), "\(result.errors)", sourceLocation: sourceLocation)
@@ -86,11 +90,14 @@ import Vouch
         expectUsageError(mint(["ca", "--out", "x", "--seed", "3"]), "--seed does not apply to mint ca")
         expectUsageError(mint(["transaction", "--ca", "x", "--no-leaf-oid"]), "--no-leaf-oid applies to mint ca")
         expectUsageError(mint(["transaction", "--ca", "x", "--count", "0"]), "--count: \"0\" is not a number")
-        expectUsageError(mint(["transaction", "--ca", "x", "--date", "2025-02-30"]), "--date: \"2025-02-30\" is not a date")
-        expectUsageError(mint(["transaction", "--ca", "x", "--tamper", "nonsense"]), "--tamper: unknown defect \"nonsense\"")
+        expectUsageError(
+            mint(["transaction", "--ca", "x", "--date", "2025-02-30"]), "--date: \"2025-02-30\" is not a date")
+        expectUsageError(
+            mint(["transaction", "--ca", "x", "--tamper", "nonsense"]), "--tamper: unknown defect \"nonsense\"")
         expectUsageError(mint(["transaction", "--ca", "x", "--set", "price"]), "expected FIELD=VALUE")
         expectUsageError(mint(["transaction", "--ca", "x", "--frobnicate"]), "unknown option --frobnicate")
-        expectUsageError(mint(["transaction", "--ca", "x", "--payload", "-", "--count", "2"]), "--payload signs one given payload")
+        expectUsageError(
+            mint(["transaction", "--ca", "x", "--payload", "-", "--count", "2"]), "--payload signs one given payload")
         expectUsageError(mint(["notification", "--ca", "x", "--xcode"]), "Xcode makes no notification data")
     }
 
@@ -121,13 +128,18 @@ import Vouch
             let result = mint(["ca", "--out", out, "--not-before", "2020-01-01", "--not-after=2045-01-01"])
             #expect(result.status == 0)
             #expect(result.errors.isEmpty)
-            #expect(result.lines.map { $0.split(separator: "/").last! } == [
-                "root.der", "root.pem", "root.key.pem", "intermediate.der", "intermediate.pem", "intermediate.key.pem",
-                "leaf.der", "leaf.pem", "leaf.key.pem",
-            ])
+            #expect(
+                result.lines.map { $0.split(separator: "/").last! } == [
+                    "root.der", "root.pem", "root.key.pem", "intermediate.der", "intermediate.pem",
+                    "intermediate.key.pem",
+                    "leaf.der", "leaf.pem", "leaf.key.pem",
+                ])
             let verified = try Support.openssl(
-                ["verify", "-x509_strict", "-attime", String(Int(Support.signingDate.timeIntervalSince1970)), "-CAfile",
-                 "root.pem", "-untrusted", "intermediate.pem", "leaf.pem"], in: URL(fileURLWithPath: out))
+                [
+                    "verify", "-x509_strict", "-attime", String(Int(Support.signingDate.timeIntervalSince1970)),
+                    "-CAfile",
+                    "root.pem", "-untrusted", "intermediate.pem", "leaf.pem",
+                ], in: URL(fileURLWithPath: out))
             #expect(verified.output == "leaf.pem: OK\n")
             let authority = try MintAuthority.load(from: URL(fileURLWithPath: out))
             #expect(authority.signingValidity == Support.validity)
@@ -159,7 +171,8 @@ import Vouch
         try Support.withTemporaryDirectory { directory in
             #expect(mint(["ca", "--out", directory.path, "--no-leaf-oid"]).status == 0)
             let leaf = try Support.openssl(["x509", "-in", "leaf.pem", "-noout", "-text"], in: directory)
-            let intermediate = try Support.openssl(["x509", "-in", "intermediate.pem", "-noout", "-text"], in: directory)
+            let intermediate = try Support.openssl(
+                ["x509", "-in", "intermediate.pem", "-noout", "-text"], in: directory)
             #expect(!leaf.output.contains("1.2.840.113635.100.6.11.1"))
             #expect(intermediate.output.contains("1.2.840.113635.100.6.2.1"))
         }
@@ -180,7 +193,9 @@ import Vouch
 
     @Test func countMintsDistinctVerifiableTokensOnePerLineInGeneratorOrder() throws {
         try withCA { ca in
-            let arguments = ["transaction", "--ca", ca, "--count", "600", "--seed", "7", "--date", "2025-06-01T12:00:00Z"]
+            let arguments = [
+                "transaction", "--ca", ca, "--count", "600", "--seed", "7", "--date", "2025-06-01T12:00:00Z",
+            ]
             let result = mint(arguments)
             #expect(result.status == 0)
             #expect(result.errors.isEmpty)
@@ -188,7 +203,9 @@ import Vouch
             #expect(tokens.count == 600)
             let generator = MintGenerator(seed: 7, date: Support.signingDate)
             for index in [0, 1, 255, 256, 257, 511, 599] {
-                #expect(tokens[index].payload == (try generator.payload(.transaction, index: index, signer: Support.signer)))
+                #expect(
+                    tokens[index].payload == (try generator.payload(.transaction, index: index, signer: Support.signer))
+                )
             }
             #expect(Set(tokens.map(\.payloadBytes)).count == 600)
             for token in tokens.prefix(20) { #expect(try token.signatureVerifies) }
@@ -205,9 +222,12 @@ import Vouch
                 "environment=Production", "--unset", "appTransactionId",
             ])
             #expect(result.status == 0)
-            let generator = MintGenerator(seed: MintGenerator.seed("alice"), date: Support.signingDate, overrides: [
-                MintOverride(path: ["environment"], value: "Production"), MintOverride(path: ["appTransactionId"], value: nil),
-            ])
+            let generator = MintGenerator(
+                seed: MintGenerator.seed("alice"), date: Support.signingDate,
+                overrides: [
+                    MintOverride(path: ["environment"], value: "Production"),
+                    MintOverride(path: ["appTransactionId"], value: nil),
+                ])
             for (index, line) in result.lines.enumerated() {
                 let payload = try Support.Token(String(line)).payload
                 #expect(payload["environment"] == "Production")
@@ -224,10 +244,11 @@ import Vouch
             let rows = result.lines.map { $0.split(separator: "\t") }
             #expect(rows.count == 10)
             #expect(rows.allSatisfy { $0.count == 2 })
-            #expect(rows.map { String($0[1]) } == [
-                "bad_signature", "bad_signature", "bad_signature", "untrusted_chain", "unsupported_algorithm",
-                "bad_signature", "bad_signature", "bad_signature", "untrusted_chain", "unsupported_algorithm",
-            ])
+            #expect(
+                rows.map { String($0[1]) } == [
+                    "bad_signature", "bad_signature", "bad_signature", "untrusted_chain", "unsupported_algorithm",
+                    "bad_signature", "bad_signature", "bad_signature", "untrusted_chain", "unsupported_algorithm",
+                ])
             let algorithm = try Support.Token(String(rows[4][0]))
             #expect(algorithm.header["alg"] == "HS256")
             let chosen = mint(["transaction", "--ca", ca, "--tamper", "chain,alg", "--tamper", "chain"])
@@ -292,7 +313,8 @@ import Vouch
                 let dash = mint(["transaction", "--ca", ca, "--count", "2", "--out", "-"])
                 #expect(dash.status == 0)
                 #expect(dash.lines.count == 2)
-                let target = directory.appendingPathComponent("target.txt"), link = directory.appendingPathComponent("link.txt")
+                let target = directory.appendingPathComponent("target.txt")
+                let link = directory.appendingPathComponent("link.txt")
                 try Data("old\n".utf8).write(to: target)
                 try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
                 let result = mint(["transaction", "--ca", ca, "--count", "2", "-o", link.path])
@@ -322,7 +344,8 @@ import Vouch
     @Test func setConvertsTheValueToTheFieldsDocumentedType() throws {
         try withCA { ca in
             let result = mint([
-                "transaction", "--ca", ca, "--set", "transactionId=1001", "--set", "price=990", "--set", "isUpgraded=true",
+                "transaction", "--ca", ca, "--set", "transactionId=1001", "--set", "price=990", "--set",
+                "isUpgraded=true",
                 "--set", "quantity=\"7\"",
             ])
             #expect(result.status == 0, "\(result.errors)")
@@ -337,7 +360,9 @@ import Vouch
 
     @Test func aSetTransactionIdOfDigitsVerifies() throws {
         try withCA { ca in
-            let result = mint(["transaction", "--ca", ca, "--set", "transactionId=1001", "--set", "originalTransactionId=1000"])
+            let result = mint([
+                "transaction", "--ca", ca, "--set", "transactionId=1001", "--set", "originalTransactionId=1000",
+            ])
             let token = String(try #require(result.lines.first))
             var configuration = Verifier.Configuration.acceptingAnyApp()
             configuration.trustAnchors = [try Support.authority.anchorCertificate()]

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import VouchTestSupport
 import Vouch
+import VouchTestSupport
+
 @testable import VouchMint
 
 @Suite struct MintGeneratorTests {
@@ -10,7 +11,8 @@ import Vouch
     let generator = MintGenerator(seed: 42, date: Support.signingDate)
     let signer = Support.signer
 
-    private func payloads(_ kind: MintKind, _ range: Range<Int>, generator: MintGenerator? = nil) throws -> [JSONObject] {
+    private func payloads(_ kind: MintKind, _ range: Range<Int>, generator: MintGenerator? = nil) throws -> [JSONObject]
+    {
         let generator = generator ?? self.generator
         return try range.map { try generator.payload(kind, index: $0, signer: signer) }
     }
@@ -35,7 +37,8 @@ import Vouch
         let first = try payloads(kind, 0..<20).map(expanded)
         let second = try payloads(kind, 0..<20, generator: again).map(expanded)
         #expect(first == second)
-        let other = try payloads(kind, 0..<20, generator: MintGenerator(seed: 43, date: Support.signingDate)).map(expanded)
+        let other = try payloads(kind, 0..<20, generator: MintGenerator(seed: 43, date: Support.signingDate)).map(
+            expanded)
         #expect(zip(first, other).allSatisfy { $0 != $1 })
     }
 
@@ -118,13 +121,17 @@ import Vouch
     }
 
     @Test func sandboxSubscriptionsLastTheirAcceleratedLength() throws {
-        let accelerated: [String: Int64] = ["weekly": 180_000, "monthly": 300_000, "quarterly": 900_000, "yearly": 3_600_000]
+        let accelerated: [String: Int64] = [
+            "weekly": 180_000, "monthly": 300_000, "quarterly": 900_000, "yearly": 3_600_000,
+        ]
         var checked = 0
         for payload in try payloads(.transaction, 0..<300)
         where payload["type"] == "Auto-Renewable Subscription" && payload["offerDiscountType"] != "FREE_TRIAL" {
             let productId = try #require(payload["productId"]?.stringValue)
             let length = try #require(accelerated[String(productId.split(separator: ".").last!)])
-            #expect(try #require(payload["expiresDate"]?.int64Value) - (try #require(payload["purchaseDate"]?.int64Value)) == length)
+            #expect(
+                try #require(payload["expiresDate"]?.int64Value) - (try #require(payload["purchaseDate"]?.int64Value))
+                    == length)
             checked += 1
         }
         #expect(checked > 50)
@@ -133,7 +140,10 @@ import Vouch
     @Test func productionMonthlySubscriptionsRunACalendarMonth() throws {
         let production = MintGenerator(
             seed: 42, date: Support.signingDate,
-            overrides: [MintOverride(path: ["environment"], value: "Production"), MintOverride(path: ["productId"], value: .string("com.example.trailmap.explorer.monthly"))])
+            overrides: [
+                MintOverride(path: ["environment"], value: "Production"),
+                MintOverride(path: ["productId"], value: .string("com.example.trailmap.explorer.monthly")),
+            ])
         let payload = try production.payload(.transaction, index: 0, signer: signer)
         let transactionId = try #require(payload["transactionId"]?.stringValue)
         #expect(transactionId.count == 15 && transactionId.hasPrefix("44"))
@@ -167,7 +177,9 @@ import Vouch
             let type = try #require(payload["offerType"]?.int64Value)
             #expect((1...4).contains(type))
             #expect((type == 1) == (payload["offerIdentifier"] == nil))
-            #expect(["FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT"].contains(try #require(payload["offerDiscountType"]?.stringValue)))
+            #expect(
+                ["FREE_TRIAL", "PAY_AS_YOU_GO", "PAY_UP_FRONT"].contains(
+                    try #require(payload["offerDiscountType"]?.stringValue)))
             #expect(payload["offerPeriod"]?.stringValue?.hasPrefix("P") == true)
             if payload["offerDiscountType"] == "FREE_TRIAL" { #expect(payload["price"] == 0) }
         }
@@ -176,11 +188,13 @@ import Vouch
     // MARK: Overrides
 
     @Test func overridesSetParseAndRemoveMembers() throws {
-        let overridden = MintGenerator(seed: 42, date: Support.signingDate, overrides: [
-            try MintOverride(parsing: "price=123"), try MintOverride(parsing: "quantity=\"7\""),
-            try MintOverride(parsing: "isUpgraded=true"), try MintOverride(parsing: "note=hello=world"),
-            try MintOverride(parsing: "extra.nested=[1,2]"), MintOverride(path: ["currency"], value: nil),
-        ])
+        let overridden = MintGenerator(
+            seed: 42, date: Support.signingDate,
+            overrides: [
+                try MintOverride(parsing: "price=123"), try MintOverride(parsing: "quantity=\"7\""),
+                try MintOverride(parsing: "isUpgraded=true"), try MintOverride(parsing: "note=hello=world"),
+                try MintOverride(parsing: "extra.nested=[1,2]"), MintOverride(path: ["currency"], value: nil),
+            ])
         let payload = try overridden.payload(.transaction, index: 3, signer: signer)
         #expect(payload["price"] == .number("123"))
         #expect(payload["quantity"] == .string("7"))
@@ -188,7 +202,9 @@ import Vouch
         #expect(payload["note"] == .string("hello=world"))
         #expect(payload["extra"] == .object(JSONObject([.init("nested", .array([.number("1"), .number("2")]))])))
         #expect(payload["currency"] == nil)
-        #expect(payload["transactionId"] == (try generator.payload(.transaction, index: 3, signer: signer))["transactionId"])
+        #expect(
+            payload["transactionId"] == (try generator.payload(.transaction, index: 3, signer: signer))["transactionId"]
+        )
     }
 
     @Test func malformedOverridesAreRejected() {
@@ -196,11 +212,14 @@ import Vouch
             #expect(throws: MintError(.invalidOverride, "")) { try MintOverride(parsing: text) }
         }
         var object = JSONObject([.init("price", .number("1"))])
-        #expect(throws: MintError(.invalidOverride, "")) { try MintOverride(path: ["price", "x"], value: 1).apply(to: &object) }
+        #expect(throws: MintError(.invalidOverride, "")) {
+            try MintOverride(path: ["price", "x"], value: 1).apply(to: &object)
+        }
     }
 
     @Test func storefrontOverridePricesInItsCurrency() throws {
-        let japan = MintGenerator(seed: 42, date: Support.signingDate, overrides: [try MintOverride(parsing: "storefront=JPN")])
+        let japan = MintGenerator(
+            seed: 42, date: Support.signingDate, overrides: [try MintOverride(parsing: "storefront=JPN")])
         for payload in try payloads(.transaction, 0..<40, generator: japan) {
             #expect(payload["storefront"] == "JPN")
             #expect(payload["storefrontId"] == "143462")
@@ -215,7 +234,8 @@ import Vouch
     }
 
     @Test func typeOverridePicksAProductOfThatType() throws {
-        let consumables = MintGenerator(seed: 42, date: Support.signingDate, overrides: [try MintOverride(parsing: "type=Consumable")])
+        let consumables = MintGenerator(
+            seed: 42, date: Support.signingDate, overrides: [try MintOverride(parsing: "type=Consumable")])
         for payload in try payloads(.transaction, 0..<40, generator: consumables) {
             #expect(payload["type"] == "Consumable")
             #expect(payload["productId"]?.stringValue?.contains(".coins.") == true)
@@ -223,9 +243,12 @@ import Vouch
     }
 
     @Test func scenarioFieldsMissingFromAKindAreAdded() throws {
-        let overridden = MintGenerator(seed: 42, date: Support.signingDate, overrides: [
-            try MintOverride(parsing: "bundleId=com.example.other"), try MintOverride(parsing: "environment=Production"),
-        ])
+        let overridden = MintGenerator(
+            seed: 42, date: Support.signingDate,
+            overrides: [
+                try MintOverride(parsing: "bundleId=com.example.other"),
+                try MintOverride(parsing: "environment=Production"),
+            ])
         let renewal = try overridden.payload(.renewalInfo, index: 0, signer: signer)
         #expect(renewal["bundleId"] == "com.example.other")
         #expect(renewal["environment"] == "Production")
@@ -297,7 +320,9 @@ import Vouch
         #expect(lapsedRenewal?["expirationIntent"] == 1)
         #expect(lapsedRenewal?["autoRenewStatus"] == 0)
 
-        let (downgrade, current, pending) = try notification(["notificationType=DID_CHANGE_RENEWAL_PREF", "subtype=DOWNGRADE"])
+        let (downgrade, current, pending) = try notification([
+            "notificationType=DID_CHANGE_RENEWAL_PREF", "subtype=DOWNGRADE",
+        ])
         #expect(downgrade["subtype"] == "DOWNGRADE")
         #expect(pending?["autoRenewProductId"] != current["productId"])
 
@@ -308,12 +333,16 @@ import Vouch
     }
 
     @Test func notificationSettingsReachTheNestedTokens() throws {
-        let overridden = MintGenerator(seed: 42, date: Support.signingDate, overrides: [
-            try MintOverride(parsing: "bundleId=com.example.elsewhere"), try MintOverride(parsing: "environment=Production"),
-            try MintOverride(parsing: "originalTransactionId=\"123456789012345\""),
-            try MintOverride(parsing: "notificationType=DID_RENEW"),
-            try MintOverride(parsing: "data.signedTransactionInfo.price=1"), try MintOverride(parsing: "data.status=3"),
-        ])
+        let overridden = MintGenerator(
+            seed: 42, date: Support.signingDate,
+            overrides: [
+                try MintOverride(parsing: "bundleId=com.example.elsewhere"),
+                try MintOverride(parsing: "environment=Production"),
+                try MintOverride(parsing: "originalTransactionId=\"123456789012345\""),
+                try MintOverride(parsing: "notificationType=DID_RENEW"),
+                try MintOverride(parsing: "data.signedTransactionInfo.price=1"),
+                try MintOverride(parsing: "data.status=3"),
+            ])
         let outer = try expanded(try overridden.payload(.notification, index: 0, signer: signer))
         let data = try #require(outer["data"]?.objectValue)
         let transaction = try #require(data["signedTransactionInfo"]?.objectValue)
@@ -334,7 +363,8 @@ import Vouch
 
     @Test func signedDatesStayPastAnExpiredLeaf() throws {
         var options = MintAuthorityOptions(validity: Support.validity)
-        options.leaf = MintValidity(notBefore: MintDate.parse("2020-01-01")!, notAfter: MintDate.parse("2025-06-01T06:00:00Z")!)
+        options.leaf = MintValidity(
+            notBefore: MintDate.parse("2020-01-01")!, notAfter: MintDate.parse("2025-06-01T06:00:00Z")!)
         let expired = try MintSigner(authority: try MintAuthority.generate(options))
         let leafEnd = Support.milliseconds(options.leaf.notAfter)
         for index in 0..<200 {
@@ -345,7 +375,8 @@ import Vouch
 
     @Test func signedDatesStayInsideAFreshLeaf() throws {
         var options = MintAuthorityOptions(validity: Support.validity)
-        options.leaf = MintValidity(notBefore: MintDate.parse("2025-06-01T11:00:00Z")!, notAfter: Support.validity.notAfter)
+        options.leaf = MintValidity(
+            notBefore: MintDate.parse("2025-06-01T11:00:00Z")!, notAfter: Support.validity.notAfter)
         let fresh = try MintSigner(authority: try MintAuthority.generate(options))
         let leafStart = Support.milliseconds(options.leaf.notBefore)
         for index in 0..<200 {
@@ -356,7 +387,8 @@ import Vouch
 
     @Test func noTokenIsSignedInTheLeafsFirstSecond() throws {
         var options = MintAuthorityOptions(validity: Support.validity)
-        options.leaf = MintValidity(notBefore: MintDate.parse("2025-06-01T12:00:00Z")!, notAfter: Support.validity.notAfter)
+        options.leaf = MintValidity(
+            notBefore: MintDate.parse("2025-06-01T12:00:00Z")!, notAfter: Support.validity.notAfter)
         let fresh = try MintSigner(authority: try MintAuthority.generate(options))
         let leafStart = Support.milliseconds(options.leaf.notBefore)
         // DATE a few seconds after the leaf's start, and DATE inside its very first second.
@@ -387,9 +419,11 @@ import Vouch
 
     @Test func realtimeRequestsCarryTheDocumentedFields() throws {
         let payload = try generator.payload(.realtimeRequest, index: 0, signer: signer)
-        #expect(payload.members.map(\.name) == [
-            "originalTransactionId", "appAppleId", "productId", "userLocale", "requestIdentifier", "signedDate", "environment",
-        ])
+        #expect(
+            payload.members.map(\.name) == [
+                "originalTransactionId", "appAppleId", "productId", "userLocale", "requestIdentifier", "signedDate",
+                "environment",
+            ])
     }
 
     // MARK: Xcode
@@ -415,7 +449,9 @@ import Vouch
 
     @Test func xcodeMakesNoNotificationsOrRealtimeRequests() {
         for kind in [MintKind.notification, .realtimeRequest] {
-            #expect(throws: MintError(.unsupported, "")) { try generator.payload(kind, index: 0, signer: Support.xcodeSigner) }
+            #expect(throws: MintError(.unsupported, "")) {
+                try generator.payload(kind, index: 0, signer: Support.xcodeSigner)
+            }
         }
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
-import VouchTestSupport
 import Vouch
-@testable import VouchMint
 import VouchOpenSSL
+import VouchTestSupport
+
+@testable import VouchMint
 
 @Suite struct MintSignerTests {
     typealias Support = MintTestSupport
@@ -30,14 +31,17 @@ import VouchOpenSSL
         #expect(try token.chain == (try Support.authority.certificateChain()))
         let chain = try Support.authority.certificateChain()
         let encoded = chain.map { String(decoding: Base64.encodeStandard($0), as: UTF8.self) }
-        #expect(token.headerText == "{\"alg\":\"ES256\",\"x5c\":[\"\(encoded[0])\",\"\(encoded[1])\",\"\(encoded[2])\"]}")
+        #expect(
+            token.headerText == "{\"alg\":\"ES256\",\"x5c\":[\"\(encoded[0])\",\"\(encoded[1])\",\"\(encoded[2])\"]}")
     }
 
     @Test func payloadDecodesBackToWhatWasSigned() throws {
         let token = try Support.Token(try Support.signer.sign(payload: payload))
         #expect(token.payload == payload)
-        #expect(String(decoding: token.payloadBytes, as: UTF8.self)
-            == #"{"transactionId":"2000000816072421","price":150000,"signedDate":1735188409824,"environment":"Sandbox"}"#)
+        #expect(
+            String(decoding: token.payloadBytes, as: UTF8.self)
+                == #"{"transactionId":"2000000816072421","price":150000,"signedDate":1735188409824,"environment":"Sandbox"}"#
+        )
     }
 
     @Test func signsGivenBytesExactly() throws {
@@ -46,9 +50,11 @@ import VouchOpenSSL
         let parts = token.split(separator: ".")
         #expect(Base64.decodeURL(Array(parts[1].utf8)) == bytes)
         let header = try #require(Base64.decodeURL(Array(parts[0].utf8)))
-        #expect(try Support.verifyES256(
-            signature: try #require(Base64.decodeURL(Array(parts[2].utf8))),
-            input: Array((parts[0] + "." + parts[1]).utf8), certificate: try Support.authority.certificateChain()[0]))
+        #expect(
+            try Support.verifyES256(
+                signature: try #require(Base64.decodeURL(Array(parts[2].utf8))),
+                input: Array((parts[0] + "." + parts[1]).utf8), certificate: try Support.authority.certificateChain()[0]
+            ))
         #expect(String(decoding: header, as: UTF8.self).hasPrefix(#"{"alg":"ES256","x5c":["#))
     }
 
@@ -77,7 +83,9 @@ import VouchOpenSSL
             for _ in 0..<8 {
                 group.addTask {
                     var ok = true
-                    for _ in 0..<25 { ok = try ok && Support.Token(try signer.sign(payload: payload)).signatureVerifies }
+                    for _ in 0..<25 {
+                        ok = try ok && Support.Token(try signer.sign(payload: payload)).signatureVerifies
+                    }
                     return ok
                 }
             }

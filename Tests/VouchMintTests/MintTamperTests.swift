@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import VouchTestSupport
 import Vouch
+import VouchTestSupport
+
 @testable import VouchMint
 
 @Suite struct MintTamperTests {
@@ -10,13 +11,15 @@ import Vouch
     static let tamperer: MintTamperer = try! MintTamperer(signer: Support.signer)
     static let xcodeTamperer: MintTamperer = try! MintTamperer(signer: Support.xcodeSigner)
 
-    let payload = try! MintGenerator(seed: 5, date: Support.signingDate).payload(.transaction, index: 0, signer: Support.signer)
+    let payload = try! MintGenerator(seed: 5, date: Support.signingDate).payload(
+        .transaction, index: 0, signer: Support.signer)
 
     @Test func eachDefectNamesTheErrorItMustProduce() {
         #expect(MintTamper.allCases.map(\.rawValue) == ["signature", "payload", "header", "chain", "alg"])
-        #expect(MintTamper.allCases.map(\.expectedErrorCode) == [
-            "bad_signature", "bad_signature", "bad_signature", "untrusted_chain", "unsupported_algorithm",
-        ])
+        #expect(
+            MintTamper.allCases.map(\.expectedErrorCode) == [
+                "bad_signature", "bad_signature", "bad_signature", "untrusted_chain", "unsupported_algorithm",
+            ])
     }
 
     @Test func signatureDefectKeepsHeaderAndPayloadButBreaksTheSignature() throws {
@@ -73,11 +76,15 @@ import Vouch
         try Support.withTemporaryDirectory { directory in
             try Support.authority.write(to: directory)
             try Data(chain[0]).write(to: directory.appendingPathComponent("foreign.der"))
-            let converted = try Support.openssl(["x509", "-inform", "DER", "-in", "foreign.der", "-out", "foreign.pem"], in: directory)
+            let converted = try Support.openssl(
+                ["x509", "-inform", "DER", "-in", "foreign.der", "-out", "foreign.pem"], in: directory)
             #expect(converted.status == 0)
             let result = try Support.openssl(
-                ["verify", "-x509_strict", "-attime", String(Int(Support.signingDate.timeIntervalSince1970)), "-CAfile",
-                 "root.pem", "-untrusted", "intermediate.pem", "foreign.pem"], in: directory)
+                [
+                    "verify", "-x509_strict", "-attime", String(Int(Support.signingDate.timeIntervalSince1970)),
+                    "-CAfile",
+                    "root.pem", "-untrusted", "intermediate.pem", "foreign.pem",
+                ], in: directory)
             #expect(result.status != 0)
             #expect(result.output.contains("unable to get local issuer certificate"))
         }

@@ -1,8 +1,9 @@
 import COpenSSL
 import Foundation
 import Testing
-import VouchTestSupport
 import Vouch
+import VouchTestSupport
+
 @testable import VouchMint
 
 /// Shared fixtures: fixed instants, temporary directories, the `openssl` tool, JWS pieces.
@@ -48,10 +49,11 @@ enum MintTestSupport {
     /// through OpenSSL's EVP interface (the signature converted to a DER ECDSA-Sig-Value).
     static func verifyES256(signature: [UInt8], input: [UInt8], certificate: [UInt8]) throws -> Bool {
         guard signature.count == 64 else { return false }
-        let x509: OpaquePointer = try #require(certificate.withUnsafeBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            return d2i_X509(nil, &cursor, buffer.count)
-        })
+        let x509: OpaquePointer = try #require(
+            certificate.withUnsafeBufferPointer { buffer in
+                var cursor = buffer.baseAddress
+                return d2i_X509(nil, &cursor, buffer.count)
+            })
         defer { X509_free(x509) }
         // get0: the key stays owned by the certificate.
         let key = try #require(X509_get0_pubkey(x509))
@@ -87,6 +89,8 @@ enum MintTestSupport {
 extension DecodedJWS {
     /// Whether the ES256 signature verifies with `x5c[0]`'s public key.
     var signatureVerifies: Bool {
-        get throws { try MintTestSupport.verifyES256(signature: signature, input: signingInput, certificate: try chain[0]) }
+        get throws {
+            try MintTestSupport.verifyES256(signature: signature, input: signingInput, certificate: try chain[0])
+        }
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import VouchTestSupport
 import Vouch
+import VouchTestSupport
+
 @testable import VouchMint
 
 /// Keeps the committed corpus in TestVectors/minted honest.
@@ -21,12 +22,17 @@ import Vouch
 
     @Test func committedChainPassesOpenSSLStrictVerification() throws {
         let result = try Support.openssl(
-            ["verify", "-x509_strict", "-attime", String(Int(Support.signingDate.timeIntervalSince1970)), "-CAfile",
-             "ca/root.pem", "-untrusted", "ca/intermediate.pem", "ca/leaf.pem"], in: Self.directory)
+            [
+                "verify", "-x509_strict", "-attime", String(Int(Support.signingDate.timeIntervalSince1970)), "-CAfile",
+                "ca/root.pem", "-untrusted", "ca/intermediate.pem", "ca/leaf.pem",
+            ], in: Self.directory)
         #expect(result.output == "ca/leaf.pem: OK\n")
         let expired = try Support.openssl(
-            ["verify", "-x509_strict", "-attime", String(Int(Support.signingDate.timeIntervalSince1970)), "-CAfile",
-             "ca-expired-leaf/root.pem", "-untrusted", "ca-expired-leaf/intermediate.pem", "ca-expired-leaf/leaf.pem"],
+            [
+                "verify", "-x509_strict", "-attime", String(Int(Support.signingDate.timeIntervalSince1970)), "-CAfile",
+                "ca-expired-leaf/root.pem", "-untrusted", "ca-expired-leaf/intermediate.pem",
+                "ca-expired-leaf/leaf.pem",
+            ],
             in: Self.directory)
         #expect(expired.output.contains("certificate has expired"))
     }
@@ -34,8 +40,10 @@ import Vouch
     @Test(arguments: [
         ("transaction.txt", "ca", 5), ("renewal-info.txt", "ca", 5), ("notification.txt", "ca", 5),
         ("app-transaction.txt", "ca", 5), ("realtime-request.txt", "ca", 5), ("transaction-production.txt", "ca", 3),
-        ("expired-leaf-transaction.txt", "ca-expired-leaf", 2), ("not-yet-valid-leaf-transaction.txt", "ca-not-yet-valid-leaf", 2),
-        ("no-leaf-oid-transaction.txt", "ca-no-leaf-oid", 2), ("no-intermediate-oid-transaction.txt", "ca-no-intermediate-oid", 2),
+        ("expired-leaf-transaction.txt", "ca-expired-leaf", 2),
+        ("not-yet-valid-leaf-transaction.txt", "ca-not-yet-valid-leaf", 2),
+        ("no-leaf-oid-transaction.txt", "ca-no-leaf-oid", 2),
+        ("no-intermediate-oid-transaction.txt", "ca-no-intermediate-oid", 2),
     ])
     func committedTokensAreSignedByTheirCA(file: String, ca: String, count: Int) throws {
         let expected = try chain(ca)
@@ -73,7 +81,9 @@ import Vouch
 
     @Test func readmeMentionsEveryCommittedFile() throws {
         let readme = try String(contentsOf: Self.directory.appendingPathComponent("README.md"), encoding: .utf8)
-        let names = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).filter { $0 != "README.md" }
+        let names = try FileManager.default.contentsOfDirectory(atPath: Self.directory.path).filter {
+            $0 != "README.md"
+        }
         #expect(names.count == 23)
         for name in names {
             #expect(readme.contains("`\(name)") || readme.contains("--out \(name)"), "\(name)")

@@ -32,7 +32,8 @@ public enum SharedVectors: VectorFolder {
     /// Whether `folder` (one of the suites, such as `wycheproof`) is there to read.
     public static func has(_ folder: String) -> Bool {
         var isDirectory: ObjCBool = false
-        return FileManager.default.fileExists(atPath: url(folder).path, isDirectory: &isDirectory) && isDirectory.boolValue
+        return FileManager.default.fileExists(atPath: url(folder).path, isDirectory: &isDirectory)
+            && isDirectory.boolValue
     }
 
     /// Why the tests of `folders` are skipped, or `nil` when every folder is there.
@@ -48,7 +49,9 @@ extension Trait where Self == ConditionTrait {
     /// present; otherwise it is reported as skipped, and the missing folder is printed.
     public static func sharedVectors(_ folders: String...) -> Self {
         let reason = SharedVectors.missing(folders)
-        return .enabled(Comment(rawValue: reason ?? "needs \(folders.joined(separator: ", ")) in \(SharedVectors.root.path)")) {
+        return .enabled(
+            Comment(rawValue: reason ?? "needs \(folders.joined(separator: ", ")) in \(SharedVectors.root.path)")
+        ) {
             if let reason {
                 FileHandle.standardError.write(Data("skipped: \(reason)\n".utf8))
                 return false

@@ -1,6 +1,7 @@
 import Testing
 import VouchOpenSSL
 import VouchTestSupport
+
 @testable import Vouch
 
 /// Apple's own test fixtures (app-store-server-library), signed by Apple's test chain.
@@ -45,7 +46,9 @@ struct AppleMockDataTests {
     }
 
     @Test func mockTokensAreUntrustedUnderTheAppleRoot() throws {
-        #expect(try Verifier(configuration: .acceptingAnyApp()).rejection(try mock("transactionInfo"))?.code == .untrustedChain)
+        #expect(
+            try Verifier(configuration: .acceptingAnyApp()).rejection(try mock("transactionInfo"))?.code
+                == .untrustedChain)
     }
 
     @Test func theWrongBundleIdFailsWithItsCode() throws {
@@ -63,14 +66,16 @@ struct AppleMockDataTests {
     }
 
     func chainError(leaf: String, intermediate: String) throws -> VerificationError? {
-        let engine = try Engine(configuration: {
-            var configuration = Verifier.Configuration.acceptingAnyApp()
-            configuration.trustAnchors = [try SharedVectors.bytes("\(Self.folder)/certs/testCA.der")]
-            configuration.strictX509 = false
-            return configuration
-        }())
+        let engine = try Engine(
+            configuration: {
+                var configuration = Verifier.Configuration.acceptingAnyApp()
+                configuration.trustAnchors = [try SharedVectors.bytes("\(Self.folder)/certs/testCA.der")]
+                configuration.strictX509 = false
+                return configuration
+            }())
         let leaf = try #require(Certificate(der: try SharedVectors.certificateDER("\(Self.folder)/certs/\(leaf)")))
-        let intermediate = try #require(Certificate(der: try SharedVectors.certificateDER("\(Self.folder)/certs/\(intermediate)")))
+        let intermediate = try #require(
+            Certificate(der: try SharedVectors.certificateDER("\(Self.folder)/certs/\(intermediate)")))
         do {
             _ = try engine.validateAppleChain(leaf: leaf, intermediate: intermediate, at: 1_761_962_975)
             return nil
@@ -84,15 +89,23 @@ struct AppleMockDataTests {
     }
 
     @Test func wrongOIDChainsFailWithTheMarkerCode() throws {
-        #expect(try chainError(leaf: "leaf_cert_invalid_oid.pem", intermediate: "intermediate_ca.pem")?.code == .missingMarkerOID)
-        #expect(try chainError(leaf: "leaf_cert_for_intermediate_ca_invalid_oid.pem", intermediate: "intermediate_ca_invalid_oid.pem")?.code
-            == .missingMarkerOID)
+        #expect(
+            try chainError(leaf: "leaf_cert_invalid_oid.pem", intermediate: "intermediate_ca.pem")?.code
+                == .missingMarkerOID)
+        #expect(
+            try chainError(
+                leaf: "leaf_cert_for_intermediate_ca_invalid_oid.pem", intermediate: "intermediate_ca_invalid_oid.pem")?
+                .code
+                == .missingMarkerOID)
     }
 
     @Test func theRealChainValidatesOnlyInsideItsWindow() throws {
         let engine = try Engine(configuration: Verifier.Configuration.acceptingAnyApp())
-        let leaf = try #require(Certificate(der: try SharedVectors.certificateDER("\(Self.folder)/certs/real_apple_signing_certificate.pem")))
-        let intermediate = try #require(Certificate(der: try SharedVectors.certificateDER("\(Self.folder)/certs/real_apple_intermediate.pem")))
+        let leaf = try #require(
+            Certificate(
+                der: try SharedVectors.certificateDER("\(Self.folder)/certs/real_apple_signing_certificate.pem")))
+        let intermediate = try #require(
+            Certificate(der: try SharedVectors.certificateDER("\(Self.folder)/certs/real_apple_intermediate.pem")))
         let window = try engine.validateAppleChain(leaf: leaf, intermediate: intermediate, at: 1_761_962_975)
         #expect(window.notAfter == leaf.notAfter)
         #expect(throws: VerificationError(.certificateExpired, "")) {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VouchOpenSSL
 import VouchTestSupport
+
 @testable import Vouch
 
 /// Real tokens signed by Apple, checked against the embedded Apple Root CA - G3.
@@ -19,13 +20,14 @@ struct AppleRealDataTests {
                 Issue.record("\(name): \(error)")
                 continue
             }
-            let expectedKind: PayloadKind = switch name.split(separator: "/").last!.split(separator: "-").first! {
-            case "transaction": .transaction
-            case "renewalInfo": .renewalInfo
-            case "notification": .notification
-            case "appTransaction": .appTransaction
-            default: .realtimeRequest
-            }
+            let expectedKind: PayloadKind =
+                switch name.split(separator: "/").last!.split(separator: "-").first! {
+                case "transaction": .transaction
+                case "renewalInfo": .renewalInfo
+                case "notification": .notification
+                case "appTransaction": .appTransaction
+                default: .realtimeRequest
+                }
             #expect(verified.kind == expectedKind, "\(name)")
             let dateField = expectedKind == .appTransaction ? "receiptCreationDate" : "signedDate"
             #expect(verified.validationTime.milliseconds == verified.payload[dateField]?.int64Value, "\(name)")
@@ -54,7 +56,8 @@ struct AppleRealDataTests {
         configuration.validationTime = .now
         let atNow = try Verifier(configuration: configuration)
         let now = Timestamp(Date())
-        var expired = 0, valid = 0
+        var expired = 0
+        var valid = 0
         for (name, token) in try TestVectors.realTokens() {
             let leaf = try #require(try Inspection(token: token).certificates[0])
             let rejection = atNow.rejection(token)
@@ -66,7 +69,8 @@ struct AppleRealDataTests {
             } else if rejection == nil {
                 valid += 1
             } else {
-                #expect(rejection?.nested?.error.code == .certificateExpired, "\(name): \(String(describing: rejection))")
+                #expect(
+                    rejection?.nested?.error.code == .certificateExpired, "\(name): \(String(describing: rejection))")
             }
         }
         #expect(expired > 0)
@@ -94,7 +98,9 @@ struct AppleRealDataTests {
                 let rejection = verifier.rejection(String(decoding: bytes, as: UTF8.self))
                 bytes[position] = original
                 let allowed = position < dots[0] ? headerCodes : bodyCodes
-                #expect(rejection.map { allowed.contains($0.code) } == true, "\(name) at \(position): \(String(describing: rejection))")
+                #expect(
+                    rejection.map { allowed.contains($0.code) } == true,
+                    "\(name) at \(position): \(String(describing: rejection))")
             }
         }
     }
@@ -102,8 +108,9 @@ struct AppleRealDataTests {
     @Test func embeddedRootEqualsTheCertificateFileAndItsPinnedFingerprint() throws {
         let file = try TestVectors.bytes("../Certificates/AppleRootCA-G3.cer")
         #expect(AppleRootCertificates.rootCAG3 == file)
-        #expect(SHA256Digest.hash(AppleRootCertificates.rootCAG3).hexString
-            == "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179")
+        #expect(
+            SHA256Digest.hash(AppleRootCertificates.rootCAG3).hexString
+                == "63343abfb89a6a03ebb57e9b3f5fa7be7c4f5c756f3017b3a8c488c3653e9179")
     }
 
     @Test func claimsAreCheckedWithTheirOwnCodes() throws {

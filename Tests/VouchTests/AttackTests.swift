@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VouchTestSupport
+
 @testable import Vouch
 
 /// Known attacks on JWS verifiers, each rejected with its own code.
@@ -55,7 +56,8 @@ struct AttackTests {
     @Test func certificatesMustBePaddedStandardBase64OfOneDERCertificate() throws {
         let urlSafe = try header { header in
             var chain = header["x5c"]!.arrayValue!
-            chain[1] = .string(chain[1].stringValue!.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))
+            chain[1] = .string(
+                chain[1].stringValue!.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_"))
             header["x5c"] = .array(chain)
         }
         #expect(code(urlSafe) == .badCertificateEncoding)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VouchTestSupport
+
 @testable import Vouch
 @testable import VouchBatch
 
@@ -26,10 +27,14 @@ struct MemorySource: ByteSource {
 struct BatchTests {
     let verifier = try! Verifier(configuration: .acceptingAnyApp())
 
-    func records(_ input: [UInt8], jobs: Int = 2, maximumLineLength: Int = LineReader.defaultMaximumLineLength, step: Int = 1 << 16)
+    func records(
+        _ input: [UInt8], jobs: Int = 2, maximumLineLength: Int = LineReader.defaultMaximumLineLength,
+        step: Int = 1 << 16
+    )
         throws -> [JSONObject]
     {
-        let reader = try LineReader.open(MemorySource(input, step: step), maximumLineLength: maximumLineLength, chunkLines: 7)
+        let reader = try LineReader.open(
+            MemorySource(input, step: step), maximumLineLength: maximumLineLength, chunkLines: 7)
         var output: [UInt8] = []
         _ = try BatchVerifier(verifier: verifier, jobs: jobs).verifyLines(from: reader, format: .init(payload: .none)) {
             output += $0
@@ -52,19 +57,23 @@ struct BatchTests {
     @Test func everyLineGetsOneRecordWhateverItHolds() throws {
         let token = try TestVectors.text("apple-real/real/transaction-production-1.jws")
         var input: [UInt8] = []
-        input += Array(token.utf8) + [0x0A]                                   // 1 verified
-        input += [0x0A]                                                      // 2 empty
-        input += Array(token.utf8) + [0x0D, 0x0A]                            // 3 CRLF: verified
-        input += Array("{\"signedTransactionInfo\":\"\(token)\"}\n".utf8)    // 4 JSON: verified
-        input += [0x00, 0x00, 0x0A]                                          // 5 NUL bytes
-        input += [0xFF, 0xFE, 0x80, 0x0A]                                    // 6 invalid UTF-8
-        input += Array(repeating: UInt8(ascii: "A"), count: 9000) + [0x0A]   // 7 too long (limit 8192)
-        input += Array("   \t\n".utf8)                                       // 8 whitespace only
-        input += Array(token.utf8)                                           // 9 no final newline
+        input += Array(token.utf8) + [0x0A]  // 1 verified
+        input += [0x0A]  // 2 empty
+        input += Array(token.utf8) + [0x0D, 0x0A]  // 3 CRLF: verified
+        input += Array("{\"signedTransactionInfo\":\"\(token)\"}\n".utf8)  // 4 JSON: verified
+        input += [0x00, 0x00, 0x0A]  // 5 NUL bytes
+        input += [0xFF, 0xFE, 0x80, 0x0A]  // 6 invalid UTF-8
+        input += Array(repeating: UInt8(ascii: "A"), count: 9000) + [0x0A]  // 7 too long (limit 8192)
+        input += Array("   \t\n".utf8)  // 8 whitespace only
+        input += Array(token.utf8)  // 9 no final newline
         let records = try records(input, maximumLineLength: 8192, step: 333)
         #expect(records.map { $0["line"]?.int64Value } == (1...9).map { Int64($0) })
         let statuses = records.map { $0["status"]?.stringValue ?? "" }
-        #expect(statuses == ["verified", "rejected", "verified", "verified", "rejected", "rejected", "rejected", "rejected", "verified"])
+        #expect(
+            statuses == [
+                "verified", "rejected", "verified", "verified", "rejected", "rejected", "rejected", "rejected",
+                "verified",
+            ])
         let codes = records.map { $0["error"]?.objectValue?["code"]?.stringValue }
         #expect(codes[1] == "empty_line")
         #expect(codes[4] == "malformed_token")
@@ -95,7 +104,8 @@ struct BatchTests {
         let tokens = try TestVectors.realTokens().map(\.token)
         let text = Array(tokens.joined(separator: "\n").utf8) + [0x0A]
         let compressed = try gzip(text)
-        let reader = try LineReader.open(MemorySource(Array(compressed.prefix(compressed.count * 2 / 3))), chunkLines: 4)
+        let reader = try LineReader.open(
+            MemorySource(Array(compressed.prefix(compressed.count * 2 / 3))), chunkLines: 4)
         var lines = 0
         var failure: InputFailure? = nil
         do {
@@ -112,7 +122,8 @@ struct BatchTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "gzip -c"]
-        let input = Pipe(), output = Pipe()
+        let input = Pipe()
+        let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
         try process.run()
@@ -134,10 +145,14 @@ struct BatchTests {
         let token = try TestVectors.text("apple-real/real/notification-sandbox-21.jws")
         let verified = try verifier.verify(token)
         let json = VerificationRecord.json(
-            for: .success(verified), payload: .fields(["notificationType", "data.bundleId", "data.signedTransactionInfo.price", "nope"]))
+            for: .success(verified),
+            payload: .fields(["notificationType", "data.bundleId", "data.signedTransactionInfo.price", "nope"]))
         let record = try StrictJSON.parseObject(json)
         let payload = try #require(record["payload"]?.objectValue)
-        #expect(payload.members.map(\.name) == ["notificationType", "data.bundleId", "data.signedTransactionInfo.price", "nope"])
+        #expect(
+            payload.members.map(\.name) == [
+                "notificationType", "data.bundleId", "data.signedTransactionInfo.price", "nope",
+            ])
         #expect(payload["notificationType"] == "DID_RENEW")
         #expect(payload["data.bundleId"] == "com.loki-project.loki-messenger")
         #expect(payload["data.signedTransactionInfo.price"] == .number("1990"))

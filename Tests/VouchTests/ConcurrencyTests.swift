@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VouchOpenSSL
 import VouchTestSupport
+
 @testable import Vouch
 @testable import VouchBatch
 
@@ -30,7 +31,9 @@ struct ConcurrencyTests {
     @Test func oneVerifierSharedByEightThreadsGivesEachTheSingleThreadedResults() throws {
         let tokens = try Self.mixedTokens()
         let single = try Verifier(configuration: .acceptingAnyApp())
-        let expected = tokens.map { token in Self.outcome(Result { () throws(VerificationError) in try single.verify(token) }) }
+        let expected = tokens.map { token in
+            Self.outcome(Result { () throws(VerificationError) in try single.verify(token) })
+        }
         let shared = try Verifier(configuration: .acceptingAnyApp())
         let mismatches = Locked<[String]>([])
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
@@ -38,7 +41,9 @@ struct ConcurrencyTests {
                 let index = (step * 7 + thread * 13) % tokens.count
                 let outcome = Self.outcome(Result { () throws(VerificationError) in try shared.verify(tokens[index]) })
                 if outcome != expected[index] {
-                    mismatches.withLock { $0.append("thread \(thread), token \(index): \(outcome), expected \(expected[index])") }
+                    mismatches.withLock {
+                        $0.append("thread \(thread), token \(index): \(outcome), expected \(expected[index])")
+                    }
                 }
             }
         }
@@ -53,7 +58,9 @@ struct ConcurrencyTests {
         let verifier = try Verifier(configuration: .acceptingAnyApp())
         let reader = try LineReader.open(MemorySource(input, step: 4093), chunkLines: 5)
         var output: [UInt8] = []
-        let summary = try BatchVerifier(verifier: verifier, jobs: 8).verifyLines(from: reader, format: .init(payload: .none)) {
+        let summary = try BatchVerifier(verifier: verifier, jobs: 8).verifyLines(
+            from: reader, format: .init(payload: .none)
+        ) {
             output += $0
         }
         #expect(summary.lines == lines.count)

@@ -1,9 +1,10 @@
 import Foundation
 import Testing
+import VouchMint
 import VouchTestSupport
+
 @testable import Vouch
 @testable import VouchBatch
-import VouchMint
 
 /// App Store Server API response bodies and other JSON documents: every token found, by path,
 /// cross-checked, in bounded memory.
@@ -28,21 +29,26 @@ struct DocumentTests {
         let kind: String?
     }
 
-    func read(_ text: String, options: DocumentOptions = DocumentOptions(), verifier: Verifier? = nil, step: Int = 1 << 16)
+    func read(
+        _ text: String, options: DocumentOptions = DocumentOptions(), verifier: Verifier? = nil, step: Int = 1 << 16
+    )
         throws -> [Record]
     {
         let reader = try DocumentReader.open(MemorySource(Array(text.utf8), step: step), options: options)
         var records: [Record] = []
         while let work = try reader.next() {
             for result in work.verify(with: verifier ?? self.verifier, kind: nil) {
-                let code: String?, kind: String?
+                let code: String?
+                let kind: String?
                 switch result.result {
                 case .success(let verified): (code, kind) = (nil, verified.kind.rawValue)
                 case .failure(let error): (code, kind) = (error.code, nil)
                 }
-                records.append(Record(
-                    line: result.line, document: result.document, path: result.path, showsDocument: result.showsDocument,
-                    code: code, kind: kind))
+                records.append(
+                    Record(
+                        line: result.line, document: result.document, path: result.path,
+                        showsDocument: result.showsDocument,
+                        code: code, kind: kind))
             }
         }
         return records
@@ -55,20 +61,24 @@ struct DocumentTests {
         return String(characters)
     }
 
-    static func statuses(transaction: String = transaction, renewal: String = renewal, bundleId: String = bundleId) -> String {
+    static func statuses(transaction: String = transaction, renewal: String = renewal, bundleId: String = bundleId)
+        -> String
+    {
         """
         {"environment":"Sandbox","bundleId":"\(bundleId)","data":[{"subscriptionGroupIdentifier":"21440045","lastTransactions":[{"originalTransactionId":"2000001024993299","status":1,"signedTransactionInfo":"\(transaction)","signedRenewalInfo":"\(renewal)"}]}]}
         """
     }
 
     static func history(_ tokens: [String], pretty: Bool = false) -> String {
-        let body: JSONValue = .object(JSONObject([
-            .init("revision", "abc"), .init("bundleId", .string(bundleId)), .init("environment", "Sandbox"),
-            .init("hasMore", .bool(false)), .init("signedTransactions", .array(tokens.map { .string($0) })),
-        ]))
+        let body: JSONValue = .object(
+            JSONObject([
+                .init("revision", "abc"), .init("bundleId", .string(bundleId)), .init("environment", "Sandbox"),
+                .init("hasMore", .bool(false)), .init("signedTransactions", .array(tokens.map { .string($0) })),
+            ]))
         let text = JSONWriter.string(body)
         guard pretty else { return text }
-        let data = try! JSONSerialization.data(withJSONObject: JSONSerialization.jsonObject(with: Data(text.utf8)), options: [.prettyPrinted, .sortedKeys])
+        let data = try! JSONSerialization.data(
+            withJSONObject: JSONSerialization.jsonObject(with: Data(text.utf8)), options: [.prettyPrinted, .sortedKeys])
         return String(decoding: data, as: UTF8.self)
     }
 
@@ -77,7 +87,10 @@ struct DocumentTests {
     @Test func aTransactionHistoryPageVerifiesEveryTokenWithItsPath() throws {
         let records = try read(Self.history([Self.transaction, Self.renewed, Self.transaction]) + "\n")
         #expect(records.map(\.path) == ["signedTransactions[0]", "signedTransactions[1]", "signedTransactions[2]"])
-        #expect(records.allSatisfy { $0.code == nil && $0.kind == "transaction" && $0.line == 1 && $0.document == 1 && $0.showsDocument })
+        #expect(
+            records.allSatisfy {
+                $0.code == nil && $0.kind == "transaction" && $0.line == 1 && $0.document == 1 && $0.showsDocument
+            })
     }
 
     @Test func prettyPrintedConcatenatedPagesGiveEachTokenItsLineAndDocument() throws {
@@ -97,9 +110,10 @@ struct DocumentTests {
 
     @Test func subscriptionStatusesVerifyTransactionAndRenewalInfoOfEachItem() throws {
         let records = try read(Self.statuses())
-        #expect(records.map(\.path) == [
-            "data[0].lastTransactions[0].signedTransactionInfo", "data[0].lastTransactions[0].signedRenewalInfo",
-        ])
+        #expect(
+            records.map(\.path) == [
+                "data[0].lastTransactions[0].signedTransactionInfo", "data[0].lastTransactions[0].signedRenewalInfo",
+            ])
         #expect(records.map(\.kind) == ["transaction", "renewal-info"])
     }
 
@@ -127,9 +141,11 @@ struct DocumentTests {
 
     @Test func notificationHistoryVerifiesEachSignedPayload() throws {
         let notification = try TestVectors.text("apple-real/real/notification-sandbox-21.jws")
-        let body = #"{"notificationHistory":[{"signedPayload":"\#(notification)"},{"signedPayload":"\#(notification)"}],"hasMore":false,"paginationToken":"x"}"#
+        let body =
+            #"{"notificationHistory":[{"signedPayload":"\#(notification)"},{"signedPayload":"\#(notification)"}],"hasMore":false,"paginationToken":"x"}"#
         let records = try read(body)
-        #expect(records.map(\.path) == ["notificationHistory[0].signedPayload", "notificationHistory[1].signedPayload"])
+        #expect(
+            records.map(\.path) == ["notificationHistory[0].signedPayload", "notificationHistory[1].signedPayload"])
         #expect(records.allSatisfy { $0.kind == "notification" })
     }
 
@@ -143,13 +159,15 @@ struct DocumentTests {
         let tokens = try read(#"["\#(Self.transaction)","\#(Self.renewal)"]"#)
         #expect(tokens.map(\.path) == ["[0]", "[1]"])
         #expect(tokens.allSatisfy { $0.code == nil })
-        let objects = try read(#"[{"signedPayload":"\#(Self.transaction)"},{"signedTransactionInfo":"\#(Self.otherTransaction)"}]"#)
+        let objects = try read(
+            #"[{"signedPayload":"\#(Self.transaction)"},{"signedTransactionInfo":"\#(Self.otherTransaction)"}]"#)
         #expect(objects.map(\.path) == ["[0].signedPayload", "[1].signedTransactionInfo"])
         #expect(objects.allSatisfy { $0.code == nil })
     }
 
     @Test func aFieldPathWithWildcardsPicksTokensOfAnyShape() throws {
-        let body = #"{"items":[{"jws":"\#(Self.transaction)","note":"x"},{"jws":"\#(Self.renewal)"}],"signedPayload":"ignored"}"#
+        let body =
+            #"{"items":[{"jws":"\#(Self.transaction)","note":"x"},{"jws":"\#(Self.renewal)"}],"signedPayload":"ignored"}"#
         let records = try read(body, options: DocumentOptions(field: "items[].jws"))
         #expect(records.map(\.path) == ["items[0].jws", "items[1].jws"])
         #expect(records.allSatisfy { $0.code == nil })
@@ -174,14 +192,16 @@ struct DocumentTests {
     }
 
     static func minted(_ kind: MintKind, _ changes: [String: JSONValue]) throws -> String {
-        var payload = try MintGenerator(seed: 3, date: Date(timeIntervalSince1970: 1_748_779_200)).payload(kind, index: 0, signer: signer)
+        var payload = try MintGenerator(seed: 3, date: Date(timeIntervalSince1970: 1_748_779_200)).payload(
+            kind, index: 0, signer: signer)
         for (name, value) in changes { payload[name] = value }
         return try signer.sign(payload: payload)
     }
 
     @Test func mintedPairsAgreeOrAreRejectedForTheirEnvironment() throws {
         let verifier = try Self.mintedVerifier()
-        let transaction = try Self.minted(.transaction, ["originalTransactionId": "42", "environment": "Sandbox", "bundleId": "com.example.app"])
+        let transaction = try Self.minted(
+            .transaction, ["originalTransactionId": "42", "environment": "Sandbox", "bundleId": "com.example.app"])
         let renewal = try Self.minted(.renewalInfo, ["originalTransactionId": "42", "environment": "Sandbox"])
         let production = try Self.minted(.renewalInfo, ["originalTransactionId": "42", "environment": "Production"])
         let body = { (renewal: String) in
@@ -195,21 +215,27 @@ struct DocumentTests {
         let verifier = try Self.mintedVerifier()
         let app = ["bundleId": JSONValue.string("com.example.app"), "environment": "Production"]
         let transactions = try (0..<3).map { _ in try Self.minted(.transaction, app) }
-        let history = #"{"revision":"r","bundleId":"com.example.app","environment":"Production","hasMore":false,"signedTransactions":[\#(transactions.map { "\"\($0)\"" }.joined(separator: ","))]}"#
+        let history =
+            #"{"revision":"r","bundleId":"com.example.app","environment":"Production","hasMore":false,"signedTransactions":[\#(transactions.map { "\"\($0)\"" }.joined(separator: ","))]}"#
         #expect(try read(history, verifier: verifier).map(\.code) == [nil, nil, nil])
         let notification = try Self.minted(.notification, [:])
         let notifications = #"{"notificationHistory":[{"signedPayload":"\#(notification)"}],"hasMore":false}"#
         #expect(try read(notifications, verifier: verifier).map(\.kind) == ["notification"])
         // The same history, its response naming another app: every transaction is rejected.
-        let other = history.replacingOccurrences(of: #""bundleId":"com.example.app""#, with: #""bundleId":"com.example.other""#)
-        #expect(try read(other, verifier: verifier).map(\.code) == ["wrong_bundle_id", "wrong_bundle_id", "wrong_bundle_id"])
+        let other = history.replacingOccurrences(
+            of: #""bundleId":"com.example.app""#, with: #""bundleId":"com.example.other""#)
+        #expect(
+            try read(other, verifier: verifier).map(\.code) == [
+                "wrong_bundle_id", "wrong_bundle_id", "wrong_bundle_id",
+            ])
     }
 
     // MARK: Hostile documents
 
     @Test func somethingNeitherJSONNorATokenIsOneRejectedRecordPerLine() throws {
         let records = try read("{\"signedPayload\": \n  \"\(Self.transaction)\",\n  oops\n}\n\(Self.transaction)\n")
-        #expect(records.map(\.code) == ["malformed_token", "malformed_token", "malformed_token", "malformed_token", nil])
+        #expect(
+            records.map(\.code) == ["malformed_token", "malformed_token", "malformed_token", "malformed_token", nil])
         #expect(records.map(\.line) == [1, 2, 3, 4, 5])
     }
 
@@ -223,14 +249,16 @@ struct DocumentTests {
         let huge = String(repeating: "A", count: 3 << 20)
         let options = DocumentOptions(documentBuffer: 64 * 1024)
         let records = try read(
-            #"{"note":"\#(huge)","signedTransactions":["\#(Self.transaction)","\#(huge)"]}"#, options: options, step: 4093)
+            #"{"note":"\#(huge)","signedTransactions":["\#(Self.transaction)","\#(huge)"]}"#, options: options,
+            step: 4093)
         #expect(records.map(\.code) == [nil, "token_too_large"])
         #expect(records.map(\.path) == ["signedTransactions[0]", "signedTransactions[1]"])
     }
 
     @Test func aStreamedDocumentNamingItsBundleIdAfterItsTokensSaysSo() throws {
         let tokens = Array(repeating: Self.transaction, count: 30)
-        let body = #"{"signedTransactions":[\#(tokens.map { "\"\($0)\"" }.joined(separator: ","))],"bundleId":"\#(Self.bundleId)"}"#
+        let body =
+            #"{"signedTransactions":[\#(tokens.map { "\"\($0)\"" }.joined(separator: ","))],"bundleId":"\#(Self.bundleId)"}"#
         let streamed = try read(body, options: DocumentOptions(documentBuffer: 16 * 1024))
         #expect(streamed.count == 31)
         #expect(streamed.prefix(30).allSatisfy { $0.code == nil })

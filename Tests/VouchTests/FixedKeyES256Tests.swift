@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import VouchOpenSSL
 import VouchTestSupport
+
 @testable import Vouch
 @testable import VouchMint
 
@@ -12,23 +13,28 @@ struct FixedKeyES256Tests {
     /// The P-256 group order n, big-endian.
     static let order: [UInt8] = WycheproofTests.hex("ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551")
     /// p − n, big-endian: r + n < p exactly when r < p − n.
-    static let primeMinusOrder: [UInt8] = WycheproofTests.hex("000000000000000000000000000000004319055258e8617b0c46353d039cdaae")
+    static let primeMinusOrder: [UInt8] = WycheproofTests.hex(
+        "000000000000000000000000000000004319055258e8617b0c46353d039cdaae")
 
     // MARK: Wycheproof
 
     @Test(.sharedVectors("wycheproof"))
     func everyWycheproofP1363CaseGetsTheGenericVerdictThroughItsGroupsTable() throws {
         let url = SharedVectors.url("wycheproof/ecdsa_secp256r1_sha256_p1363_test.json")
-        let root = try #require(try StrictJSON.parse([UInt8](Data(contentsOf: url)), limits: .init(maximumDepth: 64)).objectValue)
+        let root = try #require(
+            try StrictJSON.parse([UInt8](Data(contentsOf: url)), limits: .init(maximumDepth: 64)).objectValue)
         let groups = try #require(root["testGroups"]?.arrayValue)
-        var count = 0, fixedKeyCount = 0
+        var count = 0
+        var fixedKeyCount = 0
         for group in groups {
             let group = try #require(group.objectValue)
             let der = WycheproofTests.hex(try #require(group["publicKeyDer"]?.stringValue))
             let key = try #require(PublicKey(subjectPublicKeyInfo: der))
             let fixed = try #require(FixedKeyES256(key: key), "a table for the group's key")
             #expect(fixed.isPrecomputed)
-            var digests: [UInt8] = [], signatures: [UInt8] = [], expected: [Bool] = []
+            var digests: [UInt8] = []
+            var signatures: [UInt8] = []
+            var expected: [Bool] = []
             for test in try #require(group["tests"]?.arrayValue) {
                 let test = try #require(test.objectValue)
                 let id = try #require(test["tcId"]?.int64Value)
@@ -69,7 +75,8 @@ struct FixedKeyES256Tests {
 
     /// A big-endian 256-bit sum or difference, wrapping.
     static func add(_ a: [UInt8], _ b: [UInt8]) -> (sum: [UInt8], carry: Bool) {
-        var sum = [UInt8](repeating: 0, count: 32), carry = 0
+        var sum = [UInt8](repeating: 0, count: 32)
+        var carry = 0
         for index in (0..<32).reversed() {
             let total = Int(a[index]) + Int(b[index]) + carry
             sum[index] = UInt8(total & 0xff)
@@ -79,7 +86,8 @@ struct FixedKeyES256Tests {
     }
 
     static func subtract(_ a: [UInt8], _ b: [UInt8]) -> [UInt8] {
-        var difference = [UInt8](repeating: 0, count: 32), borrow = 0
+        var difference = [UInt8](repeating: 0, count: 32)
+        var borrow = 0
         for index in (0..<32).reversed() {
             let total = Int(a[index]) - Int(b[index]) - borrow
             difference[index] = UInt8((total + 256) & 0xff)
@@ -94,7 +102,8 @@ struct FixedKeyES256Tests {
     static func variants(
         of signature: [UInt8], digest: [UInt8], random: inout SplitMix64
     ) -> [(digest: [UInt8], signature: [UInt8], valid: Bool)] {
-        let r = Array(signature[0..<32]), s = Array(signature[32..<64])
+        let r = Array(signature[0..<32])
+        let s = Array(signature[32..<64])
         func bit(_ bytes: [UInt8]) -> [UInt8] {
             var flipped = bytes
             let position = Int(random.next() % UInt64(8 * bytes.count))
@@ -102,7 +111,8 @@ struct FixedKeyES256Tests {
             return flipped
         }
         func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: random.next()) } }
-        let zero = [UInt8](repeating: 0, count: 32), ones = [UInt8](repeating: 0xff, count: 32)
+        let zero = [UInt8](repeating: 0, count: 32)
+        let ones = [UInt8](repeating: 0xff, count: 32)
         let orderMinusOne = subtract(order, [UInt8](repeating: 0, count: 31) + [1])
         let (rPlusN, overflow) = add(r, order)
         // Below p − n, so that the comparison with r + n runs too.
@@ -130,7 +140,8 @@ struct FixedKeyES256Tests {
 
     /// Signatures per run: enough to hit every branch many times, a few seconds in a debug
     /// build; `VOUCH_DIFFERENTIAL_SIGNATURES` asks for more.
-    static let differentialCount = ProcessInfo.processInfo.environment["VOUCH_DIFFERENTIAL_SIGNATURES"].flatMap { Int($0) } ?? 100_000
+    static let differentialCount =
+        ProcessInfo.processInfo.environment["VOUCH_DIFFERENTIAL_SIGNATURES"].flatMap { Int($0) } ?? 100_000
 
     @Test func aHundredThousandMixedSignaturesGetTheGenericVerdictPositionByPosition() throws {
         let authority = try MintAuthority.generate(MintAuthorityOptions(validity: MintedDataTests.validity))
@@ -142,18 +153,25 @@ struct FixedKeyES256Tests {
         // Each valid signature yields 16 variants; workers take interleaved slices.
         let bases = max(1, Self.differentialCount / 16)
         let workers = max(2, ProcessInfo.processInfo.activeProcessorCount)
-        let mismatches = Locked<[String]>([]), counts = Locked<(total: Int, valid: Int)>((0, 0))
+        let mismatches = Locked<[String]>([])
+        let counts = Locked<(total: Int, valid: Int)>((0, 0))
         let signing = signer
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
             var random = SplitMix64(seed: UInt64(worker) &+ 2026)
-            var digests: [UInt8] = [], signatures: [UInt8] = [], expected: [Bool] = [], generic: [Bool] = []
-            var total = 0, valid = 0
+            var digests: [UInt8] = []
+            var signatures: [UInt8] = []
+            var expected: [Bool] = []
+            var generic: [Bool] = []
+            var total = 0
+            var valid = 0
             func flush() {
                 let verdicts = digests.withUnsafeBytes { digests in
                     signatures.withUnsafeBytes { fixed.verify(digests: digests, signatures: $0, count: expected.count) }
                 }
-                for index in expected.indices where verdicts?[index] != generic[index] || generic[index] != expected[index] {
-                    let text = "worker \(worker), position \(index) of \(expected.count): expected \(expected[index]), "
+                for index in expected.indices
+                where verdicts?[index] != generic[index] || generic[index] != expected[index] {
+                    let text =
+                        "worker \(worker), position \(index) of \(expected.count): expected \(expected[index]), "
                         + "generic \(generic[index]), fixed key \(String(describing: verdicts?[index]))"
                     mismatches.withLock { $0.append(text) }
                 }
@@ -197,12 +215,17 @@ struct FixedKeyES256Tests {
         let signer = try MintSigner(authority: authority)
         let key = try Self.leafKey(of: authority)
         let fixed = try #require(FixedKeyES256(key: key))
-        let message = Array("one message".utf8), digest = SHA256Digest.hash(message)
+        let message = Array("one message".utf8)
+        let digest = SHA256Digest.hash(message)
         let good = try signer.signature(over: message)
         let zero = [UInt8](repeating: 0, count: 32)
         // s = 0 and s = n cannot be inverted; s = n − 1 can, but the signature is wrong.
-        let bad = [Array(good[0..<32]) + zero, Array(good[0..<32]) + Self.order, Array(good[0..<32]) + Self.subtract(Self.order, [UInt8](repeating: 0, count: 31) + [1])]
-        var signatures: [UInt8] = [], digests: [UInt8] = []
+        let bad = [
+            Array(good[0..<32]) + zero, Array(good[0..<32]) + Self.order,
+            Array(good[0..<32]) + Self.subtract(Self.order, [UInt8](repeating: 0, count: 31) + [1]),
+        ]
+        var signatures: [UInt8] = []
+        var digests: [UInt8] = []
         for index in 0..<7 {
             signatures += index % 2 == 0 ? good : bad[index / 2]
             digests += digest

@@ -1,5 +1,6 @@
 import Testing
 import VouchTestSupport
+
 @testable import Vouch
 
 /// JSONTestSuite (`jsontestsuite/` in the shared test vectors) through the strict JSON layer: every `y_` file is
@@ -96,8 +97,10 @@ struct JSONTestSuiteTests {
     }
 
     @Test func duplicateKeysOfTheTransformSuiteAreRejected() throws {
-        for file in ["object_same_key_different_values.json", "object_same_key_same_value.json",
-                     "object_same_key_unclear_values.json"] {
+        for file in [
+            "object_same_key_different_values.json", "object_same_key_same_value.json",
+            "object_same_key_unclear_values.json",
+        ] {
             #expect(try !Self.accepts("jsontestsuite/test_transform/\(file)"), "\(file)")
         }
     }
@@ -111,7 +114,9 @@ struct JSONTestSuiteTests {
     }
 
     @Test func numbersOfTheTransformSuiteKeepTheirExactText() throws {
-        let files = try SharedVectors.files(in: "jsontestsuite/test_transform").filter { Self.name($0).hasPrefix("number_") }
+        let files = try SharedVectors.files(in: "jsontestsuite/test_transform").filter {
+            Self.name($0).hasPrefix("number_")
+        }
         #expect(files.count == 10)
         for file in files {
             let text = String(decoding: try SharedVectors.bytes(file), as: UTF8.self)
@@ -121,12 +126,15 @@ struct JSONTestSuiteTests {
     }
 
     @Test func invalidCodePointsOfTheTransformSuiteAreRejectedAndAnEscapedNULIsKept() throws {
-        let invalid = try SharedVectors.files(in: "jsontestsuite/test_transform").filter { Self.name($0).contains("invalid_codepoint") }
+        let invalid = try SharedVectors.files(in: "jsontestsuite/test_transform").filter {
+            Self.name($0).contains("invalid_codepoint")
+        }
         #expect(invalid.count == 6)
         for file in invalid {
             #expect(try !Self.accepts(file), "\(file)")
         }
-        let value = try StrictJSON.parse(try SharedVectors.bytes("jsontestsuite/test_transform/string_with_escaped_NULL.json"))
+        let value = try StrictJSON.parse(
+            try SharedVectors.bytes("jsontestsuite/test_transform/string_with_escaped_NULL.json"))
         #expect(value == .array([.string("A\u{0}B")]))
     }
 }

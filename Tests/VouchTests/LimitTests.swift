@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VouchTestSupport
+
 @testable import Vouch
 @testable import VouchBatch
 @testable import VouchMint
@@ -53,7 +54,8 @@ struct LimitTests {
     func header(withCertificateOf size: Int) throws -> String {
         try TokenParts.replacingHeader(of: token) { header in
             var chain = header["x5c"]!.arrayValue!
-            chain[0] = .string(String(decoding: Base64.encodeStandard([UInt8](repeating: 0x30, count: size)), as: UTF8.self))
+            chain[0] = .string(
+                String(decoding: Base64.encodeStandard([UInt8](repeating: 0x30, count: size)), as: UTF8.self))
             header["x5c"] = .array(chain)
         }
     }
@@ -107,7 +109,9 @@ struct LimitTests {
         let input = padded + [0x0A] + [UInt8(ascii: " ")] + padded + [0x0A]
         let reader = try LineReader.open(MemorySource(input))
         var output: [UInt8] = []
-        let summary = try BatchVerifier(verifier: verifier, jobs: 1).verifyLines(from: reader, format: .init(payload: .none)) {
+        let summary = try BatchVerifier(verifier: verifier, jobs: 1).verifyLines(
+            from: reader, format: .init(payload: .none)
+        ) {
             output += $0
         }
         #expect(summary.lines == 2)

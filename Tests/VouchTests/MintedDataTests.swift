@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VouchTestSupport
+
 @testable import Vouch
 @testable import VouchMint
 
@@ -9,7 +10,9 @@ import VouchTestSupport
 struct MintedDataTests {
     static let folder = "minted"
 
-    static func verifier(anchor: String = "ca", configure: (inout Verifier.Configuration) -> Void = { _ in }) throws -> Verifier {
+    static func verifier(anchor: String = "ca", configure: (inout Verifier.Configuration) -> Void = { _ in }) throws
+        -> Verifier
+    {
         var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.trustAnchors = [try TestVectors.bytes("\(folder)/\(anchor)/root.der")]
         configure(&configuration)
@@ -57,8 +60,10 @@ struct MintedDataTests {
     }
 
     @Test func chainsWithoutAMarkerFailWithTheMarkerCode() throws {
-        for (anchor, file, which) in [("ca-no-leaf-oid", "no-leaf-oid-transaction.txt", "leaf"),
-                                      ("ca-no-intermediate-oid", "no-intermediate-oid-transaction.txt", "intermediate")] {
+        for (anchor, file, which) in [
+            ("ca-no-leaf-oid", "no-leaf-oid-transaction.txt", "leaf"),
+            ("ca-no-intermediate-oid", "no-intermediate-oid-transaction.txt", "intermediate"),
+        ] {
             let verifier = try Self.verifier(anchor: anchor)
             for token in try Self.lines(file) {
                 let error = verifier.rejection(token)
@@ -73,7 +78,9 @@ struct MintedDataTests {
         for token in try Self.lines("transaction.txt") {
             #expect(otherRoot.rejection(token)?.code == .untrustedChain)
         }
-        #expect(try Verifier(configuration: .acceptingAnyApp()).rejection(try Self.lines("transaction.txt")[0])?.code == .untrustedChain)
+        #expect(
+            try Verifier(configuration: .acceptingAnyApp()).rejection(try Self.lines("transaction.txt")[0])?.code
+                == .untrustedChain)
     }
 
     @Test func everyTamperedTokenFailsWithItsStatedCode() throws {
@@ -82,7 +89,9 @@ struct MintedDataTests {
         configuration.xcodeCertificates = [try TestVectors.bytes("\(Self.folder)/xcode/xcode.der")]
         let xcode = try Verifier(configuration: configuration)
         var count = 0
-        for (file, verifier) in [("tampered.tsv", appStore), ("tampered-notification.tsv", appStore), ("tampered-xcode.tsv", xcode)] {
+        for (file, verifier) in [
+            ("tampered.tsv", appStore), ("tampered-notification.tsv", appStore), ("tampered-xcode.tsv", xcode),
+        ] {
             for line in try Self.lines(file) {
                 let columns = line.split(separator: "\t").map(String.init)
                 #expect(columns.count == 2)
@@ -107,7 +116,8 @@ struct MintedDataTests {
 
     // MARK: Minted for this run
 
-    static let validity = MintValidity(notBefore: MintDate.parse("2020-01-01")!, notAfter: MintDate.parse("2045-01-01")!)
+    static let validity = MintValidity(
+        notBefore: MintDate.parse("2020-01-01")!, notAfter: MintDate.parse("2045-01-01")!)
     static let signingDate = MintDate.parse("2025-06-01T12:00:00Z")!
     static let authority = try! MintAuthority.generate(MintAuthorityOptions(validity: validity))
     static let signer = try! MintSigner(authority: authority)
@@ -140,7 +150,9 @@ struct MintedDataTests {
             .init("x5c", .array(chain.map { .string(String(decoding: Base64.encodeStandard($0), as: UTF8.self)) })),
         ])
         let signer = MintSigner(authority: impostor, header: header)
-        let token = try signer.sign(payload: try MintGenerator(seed: 1, date: Self.signingDate).payload(.transaction, index: 0, signer: Self.signer))
+        let token = try signer.sign(
+            payload: try MintGenerator(seed: 1, date: Self.signingDate).payload(
+                .transaction, index: 0, signer: Self.signer))
         let error = try Self.runVerifier().rejection(token)
         // The impostor is shaped like Xcode's certificate, whose basicConstraints say CA: the
         // leaf policy refuses it before any path is built.
@@ -166,7 +178,8 @@ struct MintedDataTests {
         var notification = try generator.payload(.notification, index: 0, signer: Self.signer)
         var data = try #require(notification["data"]?.objectValue)
         let transaction = try Self.signedPayload(try #require(data["signedTransactionInfo"]?.stringValue))
-        let stranger = try MintSigner(authority: try MintAuthority.generate(MintAuthorityOptions(validity: Self.validity)))
+        let stranger = try MintSigner(
+            authority: try MintAuthority.generate(MintAuthorityOptions(validity: Self.validity)))
         data["signedTransactionInfo"] = .string(try stranger.sign(payload: transaction))
         notification["data"] = .object(data)
         let error = try Self.runVerifier().rejection(try Self.signer.sign(payload: notification))
@@ -189,7 +202,8 @@ struct MintedDataTests {
     }
 
     @Test func productionClaimsAreCheckedOnMintedData() throws {
-        let generator = MintGenerator(seed: 6, date: Self.signingDate, overrides: [try MintOverride(parsing: "environment=Production")])
+        let generator = MintGenerator(
+            seed: 6, date: Self.signingDate, overrides: [try MintOverride(parsing: "environment=Production")])
         let payload = try generator.payload(.appTransaction, index: 0, signer: Self.signer)
         let token = try Self.signer.sign(payload: payload)
         let appAppleId = try #require(payload["appAppleId"]?.int64Value)

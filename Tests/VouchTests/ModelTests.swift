@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import VouchTestSupport
+
 @testable import Vouch
 
 /// Apple's library fixtures, signed by its test chain (in the shared test vectors).
@@ -460,21 +461,23 @@ struct ModelTests {
     // MARK: Members the vectors do not carry
 
     @Test func decodesAdvancedCommerceAndCommitmentMembersOfATransaction() throws {
-        let transaction = try JWSTransactionDecodedPayload(json: object("""
-            {"transactionId":"71134","previousOriginalTransactionId":"55555","revocationType":"REFUND_PRORATED",
-             "revocationPercentage":50000,"revocationReason":1,"revocationDate":1698148950000,
-             "offerDiscountType":"PAY_AS_YOU_GO","offerPeriod":"P1Y","billingPlanType":"MONTHLY",
-             "commitmentInfo":{"billingPeriodNumber":3,"commitmentExpiresDate":1729684800000,
-                               "commitmentPrice":119880,"totalBillingPeriods":12},
-             "advancedCommerceInfo":{"descriptors":{"description":"Gold tier","displayName":"Gold"},
-                "estimatedTax":1200,"period":"P1M","requestReferenceId":"ref-1","taxCode":"C003-00-2",
-                "taxExclusivePrice":9990,"taxRate":"0.12",
-                "items":[{"SKU":"gold.monthly","description":"Gold","displayName":"Gold","price":9990,
-                          "offer":{"period":"P1W","periodCount":2,"price":0,"reason":"ACQUISITION"},
-                          "refunds":[{"refundAmount":4995,"refundDate":1698148950000,
-                                      "refundReason":"LEGAL","refundType":"PRORATED"}],
-                          "revocationDate":1698148950000}]}}
-            """))
+        let transaction = try JWSTransactionDecodedPayload(
+            json: object(
+                """
+                {"transactionId":"71134","previousOriginalTransactionId":"55555","revocationType":"REFUND_PRORATED",
+                 "revocationPercentage":50000,"revocationReason":1,"revocationDate":1698148950000,
+                 "offerDiscountType":"PAY_AS_YOU_GO","offerPeriod":"P1Y","billingPlanType":"MONTHLY",
+                 "commitmentInfo":{"billingPeriodNumber":3,"commitmentExpiresDate":1729684800000,
+                                   "commitmentPrice":119880,"totalBillingPeriods":12},
+                 "advancedCommerceInfo":{"descriptors":{"description":"Gold tier","displayName":"Gold"},
+                    "estimatedTax":1200,"period":"P1M","requestReferenceId":"ref-1","taxCode":"C003-00-2",
+                    "taxExclusivePrice":9990,"taxRate":"0.12",
+                    "items":[{"SKU":"gold.monthly","description":"Gold","displayName":"Gold","price":9990,
+                              "offer":{"period":"P1W","periodCount":2,"price":0,"reason":"ACQUISITION"},
+                              "refunds":[{"refundAmount":4995,"refundDate":1698148950000,
+                                          "refundReason":"LEGAL","refundType":"PRORATED"}],
+                              "revocationDate":1698148950000}]}}
+                """))
         #expect(transaction.previousOriginalTransactionId == "55555")
         #expect(transaction.revocationType == .refundProrated)
         #expect(transaction.revocationPercentage == 50000)
@@ -505,17 +508,19 @@ struct ModelTests {
     }
 
     @Test func decodesAdvancedCommerceAndCommitmentMembersOfRenewalInfo() throws {
-        let renewal = try JWSRenewalInfoDecodedPayload(json: object("""
-            {"priceIncreaseStatus":0,"gracePeriodExpiresDate":1698148900000,"offerType":4,
-             "offerIdentifier":"win-back-1","eligibleWinBackOfferIds":["eligible1","eligible2"],
-             "appAccountToken":"7e3fb20b-4cdb-47cc-936d-99d65f608138","renewalBillingPlanType":"BILLED_UPFRONT",
-             "commitmentInfo":{"commitmentAutoRenewProductId":"gold.yearly","commitmentAutoRenewStatus":1,
-                               "commitmentRenewalBillingPlanType":"MONTHLY","commitmentRenewalDate":1729684800000,
-                               "commitmentRenewalPrice":119880},
-             "advancedCommerceInfo":{"consistencyToken":"token-1","period":"P1Y","taxCode":"C003-00-2",
-                "items":[{"SKU":"gold.yearly","price":99990,
-                          "priceIncreaseInfo":{"dependentSKUs":["a","b"],"price":109990,"status":"SCHEDULED"}}]}}
-            """))
+        let renewal = try JWSRenewalInfoDecodedPayload(
+            json: object(
+                """
+                {"priceIncreaseStatus":0,"gracePeriodExpiresDate":1698148900000,"offerType":4,
+                 "offerIdentifier":"win-back-1","eligibleWinBackOfferIds":["eligible1","eligible2"],
+                 "appAccountToken":"7e3fb20b-4cdb-47cc-936d-99d65f608138","renewalBillingPlanType":"BILLED_UPFRONT",
+                 "commitmentInfo":{"commitmentAutoRenewProductId":"gold.yearly","commitmentAutoRenewStatus":1,
+                                   "commitmentRenewalBillingPlanType":"MONTHLY","commitmentRenewalDate":1729684800000,
+                                   "commitmentRenewalPrice":119880},
+                 "advancedCommerceInfo":{"consistencyToken":"token-1","period":"P1Y","taxCode":"C003-00-2",
+                    "items":[{"SKU":"gold.yearly","price":99990,
+                              "priceIncreaseInfo":{"dependentSKUs":["a","b"],"price":109990,"status":"SCHEDULED"}}]}}
+                """))
         #expect(renewal.priceIncreaseStatus == .customerHasNotResponded)
         #expect(renewal.gracePeriodExpiresDate?.milliseconds == 1_698_148_900_000)
         #expect(renewal.offerType == .winBackOffer)
@@ -534,11 +539,13 @@ struct ModelTests {
     }
 
     @Test func decodesARealtimeRetentionRequest() throws {
-        let request = try DecodedRealtimeRequestBody(json: object("""
-            {"originalTransactionId":"99371","appAppleId":941736,"productId":"com.example.monthly",
-             "userLocale":"en-US","requestIdentifier":"efb27071-45a4-4aca-9854-2a1e9146f265",
-             "environment":"Sandbox","signedDate":1698148900000}
-            """))
+        let request = try DecodedRealtimeRequestBody(
+            json: object(
+                """
+                {"originalTransactionId":"99371","appAppleId":941736,"productId":"com.example.monthly",
+                 "userLocale":"en-US","requestIdentifier":"efb27071-45a4-4aca-9854-2a1e9146f265",
+                 "environment":"Sandbox","signedDate":1698148900000}
+                """))
         #expect(request.originalTransactionId == "99371")
         #expect(request.appAppleId == 941_736)
         #expect(request.productId == "com.example.monthly")
@@ -563,28 +570,34 @@ struct ModelTests {
     }
 
     @Test func aPresentDataObjectIsUsedEvenWhenItLacksAMember() throws {
-        let notification = try ResponseBodyV2DecodedPayload(json: object("""
-            {"data":{"environment":"Sandbox"},
-             "summary":{"bundleId":"com.example.summary","appAppleId":7,"environment":"Production"}}
-            """))
+        let notification = try ResponseBodyV2DecodedPayload(
+            json: object(
+                """
+                {"data":{"environment":"Sandbox"},
+                 "summary":{"bundleId":"com.example.summary","appAppleId":7,"environment":"Production"}}
+                """))
         #expect(notification.effectiveBundleId == nil)
         #expect(notification.effectiveAppAppleId == nil)
         #expect(notification.effectiveEnvironment == .sandbox)
 
-        let nullData = try ResponseBodyV2DecodedPayload(json: object("""
-            {"data":null,"summary":{"bundleId":"com.example.summary","appAppleId":7,"environment":"Production"}}
-            """))
+        let nullData = try ResponseBodyV2DecodedPayload(
+            json: object(
+                """
+                {"data":null,"summary":{"bundleId":"com.example.summary","appAppleId":7,"environment":"Production"}}
+                """))
         #expect(nullData.data == nil)
         #expect(nullData.effectiveBundleId == "com.example.summary")
     }
 
     @Test func effectiveValuesComeFromSummary() throws {
-        let notification = try ResponseBodyV2DecodedPayload(json: object("""
-            {"notificationType":"RENEWAL_EXTENSION","subtype":"SUMMARY",
-             "summary":{"requestIdentifier":"efb27071-45a4-4aca-9854-2a1e9146f265","environment":"LocalTesting",
-                        "appAppleId":41234,"bundleId":"com.example","productId":"com.example.product",
-                        "storefrontCountryCodes":["CAN","USA","MEX"],"succeededCount":5,"failedCount":2}}
-            """))
+        let notification = try ResponseBodyV2DecodedPayload(
+            json: object(
+                """
+                {"notificationType":"RENEWAL_EXTENSION","subtype":"SUMMARY",
+                 "summary":{"requestIdentifier":"efb27071-45a4-4aca-9854-2a1e9146f265","environment":"LocalTesting",
+                            "appAppleId":41234,"bundleId":"com.example","productId":"com.example.product",
+                            "storefrontCountryCodes":["CAN","USA","MEX"],"succeededCount":5,"failedCount":2}}
+                """))
         let summary = try #require(notification.summary)
         #expect(summary.storefrontCountryCodes == ["CAN", "USA", "MEX"])
         #expect(summary.succeededCount == 5)
@@ -600,8 +613,10 @@ struct ModelTests {
             let json = #"{"notificationType":"EXTERNAL_PURCHASE_TOKEN","externalPurchaseToken":"# + token + "}"
             return try ResponseBodyV2DecodedPayload(json: object(json))
         }
-        let sandbox = try notification(#"{"externalPurchaseId":"SANDBOX_b2158121-7af9-49d4-9561-1f588205523e","#
-            + #""tokenCreationDate":1698148950000,"appAppleId":55555,"bundleId":"com.example","tokenType":"SERVICES"}"#)
+        let sandbox = try notification(
+            #"{"externalPurchaseId":"SANDBOX_b2158121-7af9-49d4-9561-1f588205523e","#
+                + #""tokenCreationDate":1698148950000,"appAppleId":55555,"bundleId":"com.example","tokenType":"SERVICES"}"#
+        )
         #expect(sandbox.effectiveEnvironment == .sandbox)
         #expect(sandbox.effectiveBundleId == "com.example")
         #expect(sandbox.effectiveAppAppleId == 55555)
@@ -618,11 +633,13 @@ struct ModelTests {
     }
 
     @Test func effectiveValuesComeFromAppData() throws {
-        let notification = try ResponseBodyV2DecodedPayload(json: object("""
-            {"notificationType":"RESCIND_CONSENT",
-             "appData":{"appAppleId":41234,"bundleId":"com.example","environment":"Sandbox",
-                        "signedAppTransactionInfo":"signed_app_transaction_info_value"}}
-            """))
+        let notification = try ResponseBodyV2DecodedPayload(
+            json: object(
+                """
+                {"notificationType":"RESCIND_CONSENT",
+                 "appData":{"appAppleId":41234,"bundleId":"com.example","environment":"Sandbox",
+                            "signedAppTransactionInfo":"signed_app_transaction_info_value"}}
+                """))
         #expect(notification.notificationType == .rescindConsent)
         #expect(notification.appData?.signedAppTransactionInfo == "signed_app_transaction_info_value")
         #expect(notification.effectiveBundleId == "com.example")

@@ -1,8 +1,8 @@
 import Foundation
 import Testing
+import Vouch
 import VouchOpenSSL
 import VouchTestSupport
-import Vouch
 
 /// The library example of README.md, taken from the README itself at test time (the Swift block
 /// between `<!-- readme-example:begin -->` and `<!-- readme-example:end -->`), compiled with
@@ -63,7 +63,9 @@ import Vouch
         let sources = packageRoot.appendingPathComponent("Sources")
         for target in try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted() {
             // A system library's map sits in its folder, a C target's in its include folder.
-            for map in ["module.modulemap", "include/module.modulemap"].map({ sources.appendingPathComponent(target).appendingPathComponent($0) })
+            for map in ["module.modulemap", "include/module.modulemap"].map({
+                sources.appendingPathComponent(target).appendingPathComponent($0)
+            })
             where FileManager.default.fileExists(atPath: map.path) {
                 arguments += ["-Xcc", "-fmodule-map-file=\(map.path)"]
             }
@@ -94,14 +96,17 @@ import Vouch
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         try process.run()
         let stdout = output.fileHandleForReading.readDataToEndOfFile()
         let stderr = errors.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+        return (
+            process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self)
+        )
     }
 
     @Test func theReadmeWebhookExampleCompilesAndVerifiesARealNotification() throws {
@@ -119,31 +124,39 @@ import Vouch
         #expect(result.status == 0, "\(result.stderr)")
 
         // What the webhook must have seen, worked out here with the library itself.
-        let verifier = try Verifier(configuration: .init(bundleId: "com.loki-project.loki-messenger", environment: .sandbox))
+        let verifier = try Verifier(
+            configuration: .init(bundleId: "com.loki-project.loki-messenger", environment: .sandbox))
         let transaction = try #require(
             try verifier.verify(token, as: ResponseBodyV2DecodedPayload.self).transaction?.value)
         let stored = try JSONEncoder().encode(transaction).count
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 3, "\(result.stdout)")
-        #expect(lines.first?.hasPrefix("refused: wrong_bundle_id (claims): bundleId is \"com.loki-project.loki-messenger\"") == true)
+        #expect(
+            lines.first?.hasPrefix("refused: wrong_bundle_id (claims): bundleId is \"com.loki-project.loki-messenger\"")
+                == true)
         #expect(lines.dropFirst().first == "README verifier: wrong_bundle_id")
-        #expect(lines.last == "DID_RENEW 2000001024998954 com.getsession.org.pro_sub until 2025-10-01 07:12:12 +0000, "
-            + "no account token, \(stored) bytes stored")
+        #expect(
+            lines.last == "DID_RENEW 2000001024998954 com.getsession.org.pro_sub until 2025-10-01 07:12:12 +0000, "
+                + "no account token, \(stored) bytes stored")
     }
 
     @Test func theReadmeReceiptExampleVerifiesARealReceipt() throws {
         guard SharedReceipts.isAvailable else { return }
-        let receiptData = Base64.encodeStandard(try SharedReceipts.bytes("real/sandbox-2025-12-26-dev.bonzer.weeka.app.der"))
-        let deviceUUIDBytes = withUnsafeBytes(of: UUID(uuidString: "956328D9-CC6A-47F4-BE40-6953FB0AB6C7")!.uuid) { Array($0) }
+        let receiptData = Base64.encodeStandard(
+            try SharedReceipts.bytes("real/sandbox-2025-12-26-dev.bonzer.weeka.app.der"))
+        let deviceUUIDBytes = withUnsafeBytes(of: UUID(uuidString: "956328D9-CC6A-47F4-BE40-6953FB0AB6C7")!.uuid) {
+            Array($0)
+        }
 
-        var configuration = ReceiptVerifier.Configuration()    // Apple Inc. Root, at the creation date
+        var configuration = ReceiptVerifier.Configuration()  // Apple Inc. Root, at the creation date
         configuration.bundleId = "dev.bonzer.weeka.app"
-        configuration.deviceIdentifier = deviceUUIDBytes        // optional: checks the hash (attribute 5)
+        configuration.deviceIdentifier = deviceUUIDBytes  // optional: checks the hash (attribute 5)
         let verifier = try ReceiptVerifier(configuration: configuration)
-        let verified = try verifier.verify(base64: receiptData)   // or verify(derBytes)
+        let verified = try verifier.verify(base64: receiptData)  // or verify(derBytes)
         var seen: [String] = []
         for purchase in verified.receipt.inApp {
-            seen.append("\(purchase.productId ?? "") \(purchase.transactionId ?? "") \(purchase.purchaseDate?.iso8601 ?? "")")
+            seen.append(
+                "\(purchase.productId ?? "") \(purchase.transactionId ?? "") \(purchase.purchaseDate?.iso8601 ?? "")")
         }
         #expect(seen.count == 2)
         #expect(seen.allSatisfy { $0.hasPrefix("dev.bonzer.weeka.app") })

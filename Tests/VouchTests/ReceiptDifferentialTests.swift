@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VouchOpenSSL
 import VouchTestSupport
+
 @testable import Vouch
 @testable import VouchMint
 
@@ -10,17 +11,23 @@ import VouchTestSupport
 @Suite(.serialized) struct ReceiptDifferentialTests {
     static let created = Date(timeIntervalSince1970: 1_700_000_000)
     static let authority = try! MintReceiptAuthority.generate(
-        .init(validity: MintValidity(notBefore: Date(timeIntervalSince1970: 1_600_000_000), notAfter: Date(timeIntervalSince1970: 1_800_000_000))))
+        .init(
+            validity: MintValidity(
+                notBefore: Date(timeIntervalSince1970: 1_600_000_000),
+                notAfter: Date(timeIntervalSince1970: 1_800_000_000))))
     static let signer = MintReceiptSigner(authority: authority)
     static let content = MintReceiptContent.sample(creationDate: created, inAppCount: 3)
-    static let opensslPath = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first { FileManager.default.isExecutableFile(atPath: $0) }
+    static let opensslPath = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
 
     /// `openssl cms -verify` with the minted root as the only CA, at the creation date.
     static func openssl(_ receipt: [UInt8]) throws -> (verified: Bool, content: [UInt8]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-cms-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let input = directory.appendingPathComponent("receipt.der"), root = directory.appendingPathComponent("root.pem")
+        let input = directory.appendingPathComponent("receipt.der")
+        let root = directory.appendingPathComponent("root.pem")
         let output = directory.appendingPathComponent("content.der")
         try Data(receipt).write(to: input)
         let base64 = String(decoding: Base64.encodeStandard(try authority.anchorDER()), as: UTF8.self)

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VouchOpenSSL
 import VouchTestSupport
+
 @testable import Vouch
 @testable import VouchMint
 
@@ -16,7 +17,9 @@ import VouchTestSupport
     static let signer = MintReceiptSigner(authority: authority)
     static let content = MintReceiptContent.sample(creationDate: created, inAppCount: 5)
 
-    static func verifier(_ change: (inout ReceiptVerifier.Configuration) throws -> Void = { _ in }) throws -> ReceiptVerifier {
+    static func verifier(_ change: (inout ReceiptVerifier.Configuration) throws -> Void = { _ in }) throws
+        -> ReceiptVerifier
+    {
         var configuration = ReceiptVerifier.Configuration()
         configuration.trustAnchors = [try authority.anchorDER()]
         try change(&configuration)
@@ -45,9 +48,12 @@ import VouchTestSupport
         #expect(Set(byId.keys) == Set(content.inApp.map(\.transactionId)))
         for minted in content.inApp {
             #expect(byId[minted.transactionId]?.productId == minted.productId)
-            #expect(byId[minted.transactionId]?.purchaseDate?.milliseconds == Int64(minted.purchaseDate.timeIntervalSince1970) * 1000)
+            #expect(
+                byId[minted.transactionId]?.purchaseDate?.milliseconds == Int64(
+                    minted.purchaseDate.timeIntervalSince1970) * 1000)
         }
-        let cancelled = try #require(byId[content.inApp[1].transactionId]), first = try #require(byId[content.inApp[0].transactionId])
+        let cancelled = try #require(byId[content.inApp[1].transactionId])
+        let first = try #require(byId[content.inApp[0].transactionId])
         let subscription = try #require(byId[content.inApp[2].transactionId])
         #expect(cancelled.cancellationDate?.milliseconds == 1_699_999_940_000)
         #expect(first.cancellationDate == nil)
@@ -101,7 +107,9 @@ import VouchTestSupport
         content.creationDate = Date(timeIntervalSince1970: 1_500_000_000)  // before the leaf's notBefore
         let early = try Self.signer.sign(content)
         #expect(try Self.verifier().rejection(early)?.code == .certificateNotYetValid)
-        #expect(try Self.verifier { $0.validationTime = .fixed(Timestamp(milliseconds: 1_700_000_000_000)) }.rejection(early) == nil)
+        #expect(
+            try Self.verifier { $0.validationTime = .fixed(Timestamp(milliseconds: 1_700_000_000_000)) }.rejection(
+                early) == nil)
         content.creationDate = Date(timeIntervalSince1970: 1_900_000_000)  // after its notAfter
         let late = try Self.signer.sign(content)
         #expect(try Self.verifier().rejection(late)?.code == .certificateExpired)
@@ -132,7 +140,9 @@ import VouchTestSupport
         #expect(otherTrusted.rejection(bytes)?.code == .untrustedChain)
         // An Xcode-signed receipt claiming to be Production.
         content.receiptType = "Production"
-        #expect(trusted.rejection(try MintReceiptSigner(authority: Self.xcodeAuthority).sign(content))?.code == .wrongEnvironment)
+        #expect(
+            trusted.rejection(try MintReceiptSigner(authority: Self.xcodeAuthority).sign(content))?.code
+                == .wrongEnvironment)
     }
 
     @Test func aChainSignedReceiptSayingXcodeIsRefused() throws {
@@ -155,7 +165,10 @@ import VouchTestSupport
         var payload = content.encoded()
         // Add a second 1702 inside the in-app set by minting its attributes by hand.
         let inApp = MintReceiptContent.attributeSet(
-            [(1702, ReceiptDER.utf8String("a")), (1702, ReceiptDER.utf8String("b")), (1703, ReceiptDER.utf8String("1"))], byType: true)
+            [
+                (1702, ReceiptDER.utf8String("a")), (1702, ReceiptDER.utf8String("b")),
+                (1703, ReceiptDER.utf8String("1")),
+            ], byType: true)
         var attributes = content
         attributes.inApp = []
         attributes.extraAttributes = [(17, inApp)]
@@ -165,10 +178,13 @@ import VouchTestSupport
     }
 
     @Test func aMissingCreationDateCannotDateTheChain() throws {
-        let attributes = MintReceiptContent.attributeSet([(2, ReceiptDER.utf8String("com.example.vouch"))], byType: true)
+        let attributes = MintReceiptContent.attributeSet(
+            [(2, ReceiptDER.utf8String("com.example.vouch"))], byType: true)
         let bytes = try Self.signer.sign(payload: attributes)
         #expect(try Self.verifier().rejection(bytes)?.code == .receiptMalformedPayload)
-        #expect(try Self.verifier { $0.validationTime = .fixed(Timestamp(milliseconds: 1_700_000_000_000)) }.verify(bytes).receipt.bundleId == "com.example.vouch")
+        #expect(
+            try Self.verifier { $0.validationTime = .fixed(Timestamp(milliseconds: 1_700_000_000_000)) }.verify(bytes)
+                .receipt.bundleId == "com.example.vouch")
     }
 
     @Test func aKnownAttributeOfTheWrongTypeIsMalformed() throws {
@@ -189,7 +205,9 @@ import VouchTestSupport
         for receipt in [bytes, ber] {
             for length in 0..<receipt.count {
                 let code = verifier.rejection(Array(receipt.prefix(length)))?.code
-                #expect(code == .receiptMalformedContainer || code == .receiptNotAReceipt, "prefix of \(length) bytes: \(String(describing: code))")
+                #expect(
+                    code == .receiptMalformedContainer || code == .receiptNotAReceipt,
+                    "prefix of \(length) bytes: \(String(describing: code))")
             }
         }
     }
@@ -198,7 +216,9 @@ import VouchTestSupport
         let verifier = try Self.verifier()
         let deep = Array(repeating: [UInt8]([0x30, 0x80]), count: 10_000).flatMap { $0 }
         #expect(verifier.rejection(deep)?.code == .receiptNotAReceipt)
-        let signedDataDeep = [0x30, 0x80, 0x06, 0x09] + ReceiptContainer.oidSignedData + Array(repeating: [UInt8]([0xA0, 0x80]), count: 10_000).flatMap { $0 }
+        let signedDataDeep =
+            [0x30, 0x80, 0x06, 0x09] + ReceiptContainer.oidSignedData
+            + Array(repeating: [UInt8]([0xA0, 0x80]), count: 10_000).flatMap { $0 }
         // The outer indefinite length is walked to its end first, so the depth limit trips there.
         #expect([.receiptNotAReceipt, .receiptMalformedContainer].contains(verifier.rejection(signedDataDeep)?.code))
         #expect(verifier.rejection([0x30, 0x84, 0x7F, 0xFF, 0xFF, 0xFF, 0x06])?.code == .receiptNotAReceipt)
@@ -208,7 +228,8 @@ import VouchTestSupport
     @Test func aReceiptOneByteOverTheSizeLimitIsRefusedBeforeParsing() throws {
         let bytes = try Self.signer.sign(Self.content)
         #expect(try Self.verifier { $0.maximumReceiptSize = bytes.count }.rejection(bytes) == nil)
-        #expect(try Self.verifier { $0.maximumReceiptSize = bytes.count - 1 }.rejection(bytes)?.code == .receiptTooLarge)
+        #expect(
+            try Self.verifier { $0.maximumReceiptSize = bytes.count - 1 }.rejection(bytes)?.code == .receiptTooLarge)
     }
 
     @Test func eightCertificatesPassAndNineAreTooMany() throws {

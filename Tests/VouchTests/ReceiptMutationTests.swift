@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VouchOpenSSL
 import VouchTestSupport
+
 @testable import Vouch
 @testable import VouchMint
 

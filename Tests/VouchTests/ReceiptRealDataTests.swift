@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VouchOpenSSL
 import VouchTestSupport
+
 @testable import Vouch
 
 /// The 52 real receipts and the negative files of the shared test data.
@@ -82,7 +83,8 @@ import VouchTestSupport
         #expect(entry.fields["expected"]!.hasPrefix(expected == nil ? "accept" : "reject"))
         var configuration = ReceiptVerifier.Configuration()
         if let instant = entry.fields["validation_time"], !instant.isEmpty {
-            configuration.validationTime = .fixed(Timestamp(milliseconds: try #require(ReceiptDate.milliseconds(instant))))
+            configuration.validationTime = .fixed(
+                Timestamp(milliseconds: try #require(ReceiptDate.milliseconds(instant))))
         }
         let rejection = try ReceiptVerifier(configuration: configuration).rejection(bytes)
         #expect(rejection?.code == expected, "\(rejection?.description ?? "verified")")
@@ -114,7 +116,8 @@ import VouchTestSupport
     }
 
     @Test func theIOS6TransactionReceiptIsNamedAsSuch() throws {
-        let error = try #require(Self.verifier.rejection(try SharedReceipts.bytes("negative/ios6-transaction-receipt.plist")))
+        let error = try #require(
+            Self.verifier.rejection(try SharedReceipts.bytes("negative/ios6-transaction-receipt.plist")))
         #expect(error.code == .receiptNotAReceipt)
         #expect(error.reason.contains("iOS 6"))
     }
@@ -130,7 +133,8 @@ import VouchTestSupport
     @Test func theKnownDeviceReceiptPassesTheDeviceCheck() throws {
         var configuration = ReceiptVerifier.Configuration()
         configuration.deviceIdentifier = try Self.uuidBytes(Self.knownDevice)
-        let verified = try ReceiptVerifier(configuration: configuration).verify(try SharedReceipts.bytes(Self.knownDeviceReceipt))
+        let verified = try ReceiptVerifier(configuration: configuration).verify(
+            try SharedReceipts.bytes(Self.knownDeviceReceipt))
         #expect(verified.receipt.bundleId == "dev.bonzer.weeka.app")
     }
 
@@ -138,7 +142,8 @@ import VouchTestSupport
         var configuration = ReceiptVerifier.Configuration()
         configuration.deviceIdentifier = try Self.uuidBytes("956328D9-CC6A-47F4-BE40-6953FB0AB6C8")
         let verifier = try ReceiptVerifier(configuration: configuration)
-        #expect(verifier.rejection(try SharedReceipts.bytes(Self.knownDeviceReceipt))?.code == .receiptDeviceHashMismatch)
+        #expect(
+            verifier.rejection(try SharedReceipts.bytes(Self.knownDeviceReceipt))?.code == .receiptDeviceHashMismatch)
     }
 
     @Test func hashingTheBareBundleIdStringInsteadOfItsEncodingDoesNotMatch() throws {
@@ -188,7 +193,10 @@ import VouchTestSupport
     @Test func theEmbeddedAppleIncRootIsTheFileInCertificates() throws {
         let file = try TestVectors.bytes("../Certificates/AppleIncRootCertificate.cer")
         #expect(AppleRootCertificates.appleIncRoot == file)
-        let fingerprint = SHA256Digest.hash(AppleRootCertificates.appleIncRoot).map { String(format: "%02X", $0) }.joined(separator: ":")
-        #expect(fingerprint == "B0:B1:73:0E:CB:C7:FF:45:05:14:2C:49:F1:29:5E:6E:DA:6B:CA:ED:7E:2C:68:C5:BE:91:B5:A1:10:01:F0:24")
+        let fingerprint = SHA256Digest.hash(AppleRootCertificates.appleIncRoot).map { String(format: "%02X", $0) }
+            .joined(separator: ":")
+        #expect(
+            fingerprint
+                == "B0:B1:73:0E:CB:C7:FF:45:05:14:2C:49:F1:29:5E:6E:DA:6B:CA:ED:7E:2C:68:C5:BE:91:B5:A1:10:01:F0:24")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VouchOpenSSL
 import VouchTestSupport
+
 @testable import Vouch
 
 /// The real receipts of `../shared/testvectors/receipts/` (or `$VOUCH_TESTVECTORS/receipts/`),
@@ -38,12 +39,16 @@ enum SharedReceipts {
     }
 
     static func manifest(_ path: String = "manifest.tsv") -> [Entry] {
-        guard isAvailable, let text = try? String(contentsOf: directory.appendingPathComponent(path), encoding: .utf8) else { return [] }
+        guard isAvailable, let text = try? String(contentsOf: directory.appendingPathComponent(path), encoding: .utf8)
+        else { return [] }
         let lines = text.split(separator: "\n", omittingEmptySubsequences: true)
         let header = lines[0].split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         return lines.dropFirst().map { line in
             let values = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            return Entry(fields: Dictionary(uniqueKeysWithValues: zip(header, values + Array(repeating: "", count: max(0, header.count - values.count)))))
+            return Entry(
+                fields: Dictionary(
+                    uniqueKeysWithValues: zip(
+                        header, values + Array(repeating: "", count: max(0, header.count - values.count)))))
         }
     }
 

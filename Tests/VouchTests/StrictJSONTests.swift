@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import Vouch
 
 struct StrictJSONTests {
@@ -92,9 +93,13 @@ struct StrictJSONTests {
 
     @Test func boundsNesting() {
         let limits = StrictJSON.Limits(maximumDepth: 8)
-        #expect((try? StrictJSON.parse(Array((String(repeating: "[", count: 8) + String(repeating: "]", count: 8)).utf8), limits: limits)) != nil)
+        #expect(
+            (try? StrictJSON.parse(
+                Array((String(repeating: "[", count: 8) + String(repeating: "]", count: 8)).utf8), limits: limits))
+                != nil)
         #expect(throws: StrictJSON.ParseError.self) {
-            try StrictJSON.parse(Array((String(repeating: "[", count: 9) + String(repeating: "]", count: 9)).utf8), limits: limits)
+            try StrictJSON.parse(
+                Array((String(repeating: "[", count: 9) + String(repeating: "]", count: 9)).utf8), limits: limits)
         }
         #expect(throws: StrictJSON.ParseError.self) {
             try StrictJSON.parse(Array(String(repeating: "[", count: 100_000).utf8))

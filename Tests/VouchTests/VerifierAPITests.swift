@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VouchOpenSSL
 import VouchTestSupport
+
 @testable import Vouch
 
 /// The server-facing API: a verifier that needs the app's identity, typed results, configuration
@@ -38,13 +39,17 @@ struct VerifierAPITests {
     }
 
     @Test func productionWithoutTheAppAppleIdIsRefused() {
-        #expect(Self.configurationError(.init(bundleId: "com.example.app", environment: .production))?.code == .missingAppAppleId)
-        #expect(Self.configurationError(.init(bundleId: "com.example.app", environment: .production, appAppleId: 1)) == nil)
+        #expect(
+            Self.configurationError(.init(bundleId: "com.example.app", environment: .production))?.code
+                == .missingAppAppleId)
+        #expect(
+            Self.configurationError(.init(bundleId: "com.example.app", environment: .production, appAppleId: 1)) == nil)
     }
 
     @Test func aVerifierWithAnIdentityRejectsAnotherAppsRealTransaction() throws {
         let token = try TestVectors.text(Self.realTransaction)
-        let verifier = try Verifier(configuration: .init(bundleId: "com.example.app", environment: .production, appAppleId: 1))
+        let verifier = try Verifier(
+            configuration: .init(bundleId: "com.example.app", environment: .production, appAppleId: 1))
         let error = try #require(verifier.rejection(token))
         #expect(error.code == .wrongBundleId)
         #expect(error.category == .claims)
@@ -83,7 +88,9 @@ struct VerifierAPITests {
 
         // Only the minted root: Apple's token no longer chains.
         configuration.trustAnchors = [Array(Self.pem(minted).utf8)]
-        #expect(try Verifier(configuration: configuration).rejection(try TestVectors.text(Self.realTransaction))?.code == .untrustedChain)
+        #expect(
+            try Verifier(configuration: configuration).rejection(try TestVectors.text(Self.realTransaction))?.code
+                == .untrustedChain)
     }
 
     // MARK: Typed verification
@@ -119,7 +126,8 @@ struct VerifierAPITests {
 
     @Test func aNotificationGivesItsVerifiedNestedTokensTyped() throws {
         let token = try TestVectors.text(Self.realNotification)
-        let verifier = try Verifier(configuration: .init(bundleId: "com.loki-project.loki-messenger", environment: .sandbox))
+        let verifier = try Verifier(
+            configuration: .init(bundleId: "com.loki-project.loki-messenger", environment: .sandbox))
         let notification = try verifier.verify(token, as: ResponseBodyV2DecodedPayload.self)
         #expect(notification.value.notificationType == .didRenew)
         let transaction = try #require(notification.transaction)
@@ -135,9 +143,10 @@ struct VerifierAPITests {
     }
 
     @Test func nestedTokenFieldsNameTheirPaths() {
-        #expect(NestedTokenField.allCases.map(\.path) == [
-            "data.signedTransactionInfo", "data.signedRenewalInfo", "appData.signedAppTransactionInfo",
-        ])
+        #expect(
+            NestedTokenField.allCases.map(\.path) == [
+                "data.signedTransactionInfo", "data.signedRenewalInfo", "appData.signedAppTransactionInfo",
+            ])
         #expect(NestedTokenField.signedAppTransactionInfo.parent == "appData")
         #expect(NestedTokenField.signedAppTransactionInfo.member == "signedAppTransactionInfo")
         #expect(NestedTokenField.signedRenewalInfo.kind == .renewalInfo)
@@ -154,7 +163,8 @@ struct VerifierAPITests {
         #expect(VerificationError(.internalError, "").category == .internal)
         #expect(VerificationError(.tokenTooLarge, "").category == .input)
         #expect(VerificationError(.badPayloadJSON, "").category == .format)
-        let nested = VerificationError(nestedIn: .signedTransactionInfo, VerificationError(.certificateExpired, "expired"))
+        let nested = VerificationError(
+            nestedIn: .signedTransactionInfo, VerificationError(.certificateExpired, "expired"))
         #expect(nested.code == .nestedTokenInvalid)
         #expect(nested.category == .chain)
         let configuration = ConfigurationError(.noTrustAnchors, "the trust anchor list is empty")
@@ -166,10 +176,12 @@ struct VerifierAPITests {
     /// the state an allocation failure leaves, and the verifier's signature step says
     /// `internal_error`, not `bad_signature`.
     @Test func noVerificationContextIsAnInternalErrorNotABadSignature() throws {
-        let x25519 = [UInt8](hex: "302a300506032b656e032100e61ee4d59e175933b54f1abb51446a35a0ef520bbbe6cb5f8dff472ff318001b")
+        let x25519 = [UInt8](
+            hex: "302a300506032b656e032100e61ee4d59e175933b54f1abb51446a35a0ef520bbbe6cb5f8dff472ff318001b")
         let key = try #require(PublicKey(subjectPublicKeyInfo: x25519))
         let signature = [UInt8](repeating: 1, count: 64)
-        #expect(ES256.check(signature: signature, message: UnsafeRawBufferPointer(start: nil, count: 0), key: key) == nil)
+        #expect(
+            ES256.check(signature: signature, message: UnsafeRawBufferPointer(start: nil, count: 0), key: key) == nil)
         #expect(throws: VerificationError(.internalError, "")) {
             try Engine.checkSignature(signature, over: UnsafeRawBufferPointer(start: nil, count: 0), key: key)
         }
@@ -194,7 +206,8 @@ struct VerifierAPITests {
         #expect(fraction < Timestamp(milliseconds: 1_697_679_936_050))
         #expect(try #require(Timestamp(rawValue: "-62135769600000")) < Timestamp(milliseconds: 0))
         // One instant, two texts: ordered by text, never equal, so the order is total.
-        let plain = Timestamp(milliseconds: 1000), exponent = try #require(Timestamp(rawValue: "1e3"))
+        let plain = Timestamp(milliseconds: 1000)
+        let exponent = try #require(Timestamp(rawValue: "1e3"))
         #expect(plain != exponent)
         #expect((plain < exponent) != (exponent < plain))
 
@@ -209,7 +222,10 @@ struct VerifierAPITests {
         let fraction = try #require(Timestamp(rawValue: "1697679936049.7297"))
         let encoded = try JSONEncoder().encode([fraction, Timestamp(milliseconds: -62_135_769_600_000)])
         #expect(String(decoding: encoded, as: UTF8.self) == "[1697679936049.7297,-62135769600000]")
-        #expect(try JSONDecoder().decode([Timestamp].self, from: encoded) == [fraction, Timestamp(milliseconds: -62_135_769_600_000)])
+        #expect(
+            try JSONDecoder().decode([Timestamp].self, from: encoded) == [
+                fraction, Timestamp(milliseconds: -62_135_769_600_000),
+            ])
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(Timestamp.self, from: Data(#""1""#.utf8)) }
     }
 
@@ -270,7 +286,9 @@ struct VerifierAPITests {
             // Encoding writes the payload's own members and values: the strict parser reads
             // back what was signed (number texts included; JSONEncoder keeps no member order),
             // and Foundation's decoder the same members.
-            #expect(Self.sorted(.object(try StrictJSON.parseObject(Array(encoded)))) == Self.sorted(.object(verified.payload)), "\(name)")
+            #expect(
+                Self.sorted(.object(try StrictJSON.parseObject(Array(encoded))))
+                    == Self.sorted(.object(verified.payload)), "\(name)")
             #expect(Self.sorted(.object(decodedJSON)) == Self.sorted(.object(verified.payload)), "\(name)")
         }
     }
@@ -288,21 +306,23 @@ struct VerifierAPITests {
         let transaction = JWSTransactionDecodedPayload(
             transactionId: "1001", bundleId: "com.example.app", purchaseDate: purchase, type: .consumable,
             appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138", revocationReason: .refundedDueToIssue, price: 990)
-        #expect(transaction.json == [
-            "transactionId": "1001", "bundleId": "com.example.app", "purchaseDate": 1_759_302_552_000,
-            "type": "Consumable", "appAccountToken": "7e3fb20b-4cdb-47cc-936d-99d65f608138", "revocationReason": 1,
-            "price": 990,
-        ])
+        #expect(
+            transaction.json == [
+                "transactionId": "1001", "bundleId": "com.example.app", "purchaseDate": 1_759_302_552_000,
+                "type": "Consumable", "appAccountToken": "7e3fb20b-4cdb-47cc-936d-99d65f608138", "revocationReason": 1,
+                "price": 990,
+            ])
         #expect(try JWSTransactionDecodedPayload(json: transaction.json) == transaction)
         #expect(transaction.purchaseDate == purchase)
 
         let notification = ResponseBodyV2DecodedPayload(
             notificationType: .refund,
             data: NotificationData(environment: .sandbox, bundleId: "com.example.app", signedTransactionInfo: "a.b.c"))
-        #expect(notification.json == [
-            "notificationType": "REFUND",
-            "data": ["environment": "Sandbox", "bundleId": "com.example.app", "signedTransactionInfo": "a.b.c"],
-        ])
+        #expect(
+            notification.json == [
+                "notificationType": "REFUND",
+                "data": ["environment": "Sandbox", "bundleId": "com.example.app", "signedTransactionInfo": "a.b.c"],
+            ])
         #expect(notification.effectiveBundleId == "com.example.app")
     }
 
@@ -311,7 +331,9 @@ struct VerifierAPITests {
         let lower = JWSTransactionDecodedPayload(appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138")
         #expect(lower.appAccountToken == "7e3fb20b-4cdb-47cc-936d-99d65f608138")
         #expect(lower.appAccountTokenUUID == uuid)
-        #expect(JWSRenewalInfoDecodedPayload(appAccountToken: "7E3FB20B-4CDB-47CC-936D-99D65F608138").appAccountTokenUUID == uuid)
+        #expect(
+            JWSRenewalInfoDecodedPayload(appAccountToken: "7E3FB20B-4CDB-47CC-936D-99D65F608138").appAccountTokenUUID
+                == uuid)
         #expect(JWSTransactionDecodedPayload(appAccountToken: "not a uuid").appAccountTokenUUID == nil)
         #expect(JWSTransactionDecodedPayload().appAccountTokenUUID == nil)
     }
@@ -350,7 +372,8 @@ struct VerifierAPITests {
     }
 
     @Test func enumValuesEncodeAsTheirRawValue() throws {
-        let encoded = try JSONEncoder().encode(JWSTransactionDecodedPayload(type: .consumable, revocationReason: .init(rawValue: 7)))
+        let encoded = try JSONEncoder().encode(
+            JWSTransactionDecodedPayload(type: .consumable, revocationReason: .init(rawValue: 7)))
         let decoded = try JSONDecoder().decode(JWSTransactionDecodedPayload.self, from: encoded)
         #expect(decoded.revocationReason == RevocationReason(rawValue: 7))
         #expect(decoded.type == .consumable)

@@ -1,6 +1,7 @@
 import Testing
 import VouchOpenSSL
 import VouchTestSupport
+
 @testable import Vouch
 
 /// Wycheproof vectors, read through one loader; each case asserts its expected result.
@@ -21,7 +22,9 @@ struct WycheproofTests {
 
     static func hex(_ text: String) -> [UInt8] {
         let digits = Array(text.utf8)
-        return stride(from: 0, to: digits.count - 1, by: 2).map { UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)! }
+        return stride(from: 0, to: digits.count - 1, by: 2).map {
+            UInt8(String(decoding: digits[$0...$0 + 1], as: UTF8.self), radix: 16)!
+        }
     }
 
     static func need<T>(_ value: T?, _ what: String) throws -> T {
@@ -41,7 +44,8 @@ struct WycheproofTests {
                 #expect(result == "valid" || result == "invalid")
                 return Case(
                     id: try need(test["tcId"]?.int64Value, "tcId"), comment: test["comment"]?.stringValue ?? "",
-                    message: hex(try need(test["msg"]?.stringValue, "msg")), signature: hex(try need(test["sig"]?.stringValue, "sig")),
+                    message: hex(try need(test["msg"]?.stringValue, "msg")),
+                    signature: hex(try need(test["sig"]?.stringValue, "sig")),
                     valid: result == "valid")
             }
             return Group(key: key, cases: cases)
@@ -114,7 +118,7 @@ struct WycheproofTests {
                 let parts = try CompactJWS(locatingIn: bytes, maximumSize: 64 * 1024)
                 do throws(VerificationError) {
                     _ = try ProtectedHeader(segment: UnsafeBufferPointer(rebasing: bytes[parts.header]))
-                } catch where error.code == .missingX5C {
+                } catch  where error.code == .missingX5C {
                     // Expected: the key comes from the test group.
                 }
                 _ = try Engine.checkSignature(of: parts, in: bytes, key: key)
@@ -138,7 +142,9 @@ struct WycheproofTests {
     }()
 
     @Test func everyES256JWSCaseGivesItsExpectedResult() throws {
-        let groups = try Self.loadJWS("json_web_signature_test.json").filter { ["es256", "SpecialCaseEs256"].contains($0.comment) }
+        let groups = try Self.loadJWS("json_web_signature_test.json").filter {
+            ["es256", "SpecialCaseEs256"].contains($0.comment)
+        }
         #expect(groups.count == 2)
         var count = 0
         for group in groups {
@@ -165,7 +171,9 @@ struct WycheproofTests {
                 let code = verifier.rejection(test.jws)?.code
                 #expect(code != nil, "tcId \(test.id) was accepted")
                 if !es256 {
-                    #expect([.unsupportedAlgorithm, .malformedToken, .badBase64URL].contains(code), "tcId \(test.id): \(String(describing: code))")
+                    #expect(
+                        [.unsupportedAlgorithm, .malformedToken, .badBase64URL].contains(code),
+                        "tcId \(test.id): \(String(describing: code))")
                 }
                 count += 1
             }

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import VouchOpenSSL
 import VouchTestSupport
+
 @testable import Vouch
 
 /// The x509-limbo subset (`x509-limbo/` in the shared test vectors) through the chain layer.
@@ -86,7 +87,9 @@ struct X509LimboTests {
         do throws(VerificationError) {
             _ = try AppleChainPolicy.leafKey(of: peer)
             let validator = ChainValidator(anchors: test.trusted.compactMap { $0 }, strict: true)
-            try validator.validatePath(leaf: peer, untrusted: test.intermediates.compactMap { $0 }, at: test.time) { _ in }
+            try validator.validatePath(leaf: peer, untrusted: test.intermediates.compactMap { $0 }, at: test.time) {
+                _ in
+            }
             return nil
         } catch {
             return error.code

@@ -1,5 +1,6 @@
 import Testing
 import VouchTestSupport
+
 @testable import Vouch
 
 /// Xcode's StoreKit testing tokens (`apple-xcode/` in the shared test vectors); their
@@ -38,12 +39,15 @@ struct XcodeDataTests {
 
         configuration.validationTime = .fixed(Timestamp(milliseconds: 1_800_000_000_000))
         let late = try Verifier(configuration: configuration)
-        #expect(late.rejection(try SharedVectors.text(Self.samples[0].0), as: .transaction)?.code == .certificateExpired)
+        #expect(
+            late.rejection(try SharedVectors.text(Self.samples[0].0), as: .transaction)?.code == .certificateExpired)
     }
 
     @Test func anotherXcodeCertificateIsAnUntrustedChain() throws {
         var configuration = Verifier.Configuration.acceptingAnyApp()
-        configuration.xcodeCertificates = [try SharedVectors.certificateDER("apple-app-store-server-library/certs/leaf_cert.pem")]
+        configuration.xcodeCertificates = [
+            try SharedVectors.certificateDER("apple-app-store-server-library/certs/leaf_cert.pem")
+        ]
         let verifier = try Verifier(configuration: configuration)
         #expect(verifier.rejection(try SharedVectors.text(Self.samples[0].0))?.code == .untrustedChain)
     }

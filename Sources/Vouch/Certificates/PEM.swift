@@ -8,7 +8,8 @@ package enum PEM {
 
     package static func blocks(labelled label: String, in bytes: [UInt8]) -> [[UInt8]] {
         guard let text = String(validating: bytes, as: UTF8.self) else { return [] }
-        let begin = "-----BEGIN \(label)-----", end = "-----END \(label)-----"
+        let begin = "-----BEGIN \(label)-----"
+        let end = "-----END \(label)-----"
         var result: [[UInt8]] = []
         var rest = Substring(text)
         while let start = rest.firstRange(of: begin), let stop = rest[start.upperBound...].firstRange(of: end) {
@@ -24,7 +25,6 @@ package enum PEM {
 extension UInt8 {
     var isASCIIWhitespace: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 }
 }
-
 
 extension Certificate {
     /// Parses a DER or PEM file's contents (PEM: the first `CERTIFICATE` block).

@@ -33,7 +33,9 @@ package final class ChainValidator: Sendable {
 
     /// Validates `leaf ← intermediate ← anchor` at `time` (seconds since 1970) and returns the
     /// validity window of the path found.
-    package func validate(leaf: Certificate, intermediate: Certificate, at time: Int64) throws(VerificationError) -> Window {
+    package func validate(leaf: Certificate, intermediate: Certificate, at time: Int64) throws(VerificationError)
+        -> Window
+    {
         try validatePath(leaf: leaf, untrusted: [intermediate], at: time) { path throws(VerificationError) in
             // The path must be exactly leaf, our intermediate, an anchor.
             guard path.count == 3, path[1]?.isSame(as: intermediate) == true, let root = path[2],
@@ -66,9 +68,11 @@ package final class ChainValidator: Sendable {
             let which = ["leaf", "intermediate", "root"][min(max(depth, 0), 2)]
             switch failure {
             case .expired:
-                throw VerificationError(.certificateExpired, "\(which) certificate: \(text) (validation time \(Self.iso8601(time)))")
+                throw VerificationError(
+                    .certificateExpired, "\(which) certificate: \(text) (validation time \(Self.iso8601(time)))")
             case .notYetValid:
-                throw VerificationError(.certificateNotYetValid, "\(which) certificate: \(text) (validation time \(Self.iso8601(time)))")
+                throw VerificationError(
+                    .certificateNotYetValid, "\(which) certificate: \(text) (validation time \(Self.iso8601(time)))")
             case .other:
                 throw VerificationError(.untrustedChain, "\(which) certificate: \(text) (OpenSSL error \(code))")
             }

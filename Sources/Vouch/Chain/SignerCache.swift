@@ -1,5 +1,5 @@
-internal import VouchOpenSSL
 internal import Foundation
+internal import VouchOpenSSL
 
 /// A header seen before, with what was learnt from it: its parsed certificates, the leaf key,
 /// and once the path has been validated, the window in which that result holds.

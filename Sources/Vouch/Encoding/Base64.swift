@@ -56,10 +56,13 @@ package enum Base64 {
         var valid = true
         let output = [UInt8](unsafeUninitializedCapacity: outputLength) { output, initialized in
             table.withUnsafeBufferPointer { table in
-                var index = 0, written = 0
+                var index = 0
+                var written = 0
                 while index + 4 <= length {
-                    let a = table[Int(input[index])], b = table[Int(input[index + 1])]
-                    let c = table[Int(input[index + 2])], d = table[Int(input[index + 3])]
+                    let a = table[Int(input[index])]
+                    let b = table[Int(input[index + 1])]
+                    let c = table[Int(input[index + 2])]
+                    let d = table[Int(input[index + 3])]
                     guard (a | b | c | d) & 0xC0 == 0 else {
                         valid = false
                         return
@@ -72,7 +75,8 @@ package enum Base64 {
                 }
                 switch length - index {
                 case 2:
-                    let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                    let a = table[Int(input[index])]
+                    let b = table[Int(input[index + 1])]
                     // The bits below the last whole byte must be zero (canonical form).
                     guard (a | b) & 0xC0 == 0, b & 0x0F == 0 else {
                         valid = false
@@ -80,7 +84,8 @@ package enum Base64 {
                     }
                     output[written] = a << 2 | b >> 4
                 case 3:
-                    let a = table[Int(input[index])], b = table[Int(input[index + 1])]
+                    let a = table[Int(input[index])]
+                    let b = table[Int(input[index + 1])]
                     let c = table[Int(input[index + 2])]
                     guard (a | b | c) & 0xC0 == 0, c & 0x03 == 0 else {
                         valid = false

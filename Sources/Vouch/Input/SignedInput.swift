@@ -18,8 +18,11 @@ public enum SignedInput {
     }
 
     /// The token within `input`: a slice of it for a bare token (no copy), new bytes for JSON.
-    public static func token(in input: ArraySlice<UInt8>, field: String? = nil) throws(VerificationError) -> ArraySlice<UInt8> {
-        var start = input.startIndex, end = input.endIndex
+    public static func token(in input: ArraySlice<UInt8>, field: String? = nil) throws(VerificationError) -> ArraySlice<
+        UInt8
+    > {
+        var start = input.startIndex
+        var end = input.endIndex
         while start < end, input[start].isASCIIWhitespace { start += 1 }
         while end > start, input[end - 1].isASCIIWhitespace { end -= 1 }
         let trimmed = input[start..<end]

@@ -1,4 +1,5 @@
 internal import VouchOpenSSL
+
 /// What a token says about itself, decoded without trusting anything: for looking at data that
 /// does not verify. Nothing here is authenticated.
 public struct Inspection: Sendable {

@@ -202,7 +202,9 @@ extension JSONValue: Codable {
                 try container.encode(double)
             } else {
                 throw EncodingError.invalidValue(
-                    text, EncodingError.Context(codingPath: encoder.codingPath, debugDescription: "the number \(text) has no finite value"))
+                    text,
+                    EncodingError.Context(
+                        codingPath: encoder.codingPath, debugDescription: "the number \(text) has no finite value"))
             }
         case .array(let elements):
             var container = encoder.unkeyedContainer()
@@ -218,7 +220,8 @@ extension JSONValue: Codable {
 extension JSONObject: Codable {
     public init(from decoder: any Decoder) throws {
         guard case .object(let object) = try JSONValue(from: decoder) else {
-            throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "expected a JSON object"))
+            throw DecodingError.dataCorrupted(
+                .init(codingPath: decoder.codingPath, debugDescription: "expected a JSON object"))
         }
         self = object
     }

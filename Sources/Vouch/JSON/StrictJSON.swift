@@ -26,7 +26,9 @@ package enum StrictJSON {
     }
 
     /// Parses one JSON text (any value at the top, surrounded by optional whitespace).
-    package static func parse(_ bytes: some Collection<UInt8>, limits: Limits = Limits()) throws(ParseError) -> JSONValue {
+    package static func parse(_ bytes: some Collection<UInt8>, limits: Limits = Limits()) throws(ParseError)
+        -> JSONValue
+    {
         let result: Result<JSONValue, ParseError>? = bytes.withContiguousStorageIfAvailable { buffer in
             parseBuffer(buffer, limits: limits)
         }
@@ -37,14 +39,18 @@ package enum StrictJSON {
     }
 
     /// Parses a JSON text that must be an object.
-    package static func parseObject(_ bytes: some Collection<UInt8>, limits: Limits = Limits()) throws(ParseError) -> JSONObject {
+    package static func parseObject(_ bytes: some Collection<UInt8>, limits: Limits = Limits()) throws(ParseError)
+        -> JSONObject
+    {
         guard case .object(let object) = try parse(bytes, limits: limits) else {
             throw ParseError(message: "expected a JSON object", offset: 0)
         }
         return object
     }
 
-    private static func parseBuffer(_ buffer: UnsafeBufferPointer<UInt8>, limits: Limits) -> Result<JSONValue, ParseError> {
+    private static func parseBuffer(_ buffer: UnsafeBufferPointer<UInt8>, limits: Limits) -> Result<
+        JSONValue, ParseError
+    > {
         var parser = Parser(bytes: buffer, maximumDepth: limits.maximumDepth)
         do throws(StrictJSON.ParseError) {
             parser.skipWhitespace()
@@ -89,9 +95,15 @@ private struct Parser {
         case UInt8(ascii: "{"): return .object(try parseObject(depth: depth + 1))
         case UInt8(ascii: "["): return .array(try parseArray(depth: depth + 1))
         case UInt8(ascii: "\""): return .string(try parseString())
-        case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
-        case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
-        case UInt8(ascii: "n"): try expectLiteral("null"); return .null
+        case UInt8(ascii: "t"):
+            try expectLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try expectLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try expectLiteral("null")
+            return .null
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try parseNumber())
         default: throw error("unexpected byte 0x\(String(bytes[position], radix: 16))")
         }
@@ -138,7 +150,9 @@ private struct Parser {
             if members.count < Self.linearDuplicateCheckLimit {
                 let fingerprint = Self.fingerprint(name)
                 for (index, other) in fingerprints.enumerated()
-                where (other == fingerprint || other == Self.anyName || fingerprint == Self.anyName) && members[index].name == name {
+                where (other == fingerprint || other == Self.anyName || fingerprint == Self.anyName)
+                    && members[index].name == name
+                {
                     throw duplicate(name, at: nameOffset)
                 }
                 fingerprints.append(fingerprint)

@@ -1,5 +1,5 @@
-package import VouchOpenSSL
 internal import Foundation
+package import VouchOpenSSL
 
 /// The three segments of a compact JWS, located in the received bytes without copying.
 ///
@@ -25,7 +25,8 @@ package struct CompactJWS {
         }
         guard let first = dot(after: 0), let second = dot(after: first + 1), dot(after: second + 1) == nil else {
             let count = bytes.reduce(0) { $0 + ($1 == UInt8(ascii: ".") ? 1 : 0) }
-            throw VerificationError(.malformedToken, "a compact JWS has 3 segments separated by dots; found \(count + 1)")
+            throw VerificationError(
+                .malformedToken, "a compact JWS has 3 segments separated by dots; found \(count + 1)")
         }
         let dots = (first, second)
         header = 0..<dots.0
@@ -52,7 +53,8 @@ package struct ProtectedHeader: @unchecked Sendable {
     /// Parses a header segment (base64url text).
     package init(segment: UnsafeBufferPointer<UInt8>) throws(VerificationError) {
         guard segment.count <= Self.maximumSegmentSize else {
-            throw VerificationError(.tokenTooLarge, "the header is \(segment.count) bytes; the limit is \(Self.maximumSegmentSize)")
+            throw VerificationError(
+                .tokenTooLarge, "the header is \(segment.count) bytes; the limit is \(Self.maximumSegmentSize)")
         }
         guard let bytes = Base64.decodeURL(segment) else {
             throw VerificationError(.badBase64URL, "the header segment is not canonical unpadded base64url")
@@ -80,7 +82,8 @@ package struct ProtectedHeader: @unchecked Sendable {
             throw VerificationError(.badHeaderJSON, "x5c is not an array")
         }
         guard entries.count <= Self.maximumCertificates else {
-            throw VerificationError(.wrongChainLength, "x5c holds \(entries.count) certificates; exactly 3 are required")
+            throw VerificationError(
+                .wrongChainLength, "x5c holds \(entries.count) certificates; exactly 3 are required")
         }
         var certificates: [Certificate] = []
         for (index, entry) in entries.enumerated() {
@@ -92,7 +95,8 @@ package struct ProtectedHeader: @unchecked Sendable {
             }
             guard der.count <= Self.maximumCertificateSize else {
                 throw VerificationError(
-                    .certificateTooLarge, "x5c[\(index)] is \(der.count) bytes; the limit is \(Self.maximumCertificateSize)")
+                    .certificateTooLarge,
+                    "x5c[\(index)] is \(der.count) bytes; the limit is \(Self.maximumCertificateSize)")
             }
             guard let certificate = Certificate(der: der) else {
                 throw VerificationError(.badCertificateEncoding, "x5c[\(index)] is not exactly one DER certificate")

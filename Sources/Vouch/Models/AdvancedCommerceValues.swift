@@ -89,7 +89,9 @@ public struct AdvancedCommerceOfferReason: PayloadEnum {
     public static let retention = Self(rawValue: "RETENTION")
 
     public static let knownValues: [Self] = [.acquisition, .winBack, .retention]
-    public static let knownNames: [Self: String] = [.acquisition: "acquisition", .winBack: "winBack", .retention: "retention"]
+    public static let knownNames: [Self: String] = [
+        .acquisition: "acquisition", .winBack: "winBack", .retention: "retention",
+    ]
 }
 
 /// Why an Advanced Commerce item was refunded (`refundReason`).
@@ -165,5 +167,7 @@ public struct AdvancedCommercePriceIncreaseInfoStatus: PayloadEnum {
     public static let accepted = Self(rawValue: "ACCEPTED")
 
     public static let knownValues: [Self] = [.scheduled, .pending, .accepted]
-    public static let knownNames: [Self: String] = [.scheduled: "scheduled", .pending: "pending", .accepted: "accepted"]
+    public static let knownNames: [Self: String] = [
+        .scheduled: "scheduled", .pending: "pending", .accepted: "accepted",
+    ]
 }

@@ -45,7 +45,8 @@ extension PayloadModel {
             try self.init(json: object)
         } catch {
             throw DecodingError.dataCorrupted(
-                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: error.description, underlyingError: error))
+                DecodingError.Context(
+                    codingPath: decoder.codingPath, debugDescription: error.description, underlyingError: error))
         }
     }
 

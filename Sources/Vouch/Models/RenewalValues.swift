@@ -65,7 +65,10 @@ public struct PriceIncreaseStatus: PayloadEnum {
     public static let knownValues: [Self] = [
         .customerHasNotResponded, .customerConsentedOrWasNotifiedWithoutNeedingConsent,
     ]
-    public static let knownNames: [Self: String] = [.customerHasNotResponded: "customerHasNotResponded", .customerConsentedOrWasNotifiedWithoutNeedingConsent: "customerConsentedOrWasNotifiedWithoutNeedingConsent"]
+    public static let knownNames: [Self: String] = [
+        .customerHasNotResponded: "customerHasNotResponded",
+        .customerConsentedOrWasNotifiedWithoutNeedingConsent: "customerConsentedOrWasNotifiedWithoutNeedingConsent",
+    ]
 }
 
 /// How the next renewal of a subscription with a 12-month commitment is billed

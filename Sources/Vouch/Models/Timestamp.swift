@@ -52,7 +52,8 @@ public struct Timestamp: Sendable, Hashable, RawRepresentable, Comparable, Codab
         if lhs.milliseconds != rhs.milliseconds { return lhs.milliseconds < rhs.milliseconds }
         if lhs.rawValue == rhs.rawValue { return false }
         // Same whole millisecond: compare what lies below it, then the text.
-        let left = lhs.fraction, right = rhs.fraction
+        let left = lhs.fraction
+        let right = rhs.fraction
         if left != right { return left < right }
         return lhs.rawValue < rhs.rawValue
     }

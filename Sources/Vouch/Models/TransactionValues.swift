@@ -59,7 +59,9 @@ public struct RevocationReason: PayloadEnum {
     public static let refundedDueToIssue = Self(rawValue: 1)
 
     public static let knownValues: [Self] = [.refundedForOtherReason, .refundedDueToIssue]
-    public static let knownNames: [Self: String] = [.refundedForOtherReason: "refundedForOtherReason", .refundedDueToIssue: "refundedDueToIssue"]
+    public static let knownNames: [Self: String] = [
+        .refundedForOtherReason: "refundedForOtherReason", .refundedDueToIssue: "refundedDueToIssue",
+    ]
 }
 
 /// The kind of refund or revocation that applies to a transaction (`revocationType`).
@@ -78,7 +80,9 @@ public struct RevocationType: PayloadEnum {
     public static let familyRevoke = Self(rawValue: "FAMILY_REVOKE")
 
     public static let knownValues: [Self] = [.refundFull, .refundProrated, .familyRevoke]
-    public static let knownNames: [Self: String] = [.refundFull: "refundFull", .refundProrated: "refundProrated", .familyRevoke: "familyRevoke"]
+    public static let knownNames: [Self: String] = [
+        .refundFull: "refundFull", .refundProrated: "refundProrated", .familyRevoke: "familyRevoke",
+    ]
 }
 
 /// The type of subscription offer (`offerType`).

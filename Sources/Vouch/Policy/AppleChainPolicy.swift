@@ -14,7 +14,8 @@ package enum AppleChainPolicy {
         _ certificates: [Certificate]
     ) throws(VerificationError) -> (leaf: Certificate, intermediate: Certificate, key: PublicKey) {
         guard certificates.count == 3 else {
-            throw VerificationError(.wrongChainLength, "x5c holds \(certificates.count) certificates; exactly 3 are required")
+            throw VerificationError(
+                .wrongChainLength, "x5c holds \(certificates.count) certificates; exactly 3 are required")
         }
         return (certificates[0], certificates[1], try leafKey(of: certificates[0]))
     }
@@ -22,7 +23,8 @@ package enum AppleChainPolicy {
     /// Checks the leaf and returns its public key.
     package static func leafKey(of leaf: Certificate) throws(VerificationError) -> PublicKey {
         guard leaf.version == 3 else {
-            throw VerificationError(.unsupportedCertificateVersion, "the leaf certificate is X.509 v\(leaf.version); v3 is required")
+            throw VerificationError(
+                .unsupportedCertificateVersion, "the leaf certificate is X.509 v\(leaf.version); v3 is required")
         }
         guard !leaf.isCA else {
             throw VerificationError(.leafIsCA, "the leaf certificate is a CA certificate")
@@ -39,7 +41,9 @@ package enum AppleChainPolicy {
     /// The intermediate is X.509 v3 (OpenSSL accepts a v1 CA certificate).
     package static func checkIntermediate(_ intermediate: Certificate) throws(VerificationError) {
         guard intermediate.version == 3 else {
-            throw VerificationError(.unsupportedCertificateVersion, "the intermediate certificate is X.509 v\(intermediate.version); v3 is required")
+            throw VerificationError(
+                .unsupportedCertificateVersion,
+                "the intermediate certificate is X.509 v\(intermediate.version); v3 is required")
         }
     }
 
@@ -49,12 +53,14 @@ package enum AppleChainPolicy {
         guard leaf.hasExtension(.appleReceiptSigning) else {
             throw VerificationError(
                 .missingMarkerOID,
-                "the leaf certificate lacks Apple's receipt-signing extension \(ASN1ObjectIdentifier.appleReceiptSigning.dotted)")
+                "the leaf certificate lacks Apple's receipt-signing extension \(ASN1ObjectIdentifier.appleReceiptSigning.dotted)"
+            )
         }
         guard intermediate.hasExtension(.appleWWDRIntermediate) else {
             throw VerificationError(
                 .missingMarkerOID,
-                "the intermediate certificate lacks Apple's WWDR extension \(ASN1ObjectIdentifier.appleWWDRIntermediate.dotted)")
+                "the intermediate certificate lacks Apple's WWDR extension \(ASN1ObjectIdentifier.appleWWDRIntermediate.dotted)"
+            )
         }
     }
 }

@@ -22,20 +22,25 @@ enum ClaimPolicy {
     static func claims(of decoded: DecodedPayload) -> Claims {
         switch decoded {
         case .transaction(let payload):
-            Claims(bundleId: payload.bundleId, checksBundleId: true, appAppleId: nil, checksAppAppleId: false,
-                   environment: payload.environment)
+            Claims(
+                bundleId: payload.bundleId, checksBundleId: true, appAppleId: nil, checksAppAppleId: false,
+                environment: payload.environment)
         case .renewalInfo(let payload):
-            Claims(bundleId: nil, checksBundleId: false, appAppleId: nil, checksAppAppleId: false,
-                   environment: payload.environment)
+            Claims(
+                bundleId: nil, checksBundleId: false, appAppleId: nil, checksAppAppleId: false,
+                environment: payload.environment)
         case .notification(let payload):
-            Claims(bundleId: payload.effectiveBundleId, checksBundleId: true, appAppleId: payload.effectiveAppAppleId,
-                   checksAppAppleId: true, environment: payload.effectiveEnvironment)
+            Claims(
+                bundleId: payload.effectiveBundleId, checksBundleId: true, appAppleId: payload.effectiveAppAppleId,
+                checksAppAppleId: true, environment: payload.effectiveEnvironment)
         case .appTransaction(let payload):
-            Claims(bundleId: payload.bundleId, checksBundleId: true, appAppleId: payload.appAppleId,
-                   checksAppAppleId: true, environment: payload.receiptType)
+            Claims(
+                bundleId: payload.bundleId, checksBundleId: true, appAppleId: payload.appAppleId,
+                checksAppAppleId: true, environment: payload.receiptType)
         case .realtimeRequest(let payload):
-            Claims(bundleId: nil, checksBundleId: false, appAppleId: payload.appAppleId, checksAppAppleId: true,
-                   environment: payload.environment)
+            Claims(
+                bundleId: nil, checksBundleId: false, appAppleId: payload.appAppleId, checksAppAppleId: true,
+                environment: payload.environment)
         }
     }
 
@@ -49,11 +54,13 @@ enum ClaimPolicy {
             claims.appAppleId != appAppleId
         {
             throw VerificationError(
-                .wrongAppAppleId, "appAppleId is \(claims.appAppleId.map(String.init) ?? "absent"); expected \(appAppleId)")
+                .wrongAppAppleId,
+                "appAppleId is \(claims.appAppleId.map(String.init) ?? "absent"); expected \(appAppleId)")
         }
         if let environment = expected.environment, claims.environment != environment {
             throw VerificationError(
-                .wrongEnvironment, "environment is \(show(claims.environment?.rawValue)); expected \"\(environment.rawValue)\"")
+                .wrongEnvironment,
+                "environment is \(show(claims.environment?.rawValue)); expected \"\(environment.rawValue)\"")
         }
     }
 

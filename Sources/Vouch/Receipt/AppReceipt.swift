@@ -145,7 +145,9 @@ public struct ReceiptType: RawRepresentable, Sendable, Hashable, CustomStringCon
     public static let xcode = ReceiptType(rawValue: "Xcode")
 
     /// Whether the value is one of the constants above.
-    public var isKnown: Bool { [.production, .productionSandbox, .productionVPP, .productionVPPSandbox, .xcode].contains(self) }
+    public var isKnown: Bool {
+        [.production, .productionSandbox, .productionVPP, .productionVPPSandbox, .xcode].contains(self)
+    }
 
     /// `Production`, `Sandbox` or `Xcode`, as the old `verifyReceipt` endpoint named environments.
     public var environment: String {

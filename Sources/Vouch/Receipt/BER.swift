@@ -87,7 +87,9 @@ struct BERReader {
         let tag = bytes[cursor]
         cursor += 1
         guard tag & 0x1F != 0x1F else { throw Failure("multi-octet tags are not used here") }
-        guard !(tag == 0 && cursor < end && bytes[cursor] == 0) else { throw Failure("unexpected end-of-contents octets") }
+        guard !(tag == 0 && cursor < end && bytes[cursor] == 0) else {
+            throw Failure("unexpected end-of-contents octets")
+        }
         guard cursor < end else { throw Failure("truncated: no length") }
         let first = bytes[cursor]
         cursor += 1
@@ -99,7 +101,8 @@ struct BERReader {
             while true {
                 guard cursor + 1 < end else { throw Failure("truncated: an indefinite length without end-of-contents") }
                 if bytes[cursor] == 0 && bytes[cursor + 1] == 0 {
-                    return Element(tag: tag, whole: start..<(cursor + 2), contents: contentStart..<cursor, indefinite: true)
+                    return Element(
+                        tag: tag, whole: start..<(cursor + 2), contents: contentStart..<cursor, indefinite: true)
                 }
                 cursor = try element(in: bytes, at: cursor, end: end, depth: depth + 1).whole.upperBound
             }
@@ -118,8 +121,11 @@ struct BERReader {
             }
             guard length >= 0x80 else { throw Failure("a long-form length below 128") }
         }
-        guard length <= end - cursor else { throw Failure("a length of \(length) beyond the \(end - cursor) bytes left") }
-        return Element(tag: tag, whole: start..<(cursor + length), contents: cursor..<(cursor + length), indefinite: false)
+        guard length <= end - cursor else {
+            throw Failure("a length of \(length) beyond the \(end - cursor) bytes left")
+        }
+        return Element(
+            tag: tag, whole: start..<(cursor + length), contents: cursor..<(cursor + length), indefinite: false)
     }
 
     /// The bytes of an OCTET STRING: its contents when primitive, or its segments joined when
@@ -147,7 +153,9 @@ struct BERReader {
     }
 
     static func integer(_ contents: ArraySlice<UInt8>) throws(Failure) -> Int64 {
-        guard let first = contents.first, contents.count <= 8 else { throw Failure("an INTEGER that is empty or over 64 bits") }
+        guard let first = contents.first, contents.count <= 8 else {
+            throw Failure("an INTEGER that is empty or over 64 bits")
+        }
         if contents.count > 1 {
             let second = contents[contents.startIndex + 1]
             guard !(first == 0 && second & 0x80 == 0) && !(first == 0xFF && second & 0x80 != 0) else {

@@ -22,7 +22,8 @@ enum ReceiptAttributeSet {
     static let maximumAttributes = 100_000
 
     /// The attributes of `bytes`, in order. A type may occur once, except `repeatable` ones.
-    static func parse(_ bytes: [UInt8], repeatable: [Int], what: String) throws(VerificationError) -> [ReceiptAttribute] {
+    static func parse(_ bytes: [UInt8], repeatable: [Int], what: String) throws(VerificationError) -> [ReceiptAttribute]
+    {
         do throws(BERReader.Failure) {
             var outer = BERReader(bytes)
             let set = try outer.read(0x31, "the \(what) attribute SET")
@@ -40,7 +41,9 @@ enum ReceiptAttributeSet {
                     throw BERReader.Failure("an attribute type or version out of range")
                 }
                 attributes.append(ReceiptAttribute(type: type, version: version, value: value))
-                guard attributes.count <= maximumAttributes else { throw BERReader.Failure("more than \(maximumAttributes) attributes") }
+                guard attributes.count <= maximumAttributes else {
+                    throw BERReader.Failure("more than \(maximumAttributes) attributes")
+                }
             }
             // Sorted, a repeated type sits beside its twin: no hashing per attribute.
             let types = attributes.map(\.type).filter { !repeatable.contains($0) }.sorted()
@@ -68,8 +71,12 @@ struct ReceiptValueReader {
         guard let value = attribute(type)?.value else { return nil }
         let (tag, contents) = try tlv(value, type: type)
         guard tag == 0x0C || tag == 0x16 else { throw malformed(type, "is not a UTF8String or IA5String") }
-        guard let string = String(validating: contents, as: UTF8.self) else { throw malformed(type, "is not valid UTF-8") }
-        if tag == 0x16, !contents.allSatisfy({ $0 < 0x80 }) { throw malformed(type, "is an IA5String with non-ASCII bytes") }
+        guard let string = String(validating: contents, as: UTF8.self) else {
+            throw malformed(type, "is not valid UTF-8")
+        }
+        if tag == 0x16, !contents.allSatisfy({ $0 < 0x80 }) {
+            throw malformed(type, "is an IA5String with non-ASCII bytes")
+        }
         return string
     }
 
@@ -87,7 +94,9 @@ struct ReceiptValueReader {
     /// An IA5String RFC 3339 date; an empty string (which Apple writes for "none") is `nil`.
     func date(_ type: Int) throws(VerificationError) -> Timestamp? {
         guard let text = try string(type), !text.isEmpty else { return nil }
-        guard let milliseconds = ReceiptDate.milliseconds(text) else { throw malformed(type, "is not an RFC 3339 date: \(text)") }
+        guard let milliseconds = ReceiptDate.milliseconds(text) else {
+            throw malformed(type, "is not an RFC 3339 date: \(text)")
+        }
         return Timestamp(milliseconds: milliseconds)
     }
 
@@ -128,7 +137,8 @@ enum ReceiptDate {
             b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
             let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
             let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60, second < 60
+            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60,
+            second < 60
         else { return nil }
         var index = 19
         var fraction: Int64 = 0

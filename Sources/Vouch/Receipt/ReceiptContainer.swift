@@ -15,7 +15,10 @@ struct ReceiptContainer {
             switch self {
             case .sha1: [0x30, 0x21, 0x30, 0x09, 0x06, 0x05, 0x2B, 0x0E, 0x03, 0x02, 0x1A, 0x05, 0x00, 0x04, 0x14]
             case .sha256:
-                [0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20]
+                [
+                    0x30, 0x31, 0x30, 0x0D, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05,
+                    0x00, 0x04, 0x20,
+                ]
             }
         }
 
@@ -51,7 +54,9 @@ struct ReceiptContainer {
             contentInfo = try outer.read(0x30, "ContentInfo")
             fields = try outer.children(of: contentInfo)
             let type = try fields.read(0x06, "contentType")
-            guard bytes[type.contents].elementsEqual(Self.oidSignedData) else { throw BERReader.Failure("not signedData") }
+            guard bytes[type.contents].elementsEqual(Self.oidSignedData) else {
+                throw BERReader.Failure("not signedData")
+            }
         } catch {
             throw Self.notAReceipt(bytes, error.message)
         }
@@ -115,7 +120,9 @@ struct ReceiptContainer {
 
             var signer = try signers.children(of: signerInfo)
             let signerVersion = try signer.integer(try signer.read(0x02, "SignerInfo version"))
-            guard signerVersion == 1 else { throw BERReader.Failure("SignerInfo version \(signerVersion); 1 is required") }
+            guard signerVersion == 1 else {
+                throw BERReader.Failure("SignerInfo version \(signerVersion); 1 is required")
+            }
             let sid = try signer.read(0x30, "issuerAndSerialNumber")
             var sidFields = try signer.children(of: sid)
             signerIssuer = try sidFields.read(0x30, "the signer's issuer").whole
@@ -144,17 +151,20 @@ struct ReceiptContainer {
 
     private static func notAReceipt(_ bytes: [UInt8], _ detail: String) -> VerificationError {
         let text = bytes.prefix(256).filter { !$0.isASCIIWhitespace }
-        if text.first == UInt8(ascii: "{"), String(decoding: text, as: UTF8.self).contains("\"signature\"")
-            || String(decoding: bytes.prefix(4096), as: UTF8.self).contains("purchase-info")
+        if text.first == UInt8(ascii: "{"),
+            String(decoding: text, as: UTF8.self).contains("\"signature\"")
+                || String(decoding: bytes.prefix(4096), as: UTF8.self).contains("purchase-info")
         {
             return VerificationError(
                 .receiptNotAReceipt,
-                "this is an iOS 6 style transaction receipt (an old-style plist with \"signature\" and \"purchase-info\"), not an app receipt")
+                "this is an iOS 6 style transaction receipt (an old-style plist with \"signature\" and \"purchase-info\"), not an app receipt"
+            )
         }
         return VerificationError(.receiptNotAReceipt, "not a PKCS #7 SignedData app receipt (\(detail))")
     }
 
-    private static func digest(_ algorithm: BERReader.Element, in parent: BERReader) throws(BERReader.Failure) -> Digest {
+    private static func digest(_ algorithm: BERReader.Element, in parent: BERReader) throws(BERReader.Failure) -> Digest
+    {
         let (oid, _) = try algorithmIdentifier(algorithm, in: parent)
         if oid.elementsEqual(oidSHA1) { return .sha1 }
         if oid.elementsEqual(oidSHA256) { return .sha256 }

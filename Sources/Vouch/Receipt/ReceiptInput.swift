@@ -19,7 +19,8 @@ public enum ReceiptInput {
         }
         let text = input.filter { !$0.isASCIIWhitespace }
         guard let decoded = Base64.decodeStandard(text) else {
-            throw VerificationError(.receiptNotAReceipt, "the input is neither a DER receipt nor its standard base64 text")
+            throw VerificationError(
+                .receiptNotAReceipt, "the input is neither a DER receipt nor its standard base64 text")
         }
         return decoded
     }
@@ -27,12 +28,17 @@ public enum ReceiptInput {
     /// For batch lines: the base64 text of the receipt a line holds, or `nil` when the line is
     /// not a receipt (a JWS, or JSON holding one). A receipt line is base64 beginning `MI`
     /// (a DER SEQUENCE of 128 bytes or more), or a JSON object with a receipt member.
-    package static func receiptText(inLine line: ArraySlice<UInt8>, field: String?) throws(VerificationError) -> ArraySlice<UInt8>? {
-        var start = line.startIndex, end = line.endIndex
+    package static func receiptText(inLine line: ArraySlice<UInt8>, field: String?) throws(VerificationError)
+        -> ArraySlice<UInt8>?
+    {
+        var start = line.startIndex
+        var end = line.endIndex
         while start < end, line[start].isASCIIWhitespace { start += 1 }
         while end > start, line[end - 1].isASCIIWhitespace { end -= 1 }
         let trimmed = line[start..<end]
-        if trimmed.count >= 2, trimmed[trimmed.startIndex] == UInt8(ascii: "M"), trimmed[trimmed.startIndex + 1] == UInt8(ascii: "I") {
+        if trimmed.count >= 2, trimmed[trimmed.startIndex] == UInt8(ascii: "M"),
+            trimmed[trimmed.startIndex + 1] == UInt8(ascii: "I")
+        {
             return trimmed
         }
         guard trimmed.first == UInt8(ascii: "{"),
@@ -56,7 +62,8 @@ public enum ReceiptInput {
             }
             return Array(text.utf8)
         }
-        throw VerificationError(.receiptNotAReceipt, "the JSON input has no \(names.joined(separator: ", ")) member holding a receipt")
+        throw VerificationError(
+            .receiptNotAReceipt, "the JSON input has no \(names.joined(separator: ", ")) member holding a receipt")
     }
 
     /// Strict standard base64 with padding; anything else is not a receipt.

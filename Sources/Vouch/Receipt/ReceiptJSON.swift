@@ -98,18 +98,23 @@ extension JSONObject {
 }
 
 extension JSONValue {
-    static func base64(_ bytes: [UInt8]) -> JSONValue { .string(String(decoding: Base64.encodeStandard(bytes), as: UTF8.self)) }
+    static func base64(_ bytes: [UInt8]) -> JSONValue {
+        .string(String(decoding: Base64.encodeStandard(bytes), as: UTF8.self))
+    }
     static func milliseconds(_ timestamp: Timestamp) -> JSONValue { .number(String(timestamp.milliseconds)) }
 
     static func otherAttributes(_ attributes: [ReceiptAttribute], typed: [Int]) -> JSONValue? {
         let others = attributes.filter { !typed.contains($0.type) }
         guard !others.isEmpty else { return nil }
-        return .array(others.map { attribute in
-            .object(JSONObject([
-                .init("type", .number(String(attribute.type))), .init("version", .number(String(attribute.version))),
-                .init("value", .base64(attribute.value)),
-            ]))
-        })
+        return .array(
+            others.map { attribute in
+                .object(
+                    JSONObject([
+                        .init("type", .number(String(attribute.type))),
+                        .init("version", .number(String(attribute.version))),
+                        .init("value", .base64(attribute.value)),
+                    ]))
+            })
     }
 }
 
@@ -134,6 +139,7 @@ enum VerifyReceiptDates {
             let text = String(value ?? 0)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        return "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2)) \(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2))"
+        return
+            "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2)) \(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2))"
     }
 }

@@ -1,5 +1,5 @@
-internal import VouchOpenSSL
 internal import Foundation
+internal import VouchOpenSSL
 
 /// Verifies legacy App Store app receipts (PKCS #7 / CMS SignedData, RSA) offline.
 ///
@@ -54,7 +54,8 @@ public struct ReceiptVerifier: Sendable {
     /// device identifier is not 16 bytes.
     public init(configuration: Configuration = Configuration()) throws(VerificationError) {
         if let device = configuration.deviceIdentifier, device.count != 16 {
-            throw VerificationError(.receiptDeviceHashMismatch, "the device identifier is \(device.count) bytes; it must be 16")
+            throw VerificationError(
+                .receiptDeviceHashMismatch, "the device identifier is \(device.count) bytes; it must be 16")
         }
         self.configuration = configuration
         self.engine = try ReceiptEngine(configuration: configuration)
@@ -69,7 +70,10 @@ public struct ReceiptVerifier: Sendable {
     /// whitespace inside.
     public func verify(base64 text: some Collection<UInt8>) throws(VerificationError) -> VerifiedReceipt {
         guard text.count <= (configuration.maximumReceiptSize + 2) / 3 * 4 else {
-            throw VerificationError(.receiptTooLarge, "the receipt's base64 text is \(text.count) bytes, over the \(configuration.maximumReceiptSize)-byte limit")
+            throw VerificationError(
+                .receiptTooLarge,
+                "the receipt's base64 text is \(text.count) bytes, over the \(configuration.maximumReceiptSize)-byte limit"
+            )
         }
         return try verify(try ReceiptInput.decodeBase64(text))
     }
@@ -131,14 +135,17 @@ final class ReceiptSigner: Sendable {
 
     func matches(_ container: ReceiptContainer) -> Bool {
         container.bytes.withUnsafeBufferPointer { buffer in
-            Self.equal(certificateSet, buffer, container.certificateSet) && Self.equal(issuer, buffer, container.signerIssuer)
+            Self.equal(certificateSet, buffer, container.certificateSet)
+                && Self.equal(issuer, buffer, container.signerIssuer)
                 && Self.equal(serial, buffer, container.signerSerial)
         }
     }
 
     private static func equal(_ stored: [UInt8], _ buffer: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> Bool {
         guard stored.count == range.count else { return false }
-        return stored.withUnsafeBufferPointer { memcmp($0.baseAddress!, buffer.baseAddress! + range.lowerBound, range.count) == 0 }
+        return stored.withUnsafeBufferPointer {
+            memcmp($0.baseAddress!, buffer.baseAddress! + range.lowerBound, range.count) == 0
+        }
     }
 }
 
@@ -152,7 +159,8 @@ final class ReceiptEngine: Sendable {
 
     init(configuration: ReceiptVerifier.Configuration) throws(VerificationError) {
         chain = ChainValidator(
-            anchors: try Self.certificates(configuration.trustAnchors, named: "trust anchor"), strict: configuration.strictX509)
+            anchors: try Self.certificates(configuration.trustAnchors, named: "trust anchor"),
+            strict: configuration.strictX509)
         xcodeCertificates = try Self.certificates(configuration.xcodeCertificates, named: "Xcode certificate")
         self.configuration = configuration
     }
@@ -170,19 +178,25 @@ final class ReceiptEngine: Sendable {
 
     func verify(_ bytes: [UInt8], now: Int64) throws(VerificationError) -> VerifiedReceipt {
         guard bytes.count <= configuration.maximumReceiptSize else {
-            throw VerificationError(.receiptTooLarge, "the receipt is \(bytes.count) bytes; the limit is \(configuration.maximumReceiptSize)")
+            throw VerificationError(
+                .receiptTooLarge,
+                "the receipt is \(bytes.count) bytes; the limit is \(configuration.maximumReceiptSize)")
         }
         let container = try ReceiptContainer(bytes)
         let signer = try signer(for: container)
 
         let hash = ReceiptCrypto.hash(container.digest.crypto, of: bytes, segments: container.content)
-        guard ReceiptCrypto.verifyRSA(signature: container.signature, digestInfo: container.digest.digestInfoPrefix + hash, key: signer.key)
+        guard
+            ReceiptCrypto.verifyRSA(
+                signature: container.signature, digestInfo: container.digest.digestInfoPrefix + hash, key: signer.key)
         else {
-            throw VerificationError(.badSignature, "the RSA signature does not verify with the signing certificate's key")
+            throw VerificationError(
+                .badSignature, "the RSA signature does not verify with the signing certificate's key")
         }
 
         // Authenticated by the signer's key from here on; the payload may now be read.
-        let payload = container.content.count == 1 ? Array(bytes[container.content[0]]) : container.content.flatMap { bytes[$0] }
+        let payload =
+            container.content.count == 1 ? Array(bytes[container.content[0]]) : container.content.flatMap { bytes[$0] }
         let receipt = try AppReceipt(payload: payload)
         let isXcode: Bool
         if case .xcode = signer.anchor { isXcode = true } else { isXcode = false }
@@ -201,7 +215,8 @@ final class ReceiptEngine: Sendable {
         case .signedDate:
             guard let created = receipt.receiptCreationDate else {
                 throw VerificationError(
-                    .receiptMalformedPayload, "receipt payload: no creation date (attribute 12) to validate the chain at")
+                    .receiptMalformedPayload,
+                    "receipt payload: no creation date (attribute 12) to validate the chain at")
             }
             time = created.milliseconds
         }
@@ -214,7 +229,8 @@ final class ReceiptEngine: Sendable {
 
     private func check(_ receipt: AppReceipt) throws(VerificationError) {
         if let expected = configuration.bundleId, receipt.bundleId != expected {
-            throw VerificationError(.wrongBundleId, "the receipt's bundle id is \(receipt.bundleId), expected \(expected)")
+            throw VerificationError(
+                .wrongBundleId, "the receipt's bundle id is \(receipt.bundleId), expected \(expected)")
         }
         if let expected = configuration.applicationVersion, receipt.applicationVersion != expected {
             throw VerificationError(
@@ -242,14 +258,18 @@ final class ReceiptEngine: Sendable {
         var certificates: [Certificate] = []
         for index in container.certificates.indices {
             guard let certificate = Certificate(der: container.certificateDER(index)) else {
-                throw VerificationError(.badCertificateEncoding, "certificate \(index + 1) of the receipt is not one DER certificate")
+                throw VerificationError(
+                    .badCertificateEncoding, "certificate \(index + 1) of the receipt is not one DER certificate")
             }
             certificates.append(certificate)
         }
-        let issuer = Array(container.bytes[container.signerIssuer]), serial = Array(container.bytes[container.signerSerial])
-        guard let leafIndex = certificates.firstIndex(where: { certificate in
-            Self.issuerAndSerial(of: certificate.der).map { $0.0 == issuer && $0.1 == serial } ?? false
-        }) else {
+        let issuer = Array(container.bytes[container.signerIssuer])
+        let serial = Array(container.bytes[container.signerSerial])
+        guard
+            let leafIndex = certificates.firstIndex(where: { certificate in
+                Self.issuerAndSerial(of: certificate.der).map { $0.0 == issuer && $0.1 == serial } ?? false
+            })
+        else {
             throw VerificationError(
                 .receiptSignerNotFound, "no certificate of the receipt has the SignerInfo's issuer and serial number")
         }
@@ -264,8 +284,11 @@ final class ReceiptEngine: Sendable {
             throw xcodeCertificates.isEmpty
                 ? VerificationError(
                     .xcodeNotTrusted,
-                    "the receipt is signed by Xcode's StoreKit testing certificate, which is not trusted (see --xcode-cert)")
-                : VerificationError(.untrustedChain, "the receipt is signed by a StoreKit testing certificate other than the trusted one")
+                    "the receipt is signed by Xcode's StoreKit testing certificate, which is not trusted (see --xcode-cert)"
+                )
+                : VerificationError(
+                    .untrustedChain,
+                    "the receipt is signed by a StoreKit testing certificate other than the trusted one")
         } else {
             try Self.checkSigningCertificate(leaf)
             var others = certificates
@@ -276,10 +299,12 @@ final class ReceiptEngine: Sendable {
             throw VerificationError(.wrongKeyType, "the signing certificate's public key cannot be read")
         }
         guard key.isRSA, key.bits >= 2048 else {
-            throw VerificationError(.wrongKeyType, "the signing key is \(key.summary); receipts require RSA of at least 2048 bits")
+            throw VerificationError(
+                .wrongKeyType, "the signing key is \(key.summary); receipts require RSA of at least 2048 bits")
         }
         let signer = ReceiptSigner(
-            certificateSet: Array(container.bytes[container.certificateSet]), issuer: issuer, serial: serial, anchor: anchor, key: key)
+            certificateSet: Array(container.bytes[container.certificateSet]), issuer: issuer, serial: serial,
+            anchor: anchor, key: key)
         signers.withLock { entries in
             if entries.count >= Self.cacheCapacity { entries.removeLast() }
             entries.insert(signer, at: 0)
@@ -292,13 +317,15 @@ final class ReceiptEngine: Sendable {
     /// other Apple-signed CMS (a configuration profile, for one) carries.
     static func checkSigningCertificate(_ leaf: Certificate) throws(VerificationError) {
         guard leaf.version == 3 else {
-            throw VerificationError(.unsupportedCertificateVersion, "the signing certificate is X.509 v\(leaf.version); v3 is required")
+            throw VerificationError(
+                .unsupportedCertificateVersion, "the signing certificate is X.509 v\(leaf.version); v3 is required")
         }
         guard !leaf.isCA else { throw VerificationError(.leafIsCA, "the signing certificate is a CA certificate") }
         guard leaf.hasExtension(.appleReceiptSigning) else {
             throw VerificationError(
                 .missingMarkerOID,
-                "the signing certificate lacks Apple's receipt-signing extension \(ASN1ObjectIdentifier.appleReceiptSigning.dotted)")
+                "the signing certificate lacks Apple's receipt-signing extension \(ASN1ObjectIdentifier.appleReceiptSigning.dotted)"
+            )
         }
     }
 
@@ -348,16 +375,19 @@ final class ReceiptEngine: Sendable {
                 let anchor = chain.anchors.first(where: { $0.isSame(as: root) }),
                 let intermediate = others.first(where: { $0.isSame(as: intermediateFound) })
             else {
-                throw VerificationError(.untrustedChain, "the path is not signing certificate, intermediate, trusted root")
+                throw VerificationError(
+                    .untrustedChain, "the path is not signing certificate, intermediate, trusted root")
             }
             guard intermediate.version == 3 else {
                 throw VerificationError(
-                    .unsupportedCertificateVersion, "the intermediate certificate is X.509 v\(intermediate.version); v3 is required")
+                    .unsupportedCertificateVersion,
+                    "the intermediate certificate is X.509 v\(intermediate.version); v3 is required")
             }
             guard intermediate.hasExtension(.appleWWDRIntermediate) else {
                 throw VerificationError(
                     .missingMarkerOID,
-                    "the intermediate certificate lacks Apple's WWDR extension \(ASN1ObjectIdentifier.appleWWDRIntermediate.dotted)")
+                    "the intermediate certificate lacks Apple's WWDR extension \(ASN1ObjectIdentifier.appleWWDRIntermediate.dotted)"
+                )
             }
             for other in others where other.der != intermediate.der && other.der != anchor.der {
                 throw VerificationError(

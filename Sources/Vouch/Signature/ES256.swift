@@ -5,13 +5,17 @@ package enum ES256 {
     /// Verifies a 64-byte `r‖s` signature over `message` with `key`. High-S signatures are
     /// valid, as JOSE does not require low-S. Any other length is rejected before any
     /// computation.
-    package static func verify(signature: some Collection<UInt8>, message: UnsafeRawBufferPointer, key: PublicKey) -> Bool {
+    package static func verify(signature: some Collection<UInt8>, message: UnsafeRawBufferPointer, key: PublicKey)
+        -> Bool
+    {
         check(signature: signature, message: message, key: key) == true
     }
 
     /// As ``verify(signature:message:key:)``, but `nil` when no verification context could be
     /// had (an allocation failure): no verdict on the signature.
-    package static func check(signature: some Collection<UInt8>, message: UnsafeRawBufferPointer, key: PublicKey) -> Bool? {
+    package static func check(signature: some Collection<UInt8>, message: UnsafeRawBufferPointer, key: PublicKey)
+        -> Bool?
+    {
         guard signature.count == 64 else { return false }
         var digest = [UInt8](repeating: 0, count: 32)
         digest.withUnsafeMutableBytes { SHA256Digest.hash(message, into: $0) }
@@ -28,8 +32,10 @@ package enum ES256 {
     package static func check(signature: some Collection<UInt8>, digest: [UInt8], key: PublicKey) -> Bool? {
         guard signature.count == 64, digest.count == 32 else { return false }
         var raw = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
-        var der = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0),
-                   UInt64(0), UInt64(0))
+        var der = (
+            UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0),
+            UInt64(0), UInt64(0)
+        )
         return withUnsafeMutableBytes(of: &raw) { raw -> Bool? in
             _ = raw.initializeMemory(as: UInt8.self, from: signature)
             return withUnsafeMutableBytes(of: &der) { der -> Bool? in
@@ -41,7 +47,9 @@ package enum ES256 {
         }
     }
 
-    package static func verify(signature: some Collection<UInt8>, message: some Collection<UInt8>, key: PublicKey) -> Bool {
+    package static func verify(signature: some Collection<UInt8>, message: some Collection<UInt8>, key: PublicKey)
+        -> Bool
+    {
         Array(message).withUnsafeBytes { verify(signature: signature, message: $0, key: key) }
     }
 

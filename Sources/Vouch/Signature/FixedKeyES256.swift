@@ -54,7 +54,8 @@ final class FixedKeyES256: @unchecked Sendable {
         var verdicts = [UInt8](repeating: 0, count: count)
         let ok = verdicts.withUnsafeMutableBufferPointer { verdicts in
             vouch_p256_verify(
-                pointer, digests.bindMemory(to: UInt8.self).baseAddress, signatures.bindMemory(to: UInt8.self).baseAddress,
+                pointer, digests.bindMemory(to: UInt8.self).baseAddress,
+                signatures.bindMemory(to: UInt8.self).baseAddress,
                 count, verdicts.baseAddress)
         }
         guard ok == 1 else { return nil }

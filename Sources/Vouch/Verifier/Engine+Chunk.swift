@@ -37,7 +37,8 @@ extension Engine {
             throw VerificationError(.badBase64URL, "the signature segment is not canonical unpadded base64url")
         }
         guard signature.count == 64 else {
-            throw VerificationError(.badSignatureLength, "the ES256 signature is \(signature.count) bytes; it must be 64 (r‖s)")
+            throw VerificationError(
+                .badSignatureLength, "the ES256 signature is \(signature.count) bytes; it must be 64 (r‖s)")
         }
         let raw = UnsafeRawBufferPointer(bytes)
         let digest = signer.headerDigest.digest(
@@ -53,7 +54,8 @@ extension Engine {
         if let threshold = fixedKeys.threshold,
             let fixed = signer.fixedKey.key(for: signer.key, counting: tokens.count, threshold: threshold)
         {
-            var digests: [UInt8] = [], signatures: [UInt8] = []
+            var digests: [UInt8] = []
+            var signatures: [UInt8] = []
             digests.reserveCapacity(32 * tokens.count)
             signatures.reserveCapacity(64 * tokens.count)
             for token in tokens {

@@ -103,14 +103,17 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
         public static let documentTooLarge = Code(rawValue: "document_too_large")
 
         /// Every code, in documentation order.
-        public static let all: [Code] = [
-            .tokenTooLarge, .malformedToken, .badBase64URL, .badHeaderJSON, .jsonTooDeep, .unsupportedAlgorithm,
-            .critPresent, .missingX5C, .wrongChainLength, .badCertificateEncoding, .certificateTooLarge, .untrustedChain,
-            .certificateExpired, .certificateNotYetValid, .unsupportedCertificateVersion, .missingMarkerOID, .wrongKeyType, .leafIsCA,
-            .badSignatureLength, .badSignature, .badPayloadJSON, .unknownKind, .wrongKind, .wrongBundleId,
-            .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted, .internalError,
-            .pairMismatch, .documentTooLarge,
-        ] + receiptCodes
+        public static let all: [Code] =
+            [
+                .tokenTooLarge, .malformedToken, .badBase64URL, .badHeaderJSON, .jsonTooDeep, .unsupportedAlgorithm,
+                .critPresent, .missingX5C, .wrongChainLength, .badCertificateEncoding, .certificateTooLarge,
+                .untrustedChain,
+                .certificateExpired, .certificateNotYetValid, .unsupportedCertificateVersion, .missingMarkerOID,
+                .wrongKeyType, .leafIsCA,
+                .badSignatureLength, .badSignature, .badPayloadJSON, .unknownKind, .wrongKind, .wrongBundleId,
+                .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted, .internalError,
+                .pairMismatch, .documentTooLarge,
+            ] + receiptCodes
 
         /// The step this code belongs to; `nil` for ``nestedTokenInvalid``, whose category is
         /// the nested error's.

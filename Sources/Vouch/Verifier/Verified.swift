@@ -1,4 +1,5 @@
 internal import VouchOpenSSL
+
 /// A payload model that `Verifier.verify(_:as:)` with a model type can return: one of the five
 /// kinds of App Store signed data.
 public protocol VerifiablePayload: SignedPayload {

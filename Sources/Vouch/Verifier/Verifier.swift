@@ -1,5 +1,5 @@
-internal import VouchOpenSSL
 internal import Foundation
+internal import VouchOpenSSL
 
 /// Verifies App Store signed data (compact JWS, ES256, `x5c` chain) offline.
 ///
@@ -112,7 +112,9 @@ public struct Verifier: Sendable {
     }
 
     /// Verifies one token given as UTF-8 bytes.
-    public func verify(bytes token: some Collection<UInt8>, as kind: PayloadKind? = nil) throws(VerificationError) -> VerifiedPayload {
+    public func verify(bytes token: some Collection<UInt8>, as kind: PayloadKind? = nil) throws(VerificationError)
+        -> VerifiedPayload
+    {
         try engine.verify(token, kind: kind, expectations: Expectations(configuration), now: Self.clock())
     }
 
@@ -120,12 +122,14 @@ public struct Verifier: Sendable {
     /// `try verifier.verify(signedTransactionInfo, as: JWSTransactionDecodedPayload.self).value`.
     ///
     /// Another kind is ``VerificationError/Code/wrongKind``.
-    public func verify<T: VerifiablePayload>(_ token: String, as type: T.Type) throws(VerificationError) -> Verified<T> {
+    public func verify<T: VerifiablePayload>(_ token: String, as type: T.Type) throws(VerificationError) -> Verified<T>
+    {
         try verify(bytes: token.utf8, as: type)
     }
 
     /// Verifies one token, given as UTF-8 bytes, that must be of `type`'s kind.
-    public func verify<T: VerifiablePayload>(bytes token: some Collection<UInt8>, as type: T.Type) throws(VerificationError)
+    public func verify<T: VerifiablePayload>(bytes token: some Collection<UInt8>, as type: T.Type)
+        throws(VerificationError)
         -> Verified<T>
     {
         let verified = try verify(bytes: token, as: T.kind)
@@ -170,7 +174,8 @@ final class Engine: Sendable {
     let fixedKeys: FixedKeyPolicy
 
     init(configuration: Verifier.Configuration) throws(ConfigurationError) {
-        let anchors = try Self.certificates(configuration.trustAnchors, named: "trust anchor", code: .unreadableTrustAnchor)
+        let anchors = try Self.certificates(
+            configuration.trustAnchors, named: "trust anchor", code: .unreadableTrustAnchor)
         guard !anchors.isEmpty else {
             throw ConfigurationError(.noTrustAnchors, "the trust anchor list is empty: no token could verify")
         }
@@ -192,7 +197,8 @@ final class Engine: Sendable {
         for (index, bytes) in list.enumerated() {
             let parsed = Certificate.all(inDERorPEM: bytes)
             guard !parsed.isEmpty else {
-                throw ConfigurationError(code, "\(name) \(index + 1) is not a DER certificate nor PEM holding only certificates")
+                throw ConfigurationError(
+                    code, "\(name) \(index + 1) is not a DER certificate nor PEM holding only certificates")
             }
             certificates += parsed
         }
@@ -228,7 +234,8 @@ final class Engine: Sendable {
     func finish(
         _ token: PreparedToken, kind requiredKind: PayloadKind?, expectations: Expectations, now: Int64
     ) throws(VerificationError) -> VerifiedPayload {
-        let signer = token.signer, payloadBytes = token.payload
+        let signer = token.signer
+        let payloadBytes = token.payload
         // Authenticated by the leaf key from here on; the payload may now be read.
         let payload: JSONObject
         do {
@@ -249,7 +256,8 @@ final class Engine: Sendable {
         case (nil, let detected?):
             kind = detected
         case (nil, nil):
-            throw VerificationError(.unknownKind, "the payload's kind cannot be told from its members; name it explicitly")
+            throw VerificationError(
+                .unknownKind, "the payload's kind cannot be told from its members; name it explicitly")
         }
         let decoded = try DecodedPayload(kind: kind, json: payload)
         if case .xcode = signer.anchor {
@@ -275,7 +283,8 @@ final class Engine: Sendable {
             throw VerificationError(.badBase64URL, "the signature segment is not canonical unpadded base64url")
         }
         guard signature.count == 64 else {
-            throw VerificationError(.badSignatureLength, "the ES256 signature is \(signature.count) bytes; it must be 64 (r‖s)")
+            throw VerificationError(
+                .badSignatureLength, "the ES256 signature is \(signature.count) bytes; it must be 64 (r‖s)")
         }
         let signingInput = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[jws.signingInput])
         try checkSignature(signature, over: signingInput, key: key)
@@ -296,7 +305,8 @@ final class Engine: Sendable {
         case true?:
             return
         case false?:
-            throw VerificationError(.badSignature, "the ES256 signature does not verify with the leaf certificate's key")
+            throw VerificationError(
+                .badSignature, "the ES256 signature does not verify with the leaf certificate's key")
         case nil:
             throw VerificationError(
                 .internalError, "OpenSSL could not set up a signature check (EVP_PKEY_CTX_new or EVP_PKEY_verify_init)")
@@ -314,7 +324,8 @@ final class Engine: Sendable {
             guard !xcodeCertificates.isEmpty else {
                 throw VerificationError(
                     .xcodeNotTrusted,
-                    "the token is signed by Xcode's StoreKit testing certificate, which is not trusted (see --xcode-cert)")
+                    "the token is signed by Xcode's StoreKit testing certificate, which is not trusted (see --xcode-cert)"
+                )
             }
             guard let trusted = xcodeCertificates.first(where: { $0.der == certificates[0].der }) else {
                 throw VerificationError(
@@ -367,7 +378,8 @@ final class Engine: Sendable {
             let window = try validateAppleChain(leaf: leaf, intermediate: intermediate, at: seconds)
             signer.validatedWindow.withLock { $0 = window }
         case .xcode(let certificate):
-            let notBefore = certificate.notBefore ?? .min, notAfter = certificate.notAfter ?? .max
+            let notBefore = certificate.notBefore ?? .min
+            let notAfter = certificate.notAfter ?? .max
             let when = ChainValidator.iso8601(seconds)
             if seconds < notBefore {
                 throw VerificationError(.certificateNotYetValid, "the Xcode certificate is not yet valid at \(when)")

@@ -34,16 +34,28 @@ struct BatchCommand: Command {
     var options: [CommandOption] {
         [
             .value("--jobs", short: "j", "N", help: "Verify on N threads (default: all cores)"),
-            .value("--payload", "WHAT", help: "full (default), none, or FIELD,FIELD… (dotted paths such as\ndata.bundleId reach into objects)"),
+            .value(
+                "--payload", "WHAT",
+                help: "full (default), none, or FIELD,FIELD… (dotted paths such as\ndata.bundleId reach into objects)"),
             .value("--summary-json", "FILE", help: "Also write the summary as JSON to FILE (- for stdout)"),
             .flag("--no-line-number", help: "Leave \"line\" and \"document\" out of each record (for split dumps)"),
             .value("--first-line", "N", help: "Number the first line N (default 1)"),
             .flag("--skip-empty", help: "Give blank lines no record"),
-            .value("--shard", "I/N", help: "Verify only share I of N: every Nth file from the Ith when\nseveral files are given, else every Nth document (line)"),
-            .value("--echo", "FIELD", repeatable: true, help: "Copy this top-level member of each input object into its\nrecord (\"echo\":{…})"),
+            .value(
+                "--shard", "I/N",
+                help:
+                    "Verify only share I of N: every Nth file from the Ith when\nseveral files are given, else every Nth document (line)"
+            ),
+            .value(
+                "--echo", "FIELD", repeatable: true,
+                help: "Copy this top-level member of each input object into its\nrecord (\"echo\":{…})"),
             .flag("--rejections-ok", help: "Exit 0 when tokens are rejected (usage and I/O errors\nstill fail)"),
             .flag("--no-progress", help: "Draw no progress line"),
-            .flag("--no-fast-verify", help: "Verify every signature with OpenSSL's generic P-256 path,\nnever with a key's precomputed table (same verdicts)"),
+            .flag(
+                "--no-fast-verify",
+                help:
+                    "Verify every signature with OpenSSL's generic P-256 path,\nnever with a key's precomputed table (same verdicts)"
+            ),
         ] + DocumentArguments.options + TrustOptions.options
     }
 
@@ -63,9 +75,12 @@ struct BatchCommand: Command {
                 payload: try Self.payloadSelection(arguments.value("--payload") ?? "full"),
                 numbers: arguments.flag("--no-line-number") ? .never : .always, echo: documents.options.echo),
             skipEmpty: arguments.flag("--skip-empty"))
-        var firstLine = 1, firstDocument = 1
+        var firstLine = 1
+        var firstDocument = 1
         if let text = arguments.value("--first-line") {
-            guard let first = Int(text), first >= 1 else { throw UsageError("--first-line must be a whole number ≥ 1; got '\(text)'") }
+            guard let first = Int(text), first >= 1 else {
+                throw UsageError("--first-line must be a whole number ≥ 1; got '\(text)'")
+            }
             firstLine = first
         }
 
@@ -106,7 +121,8 @@ struct BatchCommand: Command {
             var counted = BatchSummary()
             do {
                 let reader = try DocumentReader.open(
-                    FileDescriptorSource(descriptor: input.descriptor), options: documents.options, firstLine: firstLine,
+                    FileDescriptorSource(descriptor: input.descriptor), options: documents.options,
+                    firstLine: firstLine,
                     firstDocument: firstDocument)
                 defer {
                     firstLine += reader.linesRead
@@ -171,17 +187,18 @@ struct BatchCommand: Command {
     static func peakResidentBytes() -> Int {
         if let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
             let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-            let kibibytes = Int(line.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
+            let kibibytes = Int(
+                line.dropFirst(6).trimmingCharacters(in: .whitespaces).split(separator: " ").first ?? "")
         {
             return kibibytes * 1024
         }
         var usage = rusage()
         #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        return usage.ru_maxrss * 1024  // KiB on Linux
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            return usage.ru_maxrss * 1024  // KiB on Linux
         #else
-        getrusage(RUSAGE_SELF, &usage)
-        return usage.ru_maxrss  // bytes on macOS
+            getrusage(RUSAGE_SELF, &usage)
+            return usage.ru_maxrss  // bytes on macOS
         #endif
     }
 
@@ -200,13 +217,19 @@ struct BatchCommand: Command {
         let rate = elapsed > 0 ? Double(summary.lines) / elapsed : 0
         var lines = [
             "vouch batch: \(summary.lines) lines, \(summary.verified) verified, \(summary.rejected) rejected in "
-                + String(format: "%.2f s (%.0f lines/s), peak memory %.1f MiB", elapsed, rate, Double(peakResidentBytes()) / 1_048_576)
+                + String(
+                    format: "%.2f s (%.0f lines/s), peak memory %.1f MiB", elapsed, rate,
+                    Double(peakResidentBytes()) / 1_048_576)
         ]
         if !summary.kinds.isEmpty {
-            lines.append("  verified by kind: " + summary.kinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            lines.append(
+                "  verified by kind: "
+                    + summary.kinds.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         }
         if !summary.errors.isEmpty {
-            lines.append("  rejected by code: " + summary.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
+            lines.append(
+                "  rejected by code: "
+                    + summary.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         }
         return lines.joined(separator: "\n")
     }
@@ -215,16 +238,19 @@ struct BatchCommand: Command {
         func counts(_ dictionary: [String: Int]) -> JSONValue {
             .object(JSONObject(dictionary.sorted { $0.key < $1.key }.map { .init($0.key, .number(String($0.value))) }))
         }
-        return .object(JSONObject([
-            .init("lines", .number(String(summary.lines))),
-            .init("verified", .number(String(summary.verified))),
-            .init("rejected", .number(String(summary.rejected))),
-            .init("kinds", counts(summary.kinds)),
-            .init("errors", counts(summary.errors)),
-            .init("elapsedSeconds", .number(String(format: "%.3f", elapsed))),
-            .init("linesPerSecond", .number(String(format: "%.1f", elapsed > 0 ? Double(summary.lines) / elapsed : 0))),
-            .init("peakResidentBytes", .number(String(peakResidentBytes()))),
-        ]))
+        return .object(
+            JSONObject([
+                .init("lines", .number(String(summary.lines))),
+                .init("verified", .number(String(summary.verified))),
+                .init("rejected", .number(String(summary.rejected))),
+                .init("kinds", counts(summary.kinds)),
+                .init("errors", counts(summary.errors)),
+                .init("elapsedSeconds", .number(String(format: "%.3f", elapsed))),
+                .init(
+                    "linesPerSecond", .number(String(format: "%.1f", elapsed > 0 ? Double(summary.lines) / elapsed : 0))
+                ),
+                .init("peakResidentBytes", .number(String(peakResidentBytes()))),
+            ]))
     }
 
     /// A progress line on stderr, redrawn at most twice a second.
@@ -245,7 +271,8 @@ struct BatchCommand: Command {
             guard enabled, Date().timeIntervalSince(lastDraw) >= 0.5, elapsed > 0 else { return }
             lastDraw = Date()
             let lines = report.lines
-            var text = "\r\(lines) records (\(report.verified) verified, \(report.rejected) rejected), "
+            var text =
+                "\r\(lines) records (\(report.verified) verified, \(report.rejected) rejected), "
                 + String(format: "%.0f/s", Double(lines) / elapsed)
             if let totalBytes, totalBytes > 0 {
                 let done = Double(before.bytesConsumed + current.bytesConsumed) / Double(totalBytes)

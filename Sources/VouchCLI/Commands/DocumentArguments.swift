@@ -4,8 +4,14 @@ import VouchBatch
 /// The options that say how `vouch verify` and `vouch batch` read documents.
 struct DocumentArguments {
     static let options: [CommandOption] = [
-        .value("--field", "PATH", help: "In JSON input, the tokens are at this member, or at this path\nwith [] wildcards (data[].lastTransactions[].signedRenewalInfo)"),
-        .value("--document-buffer", "SIZE", help: "Hold a JSON document up to SIZE (default 16M) to check it\nwhole; a larger one is streamed"),
+        .value(
+            "--field", "PATH",
+            help:
+                "In JSON input, the tokens are at this member, or at this path\nwith [] wildcards (data[].lastTransactions[].signedRenewalInfo)"
+        ),
+        .value(
+            "--document-buffer", "SIZE",
+            help: "Hold a JSON document up to SIZE (default 16M) to check it\nwhole; a larger one is streamed"),
     ]
 
     var options = DocumentOptions()
@@ -14,7 +20,9 @@ struct DocumentArguments {
     init(_ arguments: ParsedArguments) throws(UsageError) {
         if let field = arguments.value("--field") {
             guard !field.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else {
-                throw UsageError("--field must be a member name or a path such as data[].lastTransactions[].signedRenewalInfo; got '\(field)'")
+                throw UsageError(
+                    "--field must be a member name or a path such as data[].lastTransactions[].signedRenewalInfo; got '\(field)'"
+                )
             }
             options.field = field
         }

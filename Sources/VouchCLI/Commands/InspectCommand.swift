@@ -21,7 +21,9 @@ struct InspectCommand: Command {
         let (bytes, complete) = try console.readInput(arguments.input, limit: VerifyCommand.inputLimit)
         let lines: [String]
         do throws(VerificationError) {
-            guard complete else { throw VerificationError(.tokenTooLarge, "the input is larger than \(VerifyCommand.inputLimit) bytes") }
+            guard complete else {
+                throw VerificationError(.tokenTooLarge, "the input is larger than \(VerifyCommand.inputLimit) bytes")
+            }
             let token = try SignedInput.token(in: bytes, field: arguments.value("--field"))
             let inspection = try Inspection(token: String(decoding: token, as: UTF8.self))
             var text = ["UNVERIFIED: decoded without checking the signature, the chain or any claim"]
@@ -52,7 +54,9 @@ struct InspectCommand: Command {
             lines.append("\(pad)  issuer: \(certificate.issuer)")
             lines.append("\(pad)  valid: \(when(certificate.notBefore)) to \(when(certificate.notAfter))")
             lines.append("\(pad)  key: \(certificate.key)\(certificate.isCA ? ", CA" : "")")
-            lines.append("\(pad)  apple markers: \(certificate.appleMarkers.isEmpty ? "none" : certificate.appleMarkers.joined(separator: ", "))")
+            lines.append(
+                "\(pad)  apple markers: \(certificate.appleMarkers.isEmpty ? "none" : certificate.appleMarkers.joined(separator: ", "))"
+            )
             lines.append("\(pad)  sha256: \(certificate.sha256)")
         }
         lines.append("\(pad)signature: \(inspection.signatureLength.map { "\($0) bytes" } ?? "not base64url")")

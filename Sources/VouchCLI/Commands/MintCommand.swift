@@ -24,7 +24,8 @@ enum MintCommands {
         70 OpenSSL failure, 74 output write error.
         """
 
-    static let dateHelp = "DATE is 2025-03-01, 2025-03-01T12:30:00Z, 2025-03-01T12:30:00.250Z or with an\noffset such as +02:00 instead of Z."
+    static let dateHelp =
+        "DATE is 2025-03-01, 2025-03-01T12:30:00Z, 2025-03-01T12:30:00.250Z or with an\noffset such as +02:00 instead of Z."
 }
 
 /// `vouch mint ca --out DIR`.
@@ -52,9 +53,13 @@ struct MintCACommand: Command {
         .flag("--force", help: "Replace the files of an authority already in DIR"),
         .flag("--xcode", help: "Write one Xcode StoreKit testing certificate instead"),
         .value("--not-before", "DATE", help: "Start of every certificate's validity (default: now)"),
-        .value("--not-after", "DATE", help: "End of every certificate's validity (default: ten years\nlater; one year with --xcode)"),
+        .value(
+            "--not-after", "DATE",
+            help: "End of every certificate's validity (default: ten years\nlater; one year with --xcode)"),
         .value("--leaf-not-before", "DATE", help: "Start of the leaf's own validity"),
-        .value("--leaf-not-after", "DATE", help: "End of the leaf's own validity (in the past for an\nexpired leaf under a valid intermediate)"),
+        .value(
+            "--leaf-not-after", "DATE",
+            help: "End of the leaf's own validity (in the past for an\nexpired leaf under a valid intermediate)"),
         .flag("--no-leaf-oid", help: "Leave the leaf's marker extension out (data a verifier\nmust refuse)"),
         .flag("--no-intermediate-oid", help: "Leave the intermediate's marker extension out"),
     ]
@@ -62,18 +67,24 @@ struct MintCACommand: Command {
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         guard let out = arguments.value("--out") else { throw UsageError("mint ca needs --out DIR") }
         guard out != "-" else { throw UsageError("mint ca writes files: --out names a directory, not standard output") }
-        func date(_ name: String) throws -> Date? { try arguments.value(name).map { try Spelling.date($0, option: name) } }
+        func date(_ name: String) throws -> Date? {
+            try arguments.value(name).map { try Spelling.date($0, option: name) }
+        }
         let xcode = arguments.flag("--xcode")
         let now = console.now()
-        let notBefore = try date("--not-before") ?? Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        let notBefore =
+            try date("--not-before") ?? Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
         let notAfter = try date("--not-after") ?? MintDate.adding(years: xcode ? 1 : 10, to: notBefore)
         guard notBefore < notAfter else { throw UsageError("--not-before must be earlier than --not-after") }
-        let leafNotBeforeOption = try date("--leaf-not-before"), leafNotAfterOption = try date("--leaf-not-after")
+        let leafNotBeforeOption = try date("--leaf-not-before")
+        let leafNotAfterOption = try date("--leaf-not-after")
 
         let directory = URL(fileURLWithPath: out, isDirectory: true)
         let style: MintAuthority.Style = xcode ? .xcode : .appStore
         if !arguments.flag("--force") {
-            let existing = MintAuthority.files(for: style, in: directory).filter { FileManager.default.fileExists(atPath: $0.path) }
+            let existing = MintAuthority.files(for: style, in: directory).filter {
+                FileManager.default.fileExists(atPath: $0.path)
+            }
             if let first = existing.first {
                 throw UsageError("\(first.path) exists; use --force to replace the authority in \(out)")
             }
@@ -84,7 +95,8 @@ struct MintCACommand: Command {
             guard leafNotBeforeOption == nil, leafNotAfterOption == nil, !arguments.flag("--no-leaf-oid"),
                 !arguments.flag("--no-intermediate-oid")
             else { throw UsageError("--xcode makes one certificate: leaf and marker options do not apply") }
-            authority = try MintAuthority.generateXcode(validity: MintValidity(notBefore: notBefore, notAfter: notAfter))
+            authority = try MintAuthority.generateXcode(
+                validity: MintValidity(notBefore: notBefore, notAfter: notAfter))
         } else {
             let year: TimeInterval = 365 * 86_400
             var leafNotBefore = leafNotBeforeOption ?? notBefore
@@ -156,12 +168,26 @@ struct MintTokensCommand: Command {
             .flag("--xcode", help: "Sign with the Xcode certificate in DIR"),
             .value("--set", "FIELD=VALUE", repeatable: true, help: "Set a payload member (see above)"),
             .value("--unset", "FIELD", repeatable: true, help: "Remove a payload member (a path as for --set)"),
-            .value("--payload", "FILE|-", help: "Sign this payload instead (- reads stdin); without --set,\n--unset or --tamper its bytes are signed exactly, less\ntrailing whitespace"),
+            .value(
+                "--payload", "FILE|-",
+                help:
+                    "Sign this payload instead (- reads stdin); without --set,\n--unset or --tamper its bytes are signed exactly, less\ntrailing whitespace"
+            ),
             .value("--count", "N", help: "Mint N distinct tokens (default 1)"),
-            .value("--seed", "S", help: "A number or any text (default 1); the same seed, date, CA\nand options give the same payloads (ECDSA signatures\ndiffer per run)"),
+            .value(
+                "--seed", "S",
+                help:
+                    "A number or any text (default 1); the same seed, date, CA\nand options give the same payloads (ECDSA signatures\ndiffer per run)"
+            ),
             .value("--date", "DATE", help: "Sign at DATE or up to a day before it (default: now)"),
-            .value("--tamper", "DEFECT", repeatable: true, help: "Write broken tokens instead, each followed by a tab and\nthe error code a verifier must report. DEFECT is\nsignature, payload or header (bad_signature), chain\n(untrusted_chain: a leaf from another root), alg\n(unsupported_algorithm: \"alg\":\"HS256\"), or all. With\n--count N, N tokens per defect"),
-            .value("--out", short: "o", "FILE", help: "Write the tokens to FILE (- for stdout, the default);\na symbolic link is written through"),
+            .value(
+                "--tamper", "DEFECT", repeatable: true,
+                help:
+                    "Write broken tokens instead, each followed by a tab and\nthe error code a verifier must report. DEFECT is\nsignature, payload or header (bad_signature), chain\n(untrusted_chain: a leaf from another root), alg\n(unsupported_algorithm: \"alg\":\"HS256\"), or all. With\n--count N, N tokens per defect"
+            ),
+            .value(
+                "--out", short: "o", "FILE",
+                help: "Write the tokens to FILE (- for stdout, the default);\na symbolic link is written through"),
         ]
     }
 
@@ -169,7 +195,9 @@ struct MintTokensCommand: Command {
         guard let directory = arguments.value("--ca") else { throw UsageError("mint \(kind.rawValue) needs --ca DIR") }
         let xcode = arguments.flag("--xcode")
         if xcode && !kind.existsInXcode {
-            throw UsageError("Xcode makes no \(kind.rawValue) data; --xcode applies to transaction, renewal-info and app-transaction")
+            throw UsageError(
+                "Xcode makes no \(kind.rawValue) data; --xcode applies to transaction, renewal-info and app-transaction"
+            )
         }
         var count = 1
         if let text = arguments.value("--count") {
@@ -186,8 +214,9 @@ struct MintTokensCommand: Command {
             } else if let tamper = MintTamper(rawValue: String(item)) {
                 tampers.append(tamper)
             } else {
-                throw UsageError("--tamper: unknown defect \"\(item)\"; expected "
-                    + MintTamper.allCases.map(\.rawValue).joined(separator: ", ") + " or all")
+                throw UsageError(
+                    "--tamper: unknown defect \"\(item)\"; expected "
+                        + MintTamper.allCases.map(\.rawValue).joined(separator: ", ") + " or all")
             }
         }
         var seen = Set<MintTamper>()
@@ -213,10 +242,14 @@ struct MintTokensCommand: Command {
             if source == "-" {
                 bytes = try console.readInput(nil, limit: Int.max - 1).bytes
             } else {
-                guard let data = FileManager.default.contents(atPath: source) else { throw InputError("cannot read \(source)") }
+                guard let data = FileManager.default.contents(atPath: source) else {
+                    throw InputError("cannot read \(source)")
+                }
                 bytes = Array(data)
             }
-            while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0A || last == 0x0D { bytes.removeLast() }
+            while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0A || last == 0x0D {
+                bytes.removeLast()
+            }
             if overrides.isEmpty && tamperer == nil {
                 try out.write(Array((try signer.sign(payloadBytes: bytes) + "\n").utf8))
                 try out.close()
@@ -229,14 +262,16 @@ struct MintTokensCommand: Command {
                 throw InvalidInputError("\(source == "-" ? "stdin" : source) is not a JSON object: \(error)")
             }
             for override in overrides { try override.apply(to: &payload) }
-            try out.write(Array(try Self.line(payload, signer: signer, tamperer: tamperer, tampers: chosenTampers).utf8))
+            try out.write(
+                Array(try Self.line(payload, signer: signer, tamperer: tamperer, tampers: chosenTampers).utf8))
             try out.close()
             return ExitCode.success
         }
 
         let seed = arguments.value("--seed").map(MintGenerator.seed) ?? 1
         let generator = MintGenerator(seed: seed, date: date ?? console.now(), overrides: overrides)
-        let kind = self.kind, total = count
+        let kind = self.kind
+        let total = count
         // Items are independent, so chunks are minted in parallel and written in order.
         let chunkSize = 256
         let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
@@ -252,7 +287,10 @@ struct MintTokensCommand: Command {
                 do {
                     for index in first..<last {
                         let payload = try generator.payload(kind, index: index, signer: signer)
-                        bytes.append(contentsOf: try Self.line(payload, signer: signer, tamperer: tamperer, tampers: chosenTampers).utf8)
+                        bytes.append(
+                            contentsOf: try Self.line(
+                                payload, signer: signer, tamperer: tamperer, tampers: chosenTampers
+                            ).utf8)
                     }
                     results.store(.success(bytes), at: chunk)
                 } catch {

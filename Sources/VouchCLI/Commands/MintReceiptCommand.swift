@@ -40,9 +40,14 @@ struct MintReceiptCACommand: Command {
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        guard let out = arguments.value("--out"), out != "-" else { throw UsageError("mint receipt-ca needs --out DIR") }
-        func date(_ name: String) throws -> Date? { try arguments.value(name).map { try Spelling.date($0, option: name) } }
-        let notBefore = try date("--not-before") ?? Date(timeIntervalSince1970: console.now().timeIntervalSince1970.rounded(.down))
+        guard let out = arguments.value("--out"), out != "-" else {
+            throw UsageError("mint receipt-ca needs --out DIR")
+        }
+        func date(_ name: String) throws -> Date? {
+            try arguments.value(name).map { try Spelling.date($0, option: name) }
+        }
+        let notBefore =
+            try date("--not-before") ?? Date(timeIntervalSince1970: console.now().timeIntervalSince1970.rounded(.down))
         let notAfter = try date("--not-after") ?? MintDate.adding(years: 10, to: notBefore)
         guard notBefore < notAfter else { throw UsageError("--not-before must be earlier than --not-after") }
         let validity = MintValidity(notBefore: notBefore, notAfter: notAfter)
@@ -53,10 +58,14 @@ struct MintReceiptCACommand: Command {
             var options = MintReceiptAuthority.Options(validity: validity)
             let leafNotBefore = try date("--leaf-not-before") ?? notBefore
             let leafNotAfter = try date("--leaf-not-after") ?? notAfter
-            guard leafNotBefore < leafNotAfter else { throw UsageError("--leaf-not-before must be earlier than --leaf-not-after") }
+            guard leafNotBefore < leafNotAfter else {
+                throw UsageError("--leaf-not-before must be earlier than --leaf-not-after")
+            }
             options.leaf = MintValidity(notBefore: leafNotBefore, notAfter: leafNotAfter)
             if let text = arguments.value("--leaf-bits") {
-                guard let bits = Int(text), (512...8192).contains(bits) else { throw UsageError("--leaf-bits must be 512 to 8192; got '\(text)'") }
+                guard let bits = Int(text), (512...8192).contains(bits) else {
+                    throw UsageError("--leaf-bits must be 512 to 8192; got '\(text)'")
+                }
                 options.leafBits = bits
             }
             options.includeLeafMarker = !arguments.flag("--no-leaf-oid")
@@ -89,11 +98,13 @@ struct MintReceiptCommand: Command {
     var options: [CommandOption] {
         [
             .value("--ca", "DIR", help: "The receipt PKI to sign with"),
-            .value("--set", "FIELD=VALUE", repeatable: true, help: """
-                receiptType, appItemId, bundleId, applicationVersion,
-                originalApplicationVersion, receiptCreationDate, originalPurchaseDate,
-                receiptExpirationDate (a DATE), productId (every in-app purchase)
-                """),
+            .value(
+                "--set", "FIELD=VALUE", repeatable: true,
+                help: """
+                    receiptType, appItemId, bundleId, applicationVersion,
+                    originalApplicationVersion, receiptCreationDate, originalPurchaseDate,
+                    receiptExpirationDate (a DATE), productId (every in-app purchase)
+                    """),
             .value("--in-app", "N", help: "N in-app purchases (default 1), ids derived from --seed"),
             .value("--seed", "S", help: "A number (default 1)"),
             .value("--date", "DATE", help: "The creation date (default: now)"),
@@ -110,11 +121,14 @@ struct MintReceiptCommand: Command {
         guard let directory = arguments.value("--ca") else { throw UsageError("mint receipt needs --ca DIR") }
         let authority = try MintReceiptAuthority.load(from: URL(fileURLWithPath: directory, isDirectory: true))
         let signer = MintReceiptSigner(authority: authority)
-        let created = try arguments.value("--date").map { try Spelling.date($0, option: "--date") }
+        let created =
+            try arguments.value("--date").map { try Spelling.date($0, option: "--date") }
             ?? Date(timeIntervalSince1970: console.now().timeIntervalSince1970.rounded(.down))
         var inAppCount = 1
         if let text = arguments.value("--in-app") {
-            guard let count = Int(text), (0...10_000).contains(count) else { throw UsageError("--in-app must be 0 to 10000; got '\(text)'") }
+            guard let count = Int(text), (0...10_000).contains(count) else {
+                throw UsageError("--in-app must be 0 to 10000; got '\(text)'")
+            }
             inAppCount = count
         }
         let seedText = arguments.value("--seed") ?? "1"
@@ -126,11 +140,14 @@ struct MintReceiptCommand: Command {
         }
         for assignment in arguments.values("--set") { try Self.apply(assignment, to: &content) }
         if let text = arguments.value("--device-id") {
-            guard let uuid = UUID(uuidString: text) else { throw UsageError("--device-id must be a UUID; got '\(text)'") }
+            guard let uuid = UUID(uuidString: text) else {
+                throw UsageError("--device-id must be a UUID; got '\(text)'")
+            }
             content.deviceIdentifier = withUnsafeBytes(of: uuid.uuid) { Array($0) }
         }
         let digest = try Spelling.choice(
-            arguments.value("--digest") ?? "sha256", option: "--digest", among: MintReceiptSigner.Digest.allCases, name: \.rawValue)
+            arguments.value("--digest") ?? "sha256", option: "--digest", among: MintReceiptSigner.Digest.allCases,
+            name: \.rawValue)
         let ber = arguments.flag("--ber") || content.xcodeStyle
 
         var output: [UInt8]
@@ -141,7 +158,9 @@ struct MintReceiptCommand: Command {
                 if name == "all" {
                     defects += MintReceiptDefect.allCases
                 } else {
-                    defects.append(try Spelling.choice(name, option: "--tamper", among: MintReceiptDefect.allCases, name: \.rawValue))
+                    defects.append(
+                        try Spelling.choice(
+                            name, option: "--tamper", among: MintReceiptDefect.allCases, name: \.rawValue))
                 }
             }
             output = []
@@ -160,8 +179,11 @@ struct MintReceiptCommand: Command {
     }
 
     static func apply(_ assignment: String, to content: inout MintReceiptContent) throws {
-        guard let equals = assignment.firstIndex(of: "=") else { throw UsageError("--set needs FIELD=VALUE; got '\(assignment)'") }
-        let field = String(assignment[..<equals]), value = String(assignment[assignment.index(after: equals)...])
+        guard let equals = assignment.firstIndex(of: "=") else {
+            throw UsageError("--set needs FIELD=VALUE; got '\(assignment)'")
+        }
+        let field = String(assignment[..<equals])
+        let value = String(assignment[assignment.index(after: equals)...])
         func date() throws -> Date { try Spelling.date(value, option: "--set \(field)") }
         switch field {
         case "receiptType": content.receiptType = value

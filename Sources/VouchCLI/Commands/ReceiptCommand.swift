@@ -54,7 +54,9 @@ struct ReceiptVerifyCommand: Command {
 
     var options: [CommandOption] {
         [
-            .value("--root", "FILE", repeatable: true, help: "Trust this root certificate (DER or PEM) instead of the\nembedded Apple Inc. Root"),
+            .value(
+                "--root", "FILE", repeatable: true,
+                help: "Trust this root certificate (DER or PEM) instead of the\nembedded Apple Inc. Root"),
             .value("--xcode-cert", "FILE", repeatable: true, help: "Trust this Xcode StoreKit testing certificate"),
             .value("--bundle-id", "ID", help: "Require this bundle id"),
             .value("--app-version", "V", help: "Require this application version"),
@@ -62,20 +64,30 @@ struct ReceiptVerifyCommand: Command {
             .value("--at", "WHEN", help: "Validate the chain at: creation (default), now, or a DATE"),
             .flag("--no-strict-x509", help: "Relax OpenSSL's RFC 5280 strict checks"),
             .value("--field", "NAME", help: "In JSON input, read the receipt from this member"),
-            .flag("--json", help: "Print one JSON record:\n{\"status\":…,\"kind\":\"receipt\",\"payload\":…[,\"error\":…]}"),
-            .value("--format", "FORMAT", help: "text (default), json (as --json), or verify-receipt: the\nshape of the old verifyReceipt response"),
+            .flag(
+                "--json",
+                help: "Print one JSON record:\n{\"status\":…,\"kind\":\"receipt\",\"payload\":…[,\"error\":…]}"),
+            .value(
+                "--format", "FORMAT",
+                help:
+                    "text (default), json (as --json), or verify-receipt: the\nshape of the old verifyReceipt response"),
         ]
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let format = arguments.flag("--json") ? "json" : try Spelling.choice(
-            arguments.value("--format") ?? "text", option: "--format", among: ["text", "json", "verify-receipt"], name: { $0 })
+        let format =
+            arguments.flag("--json")
+            ? "json"
+            : try Spelling.choice(
+                arguments.value("--format") ?? "text", option: "--format", among: ["text", "json", "verify-receipt"],
+                name: { $0 })
         let verifier = try ReceiptCommands.makeVerifier(try configuration(arguments, console: console))
         let (bytes, complete) = try console.readInput(arguments.input, limit: ReceiptCommands.inputLimit)
 
         let result: Result<VerifiedReceipt, VerificationError>
         if !complete {
-            result = .failure(VerificationError(.receiptTooLarge, "the input is larger than \(ReceiptCommands.inputLimit) bytes"))
+            result = .failure(
+                VerificationError(.receiptTooLarge, "the input is larger than \(ReceiptCommands.inputLimit) bytes"))
         } else {
             result = Result { () throws(VerificationError) in
                 try verifier.verify(try ReceiptInput.receipt(in: bytes, field: arguments.value("--field")))
@@ -111,7 +123,8 @@ struct ReceiptVerifyCommand: Command {
         configuration.applicationVersion = arguments.value("--app-version")
         if let text = arguments.value("--device-id") {
             guard let uuid = UUID(uuidString: text) else {
-                throw UsageError("--device-id must be a UUID such as 956328D9-CC6A-47F4-BE40-6953FB0AB6C7; got '\(text)'")
+                throw UsageError(
+                    "--device-id must be a UUID such as 956328D9-CC6A-47F4-BE40-6953FB0AB6C7; got '\(text)'")
             }
             configuration.deviceIdentifier = withUnsafeBytes(of: uuid.uuid) { Array($0) }
         }
@@ -121,7 +134,8 @@ struct ReceiptVerifyCommand: Command {
             case "now": configuration.validationTime = .now
             default:
                 let date = try Spelling.date(text, option: "--at", alternatives: "'creation', 'now' or ")
-                configuration.validationTime = .fixed(Timestamp(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded(.down))))
+                configuration.validationTime = .fixed(
+                    Timestamp(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded(.down))))
             }
         }
         if arguments.flag("--no-strict-x509") {
@@ -163,9 +177,11 @@ struct ReceiptInspectCommand: Command {
         let inspection: ReceiptInspection
         do throws(VerificationError) {
             guard complete else {
-                throw VerificationError(.receiptTooLarge, "the input is larger than \(ReceiptCommands.inputLimit) bytes")
+                throw VerificationError(
+                    .receiptTooLarge, "the input is larger than \(ReceiptCommands.inputLimit) bytes")
             }
-            inspection = try ReceiptInspection(receipt: try ReceiptInput.receipt(in: bytes, field: arguments.value("--field")))
+            inspection = try ReceiptInspection(
+                receipt: try ReceiptInput.receipt(in: bytes, field: arguments.value("--field")))
         } catch {
             console.diagnose("vouch: cannot decode: \(error.code): \(error.reason)")
             return ExitCode.rejected
@@ -173,7 +189,8 @@ struct ReceiptInspectCommand: Command {
         var lines = ["UNVERIFIED: decoded without checking the signature, the chain or any claim"]
         lines.append(
             "container: PKCS #7 SignedData, \(inspection.digestAlgorithm) with RSA, "
-                + "\(inspection.usesIndefiniteLengths ? "BER (indefinite lengths)" : "DER"), signature \(inspection.signatureLength) bytes")
+                + "\(inspection.usesIndefiniteLengths ? "BER (indefinite lengths)" : "DER"), signature \(inspection.signatureLength) bytes"
+        )
         for (index, certificate) in inspection.certificates.enumerated() {
             lines.append("certificate \(index + 1):")
             guard let certificate else {
@@ -185,7 +202,9 @@ struct ReceiptInspectCommand: Command {
             lines.append("  issuer: \(certificate.issuer)")
             lines.append("  valid: \(when(certificate.notBefore)) to \(when(certificate.notAfter))")
             lines.append("  key: \(certificate.key)\(certificate.isCA ? ", CA" : "")")
-            lines.append("  apple markers: \(certificate.appleMarkers.isEmpty ? "none" : certificate.appleMarkers.joined(separator: ", "))")
+            lines.append(
+                "  apple markers: \(certificate.appleMarkers.isEmpty ? "none" : certificate.appleMarkers.joined(separator: ", "))"
+            )
             lines.append("  sha256: \(certificate.sha256)")
         }
         switch inspection.receipt {

@@ -25,7 +25,9 @@ struct VerifyCommand: Command {
 
     var options: [CommandOption] {
         TrustOptions.options + DocumentArguments.options + [
-            .flag("--json", help: "Print one JSON record per token:\n{\"status\":…,\"kind\":…,\"payload\":…[,\"error\":…]}"),
+            .flag(
+                "--json",
+                help: "Print one JSON record per token:\n{\"status\":…,\"kind\":…,\"payload\":…[,\"error\":…]}")
         ]
     }
 
@@ -37,9 +39,12 @@ struct VerifyCommand: Command {
         let verifier = try options.makeVerifier()
         let documents = try DocumentArguments(arguments)
         let (bytes, complete): ([UInt8], Bool)
-        switch try VerifyDocuments.open(arguments.input, limit: Self.inputLimit, options: documents.options, console: console) {
+        switch try VerifyDocuments.open(
+            arguments.input, limit: Self.inputLimit, options: documents.options, console: console)
+        {
         case .documents(let reader):
-            return try VerifyDocuments.run(reader, verifier: verifier, kind: options.kind, json: arguments.flag("--json"), console: console)
+            return try VerifyDocuments.run(
+                reader, verifier: verifier, kind: options.kind, json: arguments.flag("--json"), console: console)
         case .token(let read, let whole):
             (bytes, complete) = (read, whole)
         }
@@ -85,14 +90,25 @@ struct VerifyCommand: Command {
 /// The trust and claim options shared by the verifying commands.
 struct TrustOptions {
     static let options: [CommandOption] = [
-        .value("--kind", "KIND", help: "Require this kind: transaction, renewal-info, notification,\napp-transaction, realtime-request (default: detected)"),
-        .value("--root", "FILE", repeatable: true, help: "Trust this root certificate (DER or PEM) instead of the\nembedded Apple Root CA - G3"),
+        .value(
+            "--kind", "KIND",
+            help:
+                "Require this kind: transaction, renewal-info, notification,\napp-transaction, realtime-request (default: detected)"
+        ),
+        .value(
+            "--root", "FILE", repeatable: true,
+            help: "Trust this root certificate (DER or PEM) instead of the\nembedded Apple Root CA - G3"),
         .value("--bundle-id", "ID", help: "Require this bundleId"),
         .value("--app-apple-id", "N", help: "Require this appAppleId (checked for Production data)"),
         .value("--environment", "ENV", help: "Require Production, Sandbox, Xcode or LocalTesting"),
-        .value("--at", "WHEN", help: "Validate the chain at: signed (the payload's signed date,\ndefault), now, or a DATE"),
+        .value(
+            "--at", "WHEN", help: "Validate the chain at: signed (the payload's signed date,\ndefault), now, or a DATE"),
         .value("--xcode-cert", "FILE", repeatable: true, help: "Trust this Xcode StoreKit testing certificate"),
-        .flag("--no-strict-x509", help: "Relax OpenSSL's RFC 5280 strict checks (needed for Apple's\nown test root, which lacks a subject key identifier)"),
+        .flag(
+            "--no-strict-x509",
+            help:
+                "Relax OpenSSL's RFC 5280 strict checks (needed for Apple's\nown test root, which lacks a subject key identifier)"
+        ),
     ]
 
     /// Any app's data is accepted unless --bundle-id, --app-apple-id or --environment say otherwise.
@@ -112,12 +128,15 @@ struct TrustOptions {
         }
         configuration.bundleId = arguments.value("--bundle-id")
         if let text = arguments.value("--app-apple-id") {
-            guard let appAppleId = Int64(text) else { throw UsageError("--app-apple-id must be an integer; got '\(text)'") }
+            guard let appAppleId = Int64(text) else {
+                throw UsageError("--app-apple-id must be an integer; got '\(text)'")
+            }
             configuration.appAppleId = appAppleId
         }
         if let text = arguments.value("--environment") {
             let known: [AppStoreEnvironment] = [.production, .sandbox, .xcode, .localTesting]
-            configuration.environment = try Spelling.choice(text, option: "--environment", among: known, name: \.rawValue)
+            configuration.environment = try Spelling.choice(
+                text, option: "--environment", among: known, name: \.rawValue)
         }
         if let text = arguments.value("--at") {
             configuration.validationTime = try Self.validationTime(text)
@@ -161,7 +180,8 @@ enum Spelling {
     /// offset (`+02:00`); the same forms for `--at`, `--date` and every validity option.
     static func date(_ text: String, option: String, alternatives: String = "") throws(UsageError) -> Date {
         guard let date = MintDate.parse(text) else {
-            throw UsageError("\(option): \"\(text)\" is not \(alternatives)a date such as 2025-03-01 or 2025-03-01T12:30:00Z")
+            throw UsageError(
+                "\(option): \"\(text)\" is not \(alternatives)a date such as 2025-03-01 or 2025-03-01T12:30:00Z")
         }
         return date
     }

@@ -12,7 +12,9 @@ enum VerifyDocuments {
         case documents(DocumentReader)
     }
 
-    static func open(_ path: String?, limit: Int, options: DocumentOptions, console: Console) throws(InputError) -> Input {
+    static func open(_ path: String?, limit: Int, options: DocumentOptions, console: Console) throws(InputError)
+        -> Input
+    {
         let path = path == "-" ? nil : path
         let name = path ?? "standard input"
         var descriptor = console.inputDescriptor
@@ -96,7 +98,9 @@ struct ReplaySource: ByteSource {
     mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputFailure) -> Int {
         guard offset == prefix.count else {
             let count = min(buffer.count, prefix.count - offset)
-            prefix.withUnsafeBytes { buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count])) }
+            prefix.withUnsafeBytes {
+                buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + count]))
+            }
             offset += count
             return count
         }

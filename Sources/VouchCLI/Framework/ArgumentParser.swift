@@ -68,7 +68,11 @@ enum ArgumentParser {
             index += 1
             if optionsEnded || word == "-" || !word.hasPrefix("-") {
                 if let maximum = positionals.maximum, parsed.positionals.count >= maximum {
-                    fail(UsageError(maximum == 0 ? "unexpected argument \"\(word)\"" : "unexpected argument \"\(word)\"; expected at most \(maximum) input"))
+                    fail(
+                        UsageError(
+                            maximum == 0
+                                ? "unexpected argument \"\(word)\""
+                                : "unexpected argument \"\(word)\"; expected at most \(maximum) input"))
                 }
                 parsed.addPositional(word)
                 continue

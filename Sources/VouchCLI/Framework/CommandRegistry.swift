@@ -134,7 +134,8 @@ struct CommandRegistry: Sendable {
         let depth = group.path.count + 1
         var seen = Set<String>()
         var result: [(String, String)] = []
-        for command in commands where command.path.count >= depth && Array(command.path.prefix(group.path.count)) == group.path {
+        for command in commands
+        where command.path.count >= depth && Array(command.path.prefix(group.path.count)) == group.path {
             let word = command.path[group.path.count]
             guard seen.insert(word).inserted else { continue }
             if let inner = groups.first(where: { $0.path == group.path + [word] }) {
@@ -168,7 +169,9 @@ struct CommandRegistry: Sendable {
         let list = children(of: group)
         let width = max(10, (list.map(\.name.count).max() ?? 0) + 2)
         var text = "Usage: \(group.usage)\n\n\(group.discussion)\n\nCommands:\n"
-        for child in list { text += "  \(child.name.padding(toLength: width, withPad: " ", startingAt: 0))\(child.summary)\n" }
+        for child in list {
+            text += "  \(child.name.padding(toLength: width, withPad: " ", startingAt: 0))\(child.summary)\n"
+        }
         if group.path.isEmpty {
             text += "  \("help".padding(toLength: width, withPad: " ", startingAt: 0))Show help for a command\n"
         }
@@ -181,12 +184,13 @@ struct CommandRegistry: Sendable {
     /// A command's `--help`: usage, discussion, the declared options, exit statuses.
     func help(for command: any Command) -> String {
         var text = "Usage: \(command.usage)\n\n\(command.discussion)\n\nOptions:\n"
-        let rows = command.options.map { option -> (String, String) in
-            var spelling = option.short.map { "-\($0), " } ?? ""
-            spelling += option.name
-            if let valueName = option.valueName { spelling += " \(valueName)" }
-            return (spelling, option.help + (option.repeatable ? "; repeatable" : ""))
-        } + [("-h, --help", "Show this help")]
+        let rows =
+            command.options.map { option -> (String, String) in
+                var spelling = option.short.map { "-\($0), " } ?? ""
+                spelling += option.name
+                if let valueName = option.valueName { spelling += " \(valueName)" }
+                return (spelling, option.help + (option.repeatable ? "; repeatable" : ""))
+            } + [("-h, --help", "Show this help")]
         let width = 25
         for (spelling, help) in rows {
             let lines = help.split(separator: "\n", omittingEmptySubsequences: false)

@@ -75,7 +75,8 @@ struct Console: Sendable {
         Console(
             output: DescriptorSink(descriptor: 1, name: "standard output"),
             error: DescriptorSink(descriptor: 2, name: "standard error"),
-            inputDescriptor: 0, errorIsTerminal: isatty(2) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb",
+            inputDescriptor: 0,
+            errorIsTerminal: isatty(2) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb",
             now: { Date() })
     }
 

@@ -113,19 +113,19 @@ public final class MintAuthority: Sendable {
 
         let root = try MintError.openSSL { () throws(OpenSSLError) in
             try Certificate.issue(
-            CertificateProfile(
-                subject: [
-                    ("CN", "Vouch Mint Root CA - G3"), ("OU", "Vouch Mint Certification Authority"),
-                    ("O", "Vouch Mint (test only)"), ("C", "US"),
-                ],
-                notBefore: options.root.notBefore, notAfter: options.root.notAfter, serialNumber: nil,
-                extensions: [
-                    .init(name: "subjectKeyIdentifier", value: "hash"),
-                    .init(name: "basicConstraints", value: "critical,CA:TRUE"),
-                    .init(name: "keyUsage", value: "critical,keyCertSign,cRLSign"),
-                ],
-                digest: .sha384),
-            subjectKey: rootKey, issuer: nil, issuerKey: rootKey)
+                CertificateProfile(
+                    subject: [
+                        ("CN", "Vouch Mint Root CA - G3"), ("OU", "Vouch Mint Certification Authority"),
+                        ("O", "Vouch Mint (test only)"), ("C", "US"),
+                    ],
+                    notBefore: options.root.notBefore, notAfter: options.root.notAfter, serialNumber: nil,
+                    extensions: [
+                        .init(name: "subjectKeyIdentifier", value: "hash"),
+                        .init(name: "basicConstraints", value: "critical,CA:TRUE"),
+                        .init(name: "keyUsage", value: "critical,keyCertSign,cRLSign"),
+                    ],
+                    digest: .sha384),
+                subjectKey: rootKey, issuer: nil, issuerKey: rootKey)
         }
 
         var intermediateExtensions: [CertificateProfile.Extension] = [
@@ -139,14 +139,14 @@ public final class MintAuthority: Sendable {
         }
         let intermediate = try MintError.openSSL { () throws(OpenSSLError) in
             try Certificate.issue(
-            CertificateProfile(
-                subject: [
-                    ("CN", "Vouch Mint Worldwide Developer Relations Certification Authority"), ("OU", "G6"),
-                    ("O", "Vouch Mint (test only)"), ("C", "US"),
-                ],
-                notBefore: options.intermediate.notBefore, notAfter: options.intermediate.notAfter,
-                serialNumber: nil, extensions: intermediateExtensions, digest: .sha384),
-            subjectKey: intermediateKey, issuer: root, issuerKey: rootKey)
+                CertificateProfile(
+                    subject: [
+                        ("CN", "Vouch Mint Worldwide Developer Relations Certification Authority"), ("OU", "G6"),
+                        ("O", "Vouch Mint (test only)"), ("C", "US"),
+                    ],
+                    notBefore: options.intermediate.notBefore, notAfter: options.intermediate.notAfter,
+                    serialNumber: nil, extensions: intermediateExtensions, digest: .sha384),
+                subjectKey: intermediateKey, issuer: root, issuerKey: rootKey)
         }
 
         var leafExtensions: [CertificateProfile.Extension] = [
@@ -160,14 +160,15 @@ public final class MintAuthority: Sendable {
         }
         let leaf = try MintError.openSSL { () throws(OpenSSLError) in
             try Certificate.issue(
-            CertificateProfile(
-                subject: [
-                    ("CN", "Vouch Mint App Store Receipt Signing"),
-                    ("OU", "Vouch Mint Worldwide Developer Relations"), ("O", "Vouch Mint (test only)"), ("C", "US"),
-                ],
-                notBefore: options.leaf.notBefore, notAfter: options.leaf.notAfter, serialNumber: nil,
-                extensions: leafExtensions, digest: .sha384),
-            subjectKey: leafKey, issuer: intermediate, issuerKey: intermediateKey)
+                CertificateProfile(
+                    subject: [
+                        ("CN", "Vouch Mint App Store Receipt Signing"),
+                        ("OU", "Vouch Mint Worldwide Developer Relations"), ("O", "Vouch Mint (test only)"),
+                        ("C", "US"),
+                    ],
+                    notBefore: options.leaf.notBefore, notAfter: options.leaf.notAfter, serialNumber: nil,
+                    extensions: leafExtensions, digest: .sha384),
+                subjectKey: leafKey, issuer: intermediate, issuerKey: intermediateKey)
         }
 
         return MintAuthority(
@@ -181,16 +182,16 @@ public final class MintAuthority: Sendable {
         let key = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generate(.p256) }
         let certificate = try MintError.openSSL { () throws(OpenSSLError) in
             try Certificate.issue(
-            CertificateProfile(
-                subject: [("CN", "StoreKit Testing in Xcode"), ("O", "StoreKit Testing in Xcode")],
-                notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: 1,
-                extensions: [
-                    .init(name: "basicConstraints", value: "critical,CA:TRUE,pathlen:0"),
-                    .init(name: "subjectAltName", value: "email:StoreKit Testing in Xcode"),
-                    .init(name: "keyUsage", value: "critical,digitalSignature"),
-                ],
-                digest: .sha256),
-            subjectKey: key, issuer: nil, issuerKey: key)
+                CertificateProfile(
+                    subject: [("CN", "StoreKit Testing in Xcode"), ("O", "StoreKit Testing in Xcode")],
+                    notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: 1,
+                    extensions: [
+                        .init(name: "basicConstraints", value: "critical,CA:TRUE,pathlen:0"),
+                        .init(name: "subjectAltName", value: "email:StoreKit Testing in Xcode"),
+                        .init(name: "keyUsage", value: "critical,digitalSignature"),
+                    ],
+                    digest: .sha256),
+                subjectKey: key, issuer: nil, issuerKey: key)
         }
         return MintAuthority(style: .xcode, certificates: [certificate], keys: [key])
     }
@@ -226,11 +227,15 @@ public final class MintAuthority: Sendable {
             let der = directory.appendingPathComponent("\(name).der")
             let pem = directory.appendingPathComponent("\(name).pem")
             try MintFiles.write(certificates[index].der, to: der, mode: 0o644)
-            try MintFiles.write(try MintError.openSSL { () throws(OpenSSLError) in try certificates[index].pem() }, to: pem, mode: 0o644)
+            try MintFiles.write(
+                try MintError.openSSL { () throws(OpenSSLError) in try certificates[index].pem() }, to: pem, mode: 0o644
+            )
             written += [der, pem]
             if let key = keys[index] {
                 let keyFile = directory.appendingPathComponent("\(name).key.pem")
-                try MintFiles.write(try MintError.openSSL { () throws(OpenSSLError) in try key.privateKeyPEM() }, to: keyFile, mode: 0o600)
+                try MintFiles.write(
+                    try MintError.openSSL { () throws(OpenSSLError) in try key.privateKeyPEM() }, to: keyFile,
+                    mode: 0o600)
                 written.append(keyFile)
             }
         }
@@ -253,7 +258,8 @@ public final class MintAuthority: Sendable {
             if index == 0 || FileManager.default.fileExists(atPath: keyFile.path) {
                 let pem = try MintFiles.read(keyFile)
                 guard !pem.isEmpty else { throw MintError(.invalidInput, "\(keyFile.path) is empty") }
-                guard let key = try MintError.openSSL({ () throws(OpenSSLError) in try PrivateKey.load(pem: pem) }) else {
+                guard let key = try MintError.openSSL({ () throws(OpenSSLError) in try PrivateKey.load(pem: pem) })
+                else {
                     throw MintError(.invalidInput, "\(keyFile.path) is not an unencrypted PEM EC private key")
                 }
                 keys.append(key)

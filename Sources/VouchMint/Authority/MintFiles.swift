@@ -1,13 +1,13 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
-/// write(2), named apart from the `write` below.
-private let systemWrite = Glibc.write
+    import Glibc
+    /// write(2), named apart from the `write` below.
+    private let systemWrite = Glibc.write
 #elseif canImport(Darwin)
-import Darwin
-/// write(2), named apart from the `write` below.
-private let systemWrite = Darwin.write
+    import Darwin
+    /// write(2), named apart from the `write` below.
+    private let systemWrite = Darwin.write
 #endif
 
 /// Whole-file reads and writes with the errors minting reports.

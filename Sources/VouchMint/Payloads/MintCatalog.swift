@@ -96,25 +96,57 @@ enum MintCatalog {
     }
 
     static let storefronts: [Storefront] = [
-        Storefront(code: "USA", id: "143441", currency: "USD", locale: "en-US", prices: [990, 1990, 4990, 9990, 39990, 99990]),
-        Storefront(code: "FRA", id: "143442", currency: "EUR", locale: "fr-FR", prices: [990, 1990, 4990, 9990, 39990, 99990]),
-        Storefront(code: "DEU", id: "143443", currency: "EUR", locale: "de-DE", prices: [990, 1990, 4990, 9990, 39990, 99990]),
-        Storefront(code: "GBR", id: "143444", currency: "GBP", locale: "en-GB", prices: [990, 1990, 4990, 9990, 39990, 99990]),
-        Storefront(code: "ITA", id: "143450", currency: "EUR", locale: "it-IT", prices: [990, 1990, 4990, 9990, 39990, 99990]),
-        Storefront(code: "ESP", id: "143454", currency: "EUR", locale: "es-ES", prices: [990, 1990, 4990, 9990, 39990, 99990]),
-        Storefront(code: "CAN", id: "143455", currency: "CAD", locale: "en-CA", prices: [1390, 2790, 6990, 13990, 54990, 139990]),
-        Storefront(code: "SWE", id: "143456", currency: "SEK", locale: "sv-SE", prices: [12000, 22000, 55000, 110000, 449000, 1090000]),
-        Storefront(code: "CHE", id: "143459", currency: "CHF", locale: "de-CH", prices: [1000, 2000, 5000, 10000, 40000, 100000]),
-        Storefront(code: "AUS", id: "143460", currency: "AUD", locale: "en-AU", prices: [1490, 2990, 7990, 14990, 59990, 149990]),
-        Storefront(code: "JPN", id: "143462", currency: "JPY", locale: "ja-JP", prices: [160000, 300000, 800000, 1500000, 6000000, 15000000]),
-        Storefront(code: "CHN", id: "143465", currency: "CNY", locale: "zh-CN", prices: [6000, 12000, 38000, 68000, 268000, 648000]),
-        Storefront(code: "KOR", id: "143466", currency: "KRW", locale: "ko-KR", prices: [1500000, 3000000, 7500000, 14000000, 59000000, 149000000]),
-        Storefront(code: "IND", id: "143467", currency: "INR", locale: "hi-IN", prices: [99000, 199000, 449000, 899000, 3499000, 8999000]),
-        Storefront(code: "MEX", id: "143468", currency: "MXN", locale: "es-MX", prices: [19000, 39000, 99000, 199000, 799000, 1999000]),
-        Storefront(code: "TWN", id: "143470", currency: "TWD", locale: "zh-TW", prices: [30000, 60000, 150000, 300000, 1190000, 2990000]),
-        Storefront(code: "VNM", id: "143471", currency: "VND", locale: "vi-VN", prices: [25000000, 49000000, 129000000, 249000000, 999000000, 2490000000]),
-        Storefront(code: "TUR", id: "143480", currency: "TRY", locale: "tr-TR", prices: [49990, 99990, 249990, 499990, 1999990, 4999990]),
-        Storefront(code: "BRA", id: "143503", currency: "BRL", locale: "pt-BR", prices: [5900, 11900, 27900, 54900, 219900, 549900]),
+        Storefront(
+            code: "USA", id: "143441", currency: "USD", locale: "en-US", prices: [990, 1990, 4990, 9990, 39990, 99990]),
+        Storefront(
+            code: "FRA", id: "143442", currency: "EUR", locale: "fr-FR", prices: [990, 1990, 4990, 9990, 39990, 99990]),
+        Storefront(
+            code: "DEU", id: "143443", currency: "EUR", locale: "de-DE", prices: [990, 1990, 4990, 9990, 39990, 99990]),
+        Storefront(
+            code: "GBR", id: "143444", currency: "GBP", locale: "en-GB", prices: [990, 1990, 4990, 9990, 39990, 99990]),
+        Storefront(
+            code: "ITA", id: "143450", currency: "EUR", locale: "it-IT", prices: [990, 1990, 4990, 9990, 39990, 99990]),
+        Storefront(
+            code: "ESP", id: "143454", currency: "EUR", locale: "es-ES", prices: [990, 1990, 4990, 9990, 39990, 99990]),
+        Storefront(
+            code: "CAN", id: "143455", currency: "CAD", locale: "en-CA",
+            prices: [1390, 2790, 6990, 13990, 54990, 139990]),
+        Storefront(
+            code: "SWE", id: "143456", currency: "SEK", locale: "sv-SE",
+            prices: [12000, 22000, 55000, 110000, 449000, 1_090_000]),
+        Storefront(
+            code: "CHE", id: "143459", currency: "CHF", locale: "de-CH",
+            prices: [1000, 2000, 5000, 10000, 40000, 100000]),
+        Storefront(
+            code: "AUS", id: "143460", currency: "AUD", locale: "en-AU",
+            prices: [1490, 2990, 7990, 14990, 59990, 149990]),
+        Storefront(
+            code: "JPN", id: "143462", currency: "JPY", locale: "ja-JP",
+            prices: [160000, 300000, 800000, 1_500_000, 6_000_000, 15_000_000]),
+        Storefront(
+            code: "CHN", id: "143465", currency: "CNY", locale: "zh-CN",
+            prices: [6000, 12000, 38000, 68000, 268000, 648000]),
+        Storefront(
+            code: "KOR", id: "143466", currency: "KRW", locale: "ko-KR",
+            prices: [1_500_000, 3_000_000, 7_500_000, 14_000_000, 59_000_000, 149_000_000]),
+        Storefront(
+            code: "IND", id: "143467", currency: "INR", locale: "hi-IN",
+            prices: [99000, 199000, 449000, 899000, 3_499_000, 8_999_000]),
+        Storefront(
+            code: "MEX", id: "143468", currency: "MXN", locale: "es-MX",
+            prices: [19000, 39000, 99000, 199000, 799000, 1_999_000]),
+        Storefront(
+            code: "TWN", id: "143470", currency: "TWD", locale: "zh-TW",
+            prices: [30000, 60000, 150000, 300000, 1_190_000, 2_990_000]),
+        Storefront(
+            code: "VNM", id: "143471", currency: "VND", locale: "vi-VN",
+            prices: [25_000_000, 49_000_000, 129_000_000, 249_000_000, 999_000_000, 2_490_000_000]),
+        Storefront(
+            code: "TUR", id: "143480", currency: "TRY", locale: "tr-TR",
+            prices: [49990, 99990, 249990, 499990, 1_999_990, 4_999_990]),
+        Storefront(
+            code: "BRA", id: "143503", currency: "BRL", locale: "pt-BR",
+            prices: [5900, 11900, 27900, 54900, 219900, 549900]),
     ]
 
     static func storefront(code: String) -> Storefront? {

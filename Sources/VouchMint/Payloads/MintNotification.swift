@@ -42,8 +42,11 @@ extension PayloadBuilder {
         let chosen: NotificationScenario
         if let type = scenario["notificationType"]?.stringValue.map(NotificationType.init(rawValue:)) {
             let subtype = scenario["subtype"]?.stringValue.map(NotificationSubtype.init(rawValue:))
-            let matching = Self.notificationScenarios.filter { $0.type == type && (subtype == nil || $0.subtype == subtype) }
-            chosen = matching.isEmpty ? NotificationScenario(type: type, subtype: subtype, weight: 1) : rng.pick(matching)
+            let matching = Self.notificationScenarios.filter {
+                $0.type == type && (subtype == nil || $0.subtype == subtype)
+            }
+            chosen =
+                matching.isEmpty ? NotificationScenario(type: type, subtype: subtype, weight: 1) : rng.pick(matching)
         } else {
             chosen = rng.pick(weighted: Self.notificationScenarios.map { ($0, $0.weight) })
         }
@@ -127,7 +130,8 @@ extension PayloadBuilder {
             }
             data["signedTransactionInfo"] = .object(transactionPayload(bought))
             if let state {
-                data["signedRenewalInfo"] = .object(renewalPayload(bought, state: state, autoRenewProduct: autoRenewProduct))
+                data["signedRenewalInfo"] = .object(
+                    renewalPayload(bought, state: state, autoRenewProduct: autoRenewProduct))
             }
             data["status"] = status.map { Self.number($0.rawValue) }
             data["consumptionRequestReason"] = consumptionReason.map { .string($0.rawValue) }

@@ -41,7 +41,8 @@ public struct MintOverride: Sendable, Hashable {
             guard let converted = type.value(from: text) else {
                 throw MintError(
                     .invalidOverride,
-                    "\(path.joined(separator: ".")) is \(type.description) in Apple's documentation; \"\(text)\" is not")
+                    "\(path.joined(separator: ".")) is \(type.description) in Apple's documentation; \"\(text)\" is not"
+                )
             }
             value = converted
         case (let parsed?, nil):

@@ -107,7 +107,8 @@ extension PayloadBuilder {
                 period.adding(-renewals, to: purchaseDate, sandbox: sandbox) - Int64(rng.below(90)) * 1000)
             originalNumber =
                 xcode
-                ? max(0, transactionNumber - Int64(renewals)) : transactionNumber - Int64(renewals) * 16 - Int64(rng.below(16))
+                ? max(0, transactionNumber - Int64(renewals))
+                : transactionNumber - Int64(renewals) * 16 - Int64(rng.below(16))
             // A resubscription starts a new run of renewals; a renewal continues the old one.
             recentStart = reason == .renewal ? originalPurchaseDate - 1000 : purchaseDate
         }
@@ -121,14 +122,16 @@ extension PayloadBuilder {
             let latest = max(purchaseDate + 1000, signedDate - 1000)
             let date = wholeSeconds(rng.int64(in: (purchaseDate + 1000)...latest))
             if familyShared {
-                revocation = Revocation(date: date, reason: .refundedForOtherReason, type: .familyRevoke, percentage: nil)
+                revocation = Revocation(
+                    date: date, reason: .refundedForOtherReason, type: .familyRevoke, percentage: nil)
             } else if isSubscription && rng.chance(35) {
                 revocation = Revocation(
                     date: date, reason: rng.chance(30) ? .refundedDueToIssue : .refundedForOtherReason,
                     type: .refundProrated, percentage: Int64(rng.int(in: 1...99)) * 1000)
             } else {
                 revocation = Revocation(
-                    date: date, reason: rng.chance(30) ? .refundedDueToIssue : .refundedForOtherReason, type: .refundFull,
+                    date: date, reason: rng.chance(30) ? .refundedDueToIssue : .refundedForOtherReason,
+                    type: .refundFull,
                     percentage: 100_000)
             }
         }
@@ -136,7 +139,9 @@ extension PayloadBuilder {
         var token: JSONValue? = scenario["appAccountToken"]
         if token == nil && rng.chance(30) { token = .string(rng.uuid()) }
         var appTransaction: JSONValue? = .none
-        if !xcode && (scenario["appTransactionId"] != nil || rng.chance(85)) { appTransaction = appTransactionIdentifier() }
+        if !xcode && (scenario["appTransactionId"] != nil || rng.chance(85)) {
+            appTransaction = appTransactionIdentifier()
+        }
 
         return Purchase(
             product: product, storefront: storefront, transactionId: String(transactionNumber),
@@ -144,7 +149,8 @@ extension PayloadBuilder {
             webOrderLineItemId: webOrder, purchaseDate: purchaseDate, originalPurchaseDate: originalPurchaseDate,
             expiresDate: expiresDate, recentSubscriptionStartDate: recentStart, quantity: quantity,
             ownership: familyShared ? .familyShared : .purchased, reason: reason, price: price, offer: offer,
-            revocation: revocation, isUpgraded: isSubscription && (spec.upgraded ?? rng.chance(3)), appAccountToken: token,
+            revocation: revocation, isUpgraded: isSubscription && (spec.upgraded ?? rng.chance(3)),
+            appAccountToken: token,
             appTransactionId: appTransaction)
     }
 

@@ -44,7 +44,8 @@ struct MintScenario {
         self.values = values
         self.order = order
         self.literal = literal
-        let xcodeEnvironment = AppStoreEnvironment.xcode.rawValue, sandboxEnvironment = AppStoreEnvironment.sandbox.rawValue
+        let xcodeEnvironment = AppStoreEnvironment.xcode.rawValue
+        let sandboxEnvironment = AppStoreEnvironment.sandbox.rawValue
         environment = values["environment"] ?? .string(xcode ? xcodeEnvironment : sandboxEnvironment)
         sandbox = !xcode && environment.stringValue != AppStoreEnvironment.production.rawValue
     }

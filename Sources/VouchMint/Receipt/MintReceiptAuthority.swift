@@ -1,5 +1,5 @@
-internal import VouchOpenSSL
 public import Foundation
+internal import VouchOpenSSL
 
 /// A test PKI shaped like the one that signs legacy app receipts: an RSA root (Apple Inc.
 /// Root's shape), an RSA intermediate with Apple's WWDR marker 1.2.840.113635.100.6.2.1 and an
@@ -52,20 +52,29 @@ public struct MintReceiptAuthority: Sendable {
     /// Generates the keys and certificates of an App Store style authority.
     public static func generate(_ options: Options) throws(MintError) -> MintReceiptAuthority {
         let rootKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generateRSA(bits: 2048) }
-        let intermediateKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generateRSA(bits: 2048) }
-        let leafKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generateRSA(bits: options.leafBits) }
-        let validity = options.validity, leafValidity = options.leaf ?? options.validity
-        let root = try MintError.openSSL { () throws(OpenSSLError) in try Certificate.issue(
-            CertificateProfile(
-                subject: [("CN", "Vouch Mint Root CA"), ("OU", "Vouch Mint Certification Authority"), ("O", "Vouch Mint (test only)"), ("C", "US")],
-                notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: 2,
-                extensions: [
-                    .init(name: "subjectKeyIdentifier", value: "hash"),
-                    .init(name: "basicConstraints", value: "critical,CA:TRUE"),
-                    .init(name: "keyUsage", value: "critical,keyCertSign,cRLSign"),
-                ],
-                digest: .sha256),
-            subjectKey: rootKey, issuer: nil, issuerKey: rootKey) }
+        let intermediateKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generateRSA(bits: 2048)
+        }
+        let leafKey = try MintError.openSSL { () throws(OpenSSLError) in
+            try PrivateKey.generateRSA(bits: options.leafBits)
+        }
+        let validity = options.validity
+        let leafValidity = options.leaf ?? options.validity
+        let root = try MintError.openSSL { () throws(OpenSSLError) in
+            try Certificate.issue(
+                CertificateProfile(
+                    subject: [
+                        ("CN", "Vouch Mint Root CA"), ("OU", "Vouch Mint Certification Authority"),
+                        ("O", "Vouch Mint (test only)"), ("C", "US"),
+                    ],
+                    notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: 2,
+                    extensions: [
+                        .init(name: "subjectKeyIdentifier", value: "hash"),
+                        .init(name: "basicConstraints", value: "critical,CA:TRUE"),
+                        .init(name: "keyUsage", value: "critical,keyCertSign,cRLSign"),
+                    ],
+                    digest: .sha256),
+                subjectKey: rootKey, issuer: nil, issuerKey: rootKey)
+        }
         var intermediateExtensions: [CertificateProfile.Extension] = [
             .init(name: "basicConstraints", value: "critical,CA:TRUE"),
             .init(name: "authorityKeyIdentifier", value: "keyid:always"),
@@ -75,15 +84,18 @@ public struct MintReceiptAuthority: Sendable {
         if options.includeIntermediateMarker {
             intermediateExtensions.append(.init(name: MintAuthority.intermediateMarkerOID, value: "DER:05:00"))
         }
-        let intermediate = try MintError.openSSL { () throws(OpenSSLError) in try Certificate.issue(
-            CertificateProfile(
-                subject: [
-                    ("CN", "Vouch Mint Worldwide Developer Relations Certification Authority"),
-                    ("OU", "Vouch Mint Worldwide Developer Relations"), ("O", "Vouch Mint (test only)"), ("C", "US"),
-                ],
-                notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: nil,
-                extensions: intermediateExtensions, digest: .sha256),
-            subjectKey: intermediateKey, issuer: root, issuerKey: rootKey) }
+        let intermediate = try MintError.openSSL { () throws(OpenSSLError) in
+            try Certificate.issue(
+                CertificateProfile(
+                    subject: [
+                        ("CN", "Vouch Mint Worldwide Developer Relations Certification Authority"),
+                        ("OU", "Vouch Mint Worldwide Developer Relations"), ("O", "Vouch Mint (test only)"),
+                        ("C", "US"),
+                    ],
+                    notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: nil,
+                    extensions: intermediateExtensions, digest: .sha256),
+                subjectKey: intermediateKey, issuer: root, issuerKey: rootKey)
+        }
         var leafExtensions: [CertificateProfile.Extension] = [
             .init(name: "basicConstraints", value: "critical,CA:FALSE"),
             .init(name: "authorityKeyIdentifier", value: "keyid:always"),
@@ -93,32 +105,38 @@ public struct MintReceiptAuthority: Sendable {
         if options.includeLeafMarker {
             leafExtensions.append(.init(name: MintAuthority.leafMarkerOID, value: "DER:05:00"))
         }
-        let leaf = try MintError.openSSL { () throws(OpenSSLError) in try Certificate.issue(
-            CertificateProfile(
-                subject: [
-                    ("CN", "Vouch Mint Mac App Store and iTunes Store Receipt Signing"),
-                    ("OU", "Vouch Mint Worldwide Developer Relations"), ("O", "Vouch Mint (test only)"), ("C", "US"),
-                ],
-                notBefore: leafValidity.notBefore, notAfter: leafValidity.notAfter, serialNumber: nil,
-                extensions: leafExtensions, digest: .sha256),
-            subjectKey: leafKey, issuer: intermediate, issuerKey: intermediateKey) }
-        return MintReceiptAuthority(style: .appStore, certificates: [leaf, intermediate, root], keys: [leafKey, intermediateKey, rootKey])
+        let leaf = try MintError.openSSL { () throws(OpenSSLError) in
+            try Certificate.issue(
+                CertificateProfile(
+                    subject: [
+                        ("CN", "Vouch Mint Mac App Store and iTunes Store Receipt Signing"),
+                        ("OU", "Vouch Mint Worldwide Developer Relations"), ("O", "Vouch Mint (test only)"),
+                        ("C", "US"),
+                    ],
+                    notBefore: leafValidity.notBefore, notAfter: leafValidity.notAfter, serialNumber: nil,
+                    extensions: leafExtensions, digest: .sha256),
+                subjectKey: leafKey, issuer: intermediate, issuerKey: intermediateKey)
+        }
+        return MintReceiptAuthority(
+            style: .appStore, certificates: [leaf, intermediate, root], keys: [leafKey, intermediateKey, rootKey])
     }
 
     /// A self-signed RSA-2048 certificate named like Xcode's ("StoreKit"), critical EKU
     /// codeSigning as Xcode's has.
     public static func generateXcode(validity: MintValidity) throws(MintError) -> MintReceiptAuthority {
         let key = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generateRSA(bits: 2048) }
-        let certificate = try MintError.openSSL { () throws(OpenSSLError) in try Certificate.issue(
-            CertificateProfile(
-                subject: [("CN", "StoreKit"), ("O", "StoreKit"), ("OU", "StoreKit"), ("C", "US")],
-                notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: 1,
-                extensions: [
-                    .init(name: "basicConstraints", value: "critical,CA:TRUE"),
-                    .init(name: "extendedKeyUsage", value: "critical,codeSigning"),
-                ],
-                digest: .sha256),
-            subjectKey: key, issuer: nil, issuerKey: key) }
+        let certificate = try MintError.openSSL { () throws(OpenSSLError) in
+            try Certificate.issue(
+                CertificateProfile(
+                    subject: [("CN", "StoreKit"), ("O", "StoreKit"), ("OU", "StoreKit"), ("C", "US")],
+                    notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: 1,
+                    extensions: [
+                        .init(name: "basicConstraints", value: "critical,CA:TRUE"),
+                        .init(name: "extendedKeyUsage", value: "critical,codeSigning"),
+                    ],
+                    digest: .sha256),
+                subjectKey: key, issuer: nil, issuerKey: key)
+        }
         return MintReceiptAuthority(style: .xcode, certificates: [certificate], keys: [key])
     }
 
@@ -137,8 +155,14 @@ public struct MintReceiptAuthority: Sendable {
         for (index, name) in names.enumerated() {
             let files: [(String, [UInt8], mode_t)] = [
                 ("\(name).der", certificates[index].der, 0o644),
-                ("\(name).pem", try MintError.openSSL { () throws(OpenSSLError) in try certificates[index].pem() }, 0o644),
-                ("\(name).key.pem", try MintError.openSSL { () throws(OpenSSLError) in try keys[index].privateKeyPEM() }, 0o600),
+                (
+                    "\(name).pem", try MintError.openSSL { () throws(OpenSSLError) in try certificates[index].pem() },
+                    0o644
+                ),
+                (
+                    "\(name).key.pem",
+                    try MintError.openSSL { () throws(OpenSSLError) in try keys[index].privateKeyPEM() }, 0o600
+                ),
             ]
             for (file, bytes, mode) in files {
                 let url = directory.appendingPathComponent(file)
@@ -156,14 +180,19 @@ public struct MintReceiptAuthority: Sendable {
         var certificates: [Certificate] = []
         var keys: [PrivateKey] = []
         for name in names {
-            guard let certificate = Certificate(der: try MintFiles.read(directory.appendingPathComponent("\(name).der"))) else {
+            guard
+                let certificate = Certificate(der: try MintFiles.read(directory.appendingPathComponent("\(name).der")))
+            else {
                 throw MintError(.invalidInput, "\(name).der is not one DER certificate")
             }
             let pem = try MintFiles.read(directory.appendingPathComponent("\(name).key.pem"))
-            guard let key = try MintError.openSSL({ () throws(OpenSSLError) in try PrivateKey.loadRSA(pem: pem) }) else {
+            guard let key = try MintError.openSSL({ () throws(OpenSSLError) in try PrivateKey.loadRSA(pem: pem) })
+            else {
                 throw MintError(.invalidInput, "\(name).key.pem is not an unencrypted PEM RSA private key")
             }
-            guard certificate.matches(key) else { throw MintError(.invalidInput, "\(name).key.pem is not the key of \(name).der") }
+            guard certificate.matches(key) else {
+                throw MintError(.invalidInput, "\(name).key.pem is not the key of \(name).der")
+            }
             certificates.append(certificate)
             keys.append(key)
         }

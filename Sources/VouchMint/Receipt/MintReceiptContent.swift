@@ -44,7 +44,8 @@ public struct MintReceiptContent: Sendable {
         content.inApp = (0..<count).map { index in
             let purchased = creationDate.addingTimeInterval(-Double(count - index) * 3600)
             var purchase = MintInAppPurchase(
-                productId: "com.example.vouch.product\(index % 3)", transactionId: String(2_000_000_000_000_000 + seed * 10_000 + index),
+                productId: "com.example.vouch.product\(index % 3)",
+                transactionId: String(2_000_000_000_000_000 + seed * 10_000 + index),
                 purchaseDate: purchased)
             if index % 3 == 2 {
                 purchase.expiresDate = purchased.addingTimeInterval(86_400 * 30)
@@ -58,8 +59,10 @@ public struct MintReceiptContent: Sendable {
     /// The payload bytes: the SET OF attributes.
     public func encoded() -> [UInt8] {
         var attributes: [(Int, [UInt8])] = [
-            (0, ReceiptDER.utf8String(receiptType)), (1, ReceiptDER.integer(appItemId)), (2, ReceiptDER.utf8String(bundleId)),
-            (3, ReceiptDER.utf8String(applicationVersion)), (4, opaqueValue), (12, ReceiptDER.ia5String(format(creationDate))),
+            (0, ReceiptDER.utf8String(receiptType)), (1, ReceiptDER.integer(appItemId)),
+            (2, ReceiptDER.utf8String(bundleId)),
+            (3, ReceiptDER.utf8String(applicationVersion)), (4, opaqueValue),
+            (12, ReceiptDER.ia5String(format(creationDate))),
             (19, ReceiptDER.utf8String(originalApplicationVersion)),
         ]
         attributes.append((5, hash))
@@ -82,7 +85,12 @@ public struct MintReceiptContent: Sendable {
 
     static func attributeSet(_ attributes: [(Int, [UInt8])], byType: Bool) -> [UInt8] {
         let encoded = attributes.map { type, value in
-            (type, ReceiptDER.sequence([ReceiptDER.integer(Int64(type)), ReceiptDER.integer(1), ReceiptDER.octetString(value)]))
+            (
+                type,
+                ReceiptDER.sequence([
+                    ReceiptDER.integer(Int64(type)), ReceiptDER.integer(1), ReceiptDER.octetString(value),
+                ])
+            )
         }
         let ordered = byType ? encoded.sorted { $0.0 < $1.0 }.map(\.1) : ReceiptDER.derSorted(encoded.map(\.1))
         return ReceiptDER.set(ordered)
@@ -130,7 +138,8 @@ public struct MintInAppPurchase: Sendable {
             (1705, ReceiptDER.utf8String(originalTransactionId ?? transactionId)),
             (1706, ReceiptDER.ia5String(format(originalPurchaseDate ?? purchaseDate))),
             (1708, ReceiptDER.ia5String(expiresDate.map(format) ?? "")),
-            (1711, ReceiptDER.integer(webOrderLineItemId)), (1712, ReceiptDER.ia5String(cancellationDate.map(format) ?? "")),
+            (1711, ReceiptDER.integer(webOrderLineItemId)),
+            (1712, ReceiptDER.ia5String(cancellationDate.map(format) ?? "")),
             (1713, ReceiptDER.integer(isTrialPeriod ? 1 : 0)), (1719, ReceiptDER.integer(isInIntroOfferPeriod ? 1 : 0)),
         ]
         if let promotionalOfferId { attributes.append((1721, ReceiptDER.utf8String(promotionalOfferId))) }

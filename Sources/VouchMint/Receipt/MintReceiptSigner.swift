@@ -52,16 +52,19 @@ public struct MintReceiptSigner: Sendable {
             let signerInfo = ReceiptDER.sequence(
                 [
                     ReceiptDER.integer(1), ReceiptDER.sequence([issuer, serial], ber: ber), digestAlgorithm,
-                    ReceiptDER.sequence([ReceiptDER.oid(signatureOID), ReceiptDER.null]), ReceiptDER.octetString(signature),
+                    ReceiptDER.sequence([ReceiptDER.oid(signatureOID), ReceiptDER.null]),
+                    ReceiptDER.octetString(signature),
                 ], ber: ber)
             let signedData = ReceiptDER.sequence(
                 [
                     ReceiptDER.integer(1), ReceiptDER.set([digestAlgorithm], ber: ber),
-                    ReceiptDER.sequence([ReceiptDER.oid(contentType), ReceiptDER.tlv(0xA0, content, ber: ber)], ber: ber),
+                    ReceiptDER.sequence(
+                        [ReceiptDER.oid(contentType), ReceiptDER.tlv(0xA0, content, ber: ber)], ber: ber),
                     ReceiptDER.tlv(0xA0, certificates.flatMap { $0 }, ber: ber),
                     ReceiptDER.set(extraSigner ? [signerInfo, signerInfo] : [signerInfo], ber: ber),
                 ], ber: ber)
-            return ReceiptDER.sequence([ReceiptDER.oid(oidSignedData), ReceiptDER.tlv(0xA0, signedData, ber: ber)], ber: ber)
+            return ReceiptDER.sequence(
+                [ReceiptDER.oid(oidSignedData), ReceiptDER.tlv(0xA0, signedData, ber: ber)], ber: ber)
         }
     }
 

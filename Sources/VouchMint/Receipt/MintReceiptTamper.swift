@@ -41,14 +41,18 @@ public enum MintReceiptDefect: String, Sendable, CaseIterable {
 
 extension MintReceiptSigner {
     /// A receipt of `content` with `defect`. Chain defects need an App Store style authority.
-    public func sign(_ content: MintReceiptContent, digest: Digest = .sha256, defect: MintReceiptDefect) throws(MintError) -> [UInt8] {
+    public func sign(_ content: MintReceiptContent, digest: Digest = .sha256, defect: MintReceiptDefect)
+        throws(MintError) -> [UInt8]
+    {
         var content = content
         switch defect {
         case .duplicateAttribute:
             content.extraAttributes.append((2, ReceiptDER.utf8String(content.bundleId + ".other")))
             return try sign(content, digest: digest)
         case .notAttributes:
-            return try sign(payload: Array("<?xml version=\"1.0\"?><plist><dict/></plist>".utf8), digest: digest, ber: content.xcodeStyle)
+            return try sign(
+                payload: Array("<?xml version=\"1.0\"?><plist><dict/></plist>".utf8), digest: digest,
+                ber: content.xcodeStyle)
         default:
             break
         }
@@ -69,11 +73,15 @@ extension MintReceiptSigner {
         case .noCertificates:
             parts.certificates = []
         case .noIntermediate:
-            guard parts.certificates.count == 3 else { throw MintError(.unsupported, "an Xcode receipt has no intermediate") }
+            guard parts.certificates.count == 3 else {
+                throw MintError(.unsupported, "an Xcode receipt has no intermediate")
+            }
             parts.certificates.remove(at: 1)
         case .extraCertificate:
             let other = try MintReceiptAuthority.generateXcode(
-                validity: MintValidity(notBefore: content.creationDate.addingTimeInterval(-86_400), notAfter: content.creationDate.addingTimeInterval(86_400)))
+                validity: MintValidity(
+                    notBefore: content.creationDate.addingTimeInterval(-86_400),
+                    notAfter: content.creationDate.addingTimeInterval(86_400)))
             parts.certificates.append(try other.anchorDER())
         case .duplicateAttribute, .notAttributes:
             break

@@ -1,5 +1,5 @@
-internal import VouchOpenSSL
 public import Vouch
+internal import VouchOpenSSL
 
 /// Signs payloads as compact JWS (ES256) with an authority's signing key, loaded once.
 ///
@@ -21,7 +21,9 @@ public final class MintSigner: Sendable {
 
     /// A signer with the header Apple (or Xcode) uses for `authority`'s style.
     public convenience init(authority: MintAuthority) throws(MintError) {
-        let chain = try authority.certificateChain().map { JSONValue.string(String(decoding: Base64.encodeStandard($0), as: UTF8.self)) }
+        let chain = try authority.certificateChain().map {
+            JSONValue.string(String(decoding: Base64.encodeStandard($0), as: UTF8.self))
+        }
         let header: JSONObject
         switch authority.style {
         case .appStore:

@@ -83,7 +83,8 @@ public final class MintTamperer: Sendable {
         case .payload:
             let token = try signer.sign(payload: payload)
             let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-            let changed = String(decoding: Base64.encodeURL(JSONWriter.encode(.object(Self.altered(payload)))), as: UTF8.self)
+            let changed = String(
+                decoding: Base64.encodeURL(JSONWriter.encode(.object(Self.altered(payload)))), as: UTF8.self)
             return parts[0] + "." + changed + "." + parts[2]
         case .header:
             let genuine = try signer.sign(payload: payload)
