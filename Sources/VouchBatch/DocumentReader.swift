@@ -53,22 +53,8 @@ public final class DocumentReader {
     package static func open(
         _ base: any ByteSource, options: DocumentOptions = DocumentOptions(), firstLine: Int = 1, firstDocument: Int = 1
     ) throws(InputFailure) -> DocumentReader {
-        var base = base
-        let sniff = UnsafeMutableRawBufferPointer.allocate(byteCount: 2, alignment: 1)
-        defer { sniff.deallocate() }
-        var count = 0
-        while count < 2 {
-            let read = try base.read(into: UnsafeMutableRawBufferPointer(rebasing: sniff[count...]))
-            if read == 0 { break }
-            count += read
-        }
-        let prefix = Array(sniff[..<count])
-        if prefix == [0x1F, 0x8B] {
-            return DocumentReader(
-                try GzipSource(base: base, prefix: prefix), options: options, firstLine: firstLine,
-                firstDocument: firstDocument)
-        }
-        let reader = DocumentReader(base, options: options, firstLine: firstLine, firstDocument: firstDocument)
+        let (source, prefix) = try GzipSource.sniffing(base)
+        let reader = DocumentReader(source, options: options, firstLine: firstLine, firstDocument: firstDocument)
         prefix.withUnsafeBytes { reader.buffer.copyMemory(from: $0) }
         reader.filled = prefix.count
         return reader

@@ -63,6 +63,26 @@ package final class GzipSource: ByteSource {
     private var finished = false
     private var sawData = false
 
+    /// Reads up to two bytes of `base`: a stream starting with the gzip magic number (1F 8B)
+    /// comes back inflated, with nothing left over; any other comes back as it is, with the
+    /// bytes already read as `prefix`.
+    package static func sniffing(_ base: any ByteSource) throws(InputFailure) -> (
+        source: any ByteSource, prefix: [UInt8]
+    ) {
+        var base = base
+        let sniff = UnsafeMutableRawBufferPointer.allocate(byteCount: 2, alignment: 1)
+        defer { sniff.deallocate() }
+        var count = 0
+        while count < 2 {
+            let read = try base.read(into: UnsafeMutableRawBufferPointer(rebasing: sniff[count...]))
+            if read == 0 { break }
+            count += read
+        }
+        let prefix = Array(sniff[..<count])
+        if prefix == [0x1F, 0x8B] { return (try GzipSource(base: base, prefix: prefix), []) }
+        return (base, prefix)
+    }
+
     /// - Parameter prefix: bytes already read from `base` (the magic-number sniff).
     package init(base: any ByteSource, prefix: [UInt8]) throws(InputFailure) {
         self.base = base
@@ -153,21 +173,8 @@ public final class LineReader {
     package static func open(
         _ base: any ByteSource, maximumLineLength: Int = defaultMaximumLineLength, chunkLines: Int = 256
     ) throws(InputFailure) -> LineReader {
-        var base = base
-        let sniff = UnsafeMutableRawBufferPointer.allocate(byteCount: 2, alignment: 1)
-        defer { sniff.deallocate() }
-        var count = 0
-        while count < 2 {
-            let read = try base.read(into: UnsafeMutableRawBufferPointer(rebasing: sniff[count...]))
-            if read == 0 { break }
-            count += read
-        }
-        let prefix = Array(sniff[..<count])
-        if prefix == [0x1F, 0x8B] {
-            let gzip = try GzipSource(base: base, prefix: prefix)
-            return LineReader(source: gzip, maximumLineLength: maximumLineLength, chunkLines: chunkLines, prefix: [])
-        }
-        return LineReader(source: base, maximumLineLength: maximumLineLength, chunkLines: chunkLines, prefix: prefix)
+        let (source, prefix) = try GzipSource.sniffing(base)
+        return LineReader(source: source, maximumLineLength: maximumLineLength, chunkLines: chunkLines, prefix: prefix)
     }
 
     init(

@@ -86,21 +86,8 @@ struct BatchCommand: Command {
 
         // Open every input first: an unreadable one stops the run before any output.
         let paths = arguments.positionals.isEmpty ? ["-"] : arguments.positionals
-        var inputs: [(name: String, descriptor: Int32, owned: Bool)] = []
+        let inputs = try console.openInputs(paths)
         defer { for input in inputs where input.owned { close(input.descriptor) } }
-        for path in paths {
-            if path == "-" {
-                inputs.append(("standard input", console.inputDescriptor, false))
-                continue
-            }
-            var status = stat()
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw InputError("cannot read \(path): \(String(cString: strerror(errno)))") }
-            inputs.append((path, descriptor, true))
-            if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-                throw InputError("cannot read \(path): it is a directory")
-            }
-        }
         let totalSize = Self.knownSize(of: inputs.map(\.descriptor))
         let progress = Progress(console: console, enabled: !arguments.flag("--no-progress"), totalBytes: totalSize)
         // Several files are shared out whole (gzip cannot be split); one input by document.

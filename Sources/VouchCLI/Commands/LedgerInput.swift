@@ -64,21 +64,8 @@ struct LedgerInput {
     /// any is read; an input that cannot be read (or a truncated gzip stream) is an
     /// ``InputError``, thrown before anything is printed.
     func read(into ledger: inout EntitlementLedger, console: Console) throws -> Reading {
-        var inputs: [(name: String, descriptor: Int32, owned: Bool)] = []
+        let inputs = try console.openInputs(paths)
         defer { for input in inputs where input.owned { close(input.descriptor) } }
-        for path in paths {
-            if path == "-" {
-                inputs.append(("standard input", console.inputDescriptor, false))
-                continue
-            }
-            var status = stat()
-            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-            guard descriptor >= 0 else { throw InputError("cannot read \(path): \(String(cString: strerror(errno)))") }
-            inputs.append((path, descriptor, true))
-            if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-                throw InputError("cannot read \(path): it is a directory")
-            }
-        }
         let start = Date()
         var reading = Reading()
         var reported = 0

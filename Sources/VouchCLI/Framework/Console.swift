@@ -195,3 +195,33 @@ enum PayloadText {
         return text
     }
 }
+
+extension Console {
+    /// Opens every input (`-` is standard input) before any is read, so an unreadable input or
+    /// a directory stops the run before any output. The caller closes the `owned` descriptors;
+    /// on failure those opened so far are closed here.
+    func openInputs(_ paths: [String]) throws(InputError) -> [(name: String, descriptor: Int32, owned: Bool)] {
+        var inputs: [(name: String, descriptor: Int32, owned: Bool)] = []
+        do throws(InputError) {
+            for path in paths {
+                if path == "-" {
+                    inputs.append(("standard input", inputDescriptor, false))
+                    continue
+                }
+                var status = stat()
+                let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                guard descriptor >= 0 else {
+                    throw InputError("cannot read \(path): \(String(cString: strerror(errno)))")
+                }
+                inputs.append((path, descriptor, true))
+                if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+                    throw InputError("cannot read \(path): it is a directory")
+                }
+            }
+        } catch {
+            for input in inputs where input.owned { close(input.descriptor) }
+            throw error
+        }
+        return inputs
+    }
+}
