@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "VouchMint", targets: ["VouchMint"]),
         .library(name: "VouchEntitlements", targets: ["VouchEntitlements"]),
         .executable(name: "vouch", targets: ["VouchCLI"]),
+        .executable(name: "vouch-bench", targets: ["VouchBench"]),
     ],
     targets: [
         .systemLibrary(
