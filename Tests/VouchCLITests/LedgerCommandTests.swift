@@ -257,6 +257,27 @@ import VouchMint
         #expect(cut.stderr.contains("the gzip stream is truncated"))
     }
 
+    @Test func historiesOutsideTheSigningCertificatesValidityAreRefusedWithTheDatesThatWork() throws {
+        let ca = Self.directory.appendingPathComponent("fresh-ca").path
+        #expect(try VouchBinary.run(["mint", "ca", "--out", ca, "--not-before", "2026-05-01"]).status == 0)
+        let out = Self.directory.appendingPathComponent("fresh.jwsl").path
+        let refused = try VouchBinary.run([
+            "mint", "history", "--ca", ca, "--date", "2026-06-01", "--out", out,
+        ])
+        #expect(refused.status == 65)
+        #expect(refused.stdout.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: out))
+        // The first date whose 121 days fit after the leaf's first second.
+        #expect(refused.stderr.contains("pick --date from 2026-08-30T00:00:01Z"), "\(refused.stderr)")
+        #expect(refused.stderr.contains("--not-before 2026-01-31T00:00:00Z"), "\(refused.stderr)")
+        let accepted = try VouchBinary.run([
+            "mint", "history", "--ca", ca, "--date", "2026-08-30T00:00:01Z", "--count", "8", "--out", out,
+        ])
+        #expect(accepted.status == 0, "\(accepted.stderr)")
+        let verified = try VouchBinary.run(["batch", "--root", "\(ca)/root.der", "--payload", "none", out])
+        #expect(verified.status == 0, "\(verified.stdout)")
+    }
+
     @Test func mintedHistoriesFeedTheLedgerTheSameEachTime() throws {
         let ca = Self.directory.appendingPathComponent("history-ca").path
         #expect(try VouchBinary.run(["mint", "ca", "--out", ca, "--not-before", "2025-01-01"]).status == 0)

@@ -455,3 +455,29 @@ import VouchTestSupport
         }
     }
 }
+
+@Suite struct MintHistoryGeneratorTests {
+    /// `vouch mint history` refuses an authority that is not valid over `signedDates`, so every
+    /// statement of every story, nested ones included, must be signed inside it.
+    @Test func everyStatementIsSignedWithinTheAnnouncedDates() throws {
+        let generator = MintHistoryGenerator(seed: 7, date: MintDate.parse("2026-06-01T12:34:56.789Z")!)
+        let dates = generator.signedDates
+        let low = Int64(dates.lowerBound.timeIntervalSince1970 * 1000)
+        let high = Int64(dates.upperBound.timeIntervalSince1970 * 1000)
+        #expect(high - low == MintHistoryGenerator.length)
+        var stories: Set<String> = []
+        for index in 0..<800 {
+            stories.insert(generator.story(of: index))
+            for item in generator.history(index).items {
+                var signed = [item.signedDate]
+                if case .notification(_, let transaction, let renewal) = item {
+                    signed += [transaction, renewal].compactMap { $0?["signedDate"]?.int64Value }
+                }
+                for date in signed {
+                    #expect((low...high).contains(date), "account \(index): \(date) outside \(low)...\(high)")
+                }
+            }
+        }
+        #expect(stories == Set(MintHistoryGenerator.stories))
+    }
+}

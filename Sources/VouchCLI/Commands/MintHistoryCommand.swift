@@ -17,7 +17,8 @@ struct MintHistoryCommand: Command {
         renewal info, refunds and their reversal, a family member's shared transaction and its
         revocation: data for vouch entitlements and vouch refunds. The same seed and DATE give
         the same payloads (ECDSA signatures differ per run). Tokens verify at their signed
-        date, so the CA must be valid over those months (vouch mint ca --not-before).
+        date, so the CA must be valid over those months (vouch mint ca --not-before): when it
+        is not, nothing is minted and the dates that would work are named (exit 65).
 
         \(MintCommands.dateHelp)
         """
@@ -61,6 +62,7 @@ struct MintHistoryCommand: Command {
         let histories = generator
         let total = count
         let authority = try MintAuthority.load(from: URL(fileURLWithPath: directory, isDirectory: true))
+        try Self.check(histories.signedDates, within: authority.signingValidity, directory: directory)
         let signer = try MintSigner(authority: authority)
         let out = try console.destination(arguments.value("--out"))
 
@@ -94,6 +96,30 @@ struct MintHistoryCommand: Command {
         }
         try out.close()
         return ExitCode.success
+    }
+
+    /// Histories signed outside the signing certificate's validity would all be rejected
+    /// (`certificate_not_yet_valid` or `certificate_expired`): refuse to mint them, and say
+    /// which dates would work. The leaf's first second does not count, as for other kinds.
+    static func check(_ dates: ClosedRange<Date>, within validity: MintValidity?, directory: String) throws {
+        guard let validity else { return }
+        let first = validity.notBefore.addingTimeInterval(1)
+        guard dates.lowerBound < first || dates.upperBound > validity.notAfter else { return }
+        let length = dates.upperBound.timeIntervalSince(dates.lowerBound)
+        let earliest = first.addingTimeInterval(length)
+        var advice: String
+        if earliest <= validity.notAfter {
+            advice = "pick --date from \(MintDate.format(earliest)) to \(MintDate.format(validity.notAfter))"
+        } else {
+            advice = "its validity is shorter than a history"
+        }
+        advice +=
+            ", or mint an authority valid over those dates ('vouch mint ca --not-before \(MintDate.format(dates.lowerBound))')"
+        throw InvalidInputError(
+            "the signing certificate in \(directory) is valid from \(MintDate.format(validity.notBefore)) to "
+                + "\(MintDate.format(validity.notAfter)), but these histories are signed from "
+                + "\(MintDate.format(dates.lowerBound)) to \(MintDate.format(dates.upperBound)), so every token would be "
+                + "rejected: \(advice)")
     }
 
     /// One slot per chunk, each written by exactly one worker.

@@ -49,6 +49,20 @@ public struct MintHistoryGenerator: Sendable {
         self.appAppleId = appAppleId
     }
 
+    /// How far back a history reaches from ``date``: every item is signed within this many
+    /// milliseconds before it (120 days, and the day an account starts within).
+    public static let length: Int64 = 121 * 86_400_000
+
+    /// When the items of every history are signed: from ``length`` before ``date`` (whole
+    /// seconds) through it. A signing certificate must be valid over all of it for the tokens
+    /// to verify at their signed dates.
+    public var signedDates: ClosedRange<Date> {
+        let end = Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) / 1000 * 1000
+        return Date(
+            timeIntervalSince1970: TimeInterval(end - Self.length) / 1000)...Date(
+                timeIntervalSince1970: TimeInterval(end) / 1000)
+    }
+
     /// The story account `index` lives.
     public func story(of index: Int) -> String {
         var random = SplitMix64(seed: seed, index: UInt64(index))
