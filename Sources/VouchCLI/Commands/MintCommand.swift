@@ -271,36 +271,14 @@ struct MintTokensCommand: Command {
         let seed = arguments.value("--seed").map(MintGenerator.seed) ?? 1
         let generator = MintGenerator(seed: seed, date: date ?? console.now(), overrides: overrides)
         let kind = self.kind
-        let total = count
         // Items are independent, so chunks are minted in parallel and written in order.
-        let chunkSize = 256
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
-        var start = 0
-        while start < count {
-            let chunkCount = min(workers * 4, (count - start + chunkSize - 1) / chunkSize)
-            let results = MintChunkResults(count: chunkCount)
-            let batchStart = start
-            DispatchQueue.concurrentPerform(iterations: chunkCount) { chunk in
-                let first = batchStart + chunk * chunkSize
-                let last = min(total, first + chunkSize)
-                var bytes: [UInt8] = []
-                do {
-                    for index in first..<last {
-                        let payload = try generator.payload(kind, index: index, signer: signer)
-                        bytes.append(
-                            contentsOf: try Self.line(
-                                payload, signer: signer, tamperer: tamperer, tampers: chosenTampers
-                            ).utf8)
-                    }
-                    results.store(.success(bytes), at: chunk)
-                } catch {
-                    results.store(.failure(error), at: chunk)
-                }
+        try OrderedChunkWriter.write(count: count, chunkSize: 256, to: out) { range in
+            var bytes: [UInt8] = []
+            for index in range {
+                let payload = try generator.payload(kind, index: index, signer: signer)
+                bytes += try Self.line(payload, signer: signer, tamperer: tamperer, tampers: chosenTampers).utf8
             }
-            for result in results.take() {
-                try out.write(try result.get())
-            }
-            start = min(count, start + chunkCount * chunkSize)
+            return bytes
         }
         try out.close()
         return ExitCode.success
@@ -316,27 +294,5 @@ struct MintTokensCommand: Command {
             text += try tamperer.token(tamper, payload: payload) + "\t" + tamper.expectedErrorCode + "\n"
         }
         return text
-    }
-}
-
-/// One slot per chunk, each written by exactly one worker; read after all workers finish.
-private final class MintChunkResults: @unchecked Sendable {
-    private var slots: [Result<[UInt8], any Error>?]
-    private let lock = NSLock()
-
-    init(count: Int) {
-        slots = Array(repeating: nil, count: count)
-    }
-
-    func store(_ result: Result<[UInt8], any Error>, at index: Int) {
-        lock.lock()
-        defer { lock.unlock() }
-        slots[index] = result
-    }
-
-    func take() -> [Result<[UInt8], any Error>] {
-        lock.lock()
-        defer { lock.unlock() }
-        return slots.map { $0 ?? .success([]) }
     }
 }

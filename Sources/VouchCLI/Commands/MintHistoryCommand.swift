@@ -60,39 +60,21 @@ struct MintHistoryCommand: Command {
             generator.appAppleId = appAppleId
         }
         let histories = generator
-        let total = count
         let authority = try MintAuthority.load(from: URL(fileURLWithPath: directory, isDirectory: true))
         try Self.check(histories.signedDates, within: authority.signingValidity, directory: directory)
         let signer = try MintSigner(authority: authority)
         let out = try console.destination(arguments.value("--out"))
 
         // Accounts are independent: chunks are signed in parallel and written in order.
-        let chunkSize = 64
-        let workers = max(1, min(ProcessInfo.processInfo.activeProcessorCount, 8))
-        var start = 0
-        while start < count {
-            let chunks = min(workers * 4, (count - start + chunkSize - 1) / chunkSize)
-            let slots = Slots(count: chunks)
-            let first = start
-            DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-                let lower = first + chunk * chunkSize
-                let upper = min(total, lower + chunkSize)
-                guard lower < upper else { return slots.store(.success([]), at: chunk) }
-                do {
-                    var bytes: [UInt8] = []
-                    for index in lower..<upper {
-                        for token in try histories.history(index).tokens(signer: signer) {
-                            bytes += Array(token.utf8)
-                            bytes.append(0x0A)
-                        }
-                    }
-                    slots.store(.success(bytes), at: chunk)
-                } catch {
-                    slots.store(.failure(error), at: chunk)
+        try OrderedChunkWriter.write(count: count, chunkSize: 64, to: out) { range in
+            var bytes: [UInt8] = []
+            for index in range {
+                for token in try histories.history(index).tokens(signer: signer) {
+                    bytes += token.utf8
+                    bytes.append(0x0A)
                 }
             }
-            for result in slots.take() { try out.write(try result.get()) }
-            start = min(count, start + chunks * chunkSize)
+            return bytes
         }
         try out.close()
         return ExitCode.success
@@ -120,25 +102,5 @@ struct MintHistoryCommand: Command {
                 + "\(MintDate.format(validity.notAfter)), but these histories are signed from "
                 + "\(MintDate.format(dates.lowerBound)) to \(MintDate.format(dates.upperBound)), so every token would be "
                 + "rejected: \(advice)")
-    }
-
-    /// One slot per chunk, each written by exactly one worker.
-    private final class Slots: @unchecked Sendable {
-        private var slots: [Result<[UInt8], any Error>?]
-        private let lock = NSLock()
-
-        init(count: Int) { slots = Array(repeating: nil, count: count) }
-
-        func store(_ result: Result<[UInt8], any Error>, at index: Int) {
-            lock.lock()
-            defer { lock.unlock() }
-            slots[index] = result
-        }
-
-        func take() -> [Result<[UInt8], any Error>] {
-            lock.lock()
-            defer { lock.unlock() }
-            return slots.map { $0 ?? .success([]) }
-        }
     }
 }
