@@ -80,6 +80,24 @@ struct LimitTests {
         #expect(code(five + "." + parts[1] + "." + parts[2]) == .jsonTooDeep)
     }
 
+    @Test func inspectionNamesAHeaderNestedTooDeepAsVerificationDoes() {
+        let parts = TokenParts.segments(token)
+        func inspectionCode(_ depth: Int) -> VerificationError.Code? {
+            let header = TokenParts.encode(#"{"alg":"ES256","x":"# + Self.nested(depth - 1) + "}")
+            do {
+                _ = try Inspection(token: header + "." + parts[1] + "." + parts[2])
+                return nil
+            } catch {
+                return error.code
+            }
+        }
+        // Inspection decodes without trusting, so it reads deeper headers than verification;
+        // past its own limit it says what verification says.
+        #expect(inspectionCode(5) == nil)
+        #expect(inspectionCode(64) == nil)
+        #expect(inspectionCode(65) == .jsonTooDeep)
+    }
+
     @Test func payloadJSONNestsThirtyTwoLevelsAndNoMore() throws {
         let verifier = try Self.mintedVerifier()
         let thirtyTwo = try Self.mintedSigner.sign(payloadBytes: Array(("{\"x\":" + Self.nested(31) + "}").utf8))

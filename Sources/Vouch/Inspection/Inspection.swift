@@ -49,7 +49,7 @@ public struct Inspection: Sendable {
         do {
             header = try StrictJSON.parseObject(headerBytes)
         } catch {
-            throw VerificationError(.badHeaderJSON, "header: \(error)")
+            throw VerificationError(error.isNestingTooDeep ? .jsonTooDeep : .badHeaderJSON, "header: \(error)")
         }
         certificates = (header["x5c"]?.arrayValue ?? []).map { entry in
             guard let text = entry.stringValue, let der = Base64.decodeStandard(text.utf8),
