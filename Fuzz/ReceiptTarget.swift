@@ -57,7 +57,7 @@ func fuzzReceiptPayload(_ input: UnsafeRawBufferPointer) {
 }
 
 let receiptVerifier: ReceiptVerifier = {
-    var configuration = ReceiptVerifier.Configuration()
+    var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
     configuration.validationTime = .fixed(Timestamp(milliseconds: 1_700_000_000_000))
     return try! ReceiptVerifier(configuration: configuration)
 }()

@@ -18,8 +18,9 @@ public struct BatchVerifier: Sendable {
     /// `SignedInput.knownFields`.
     public var field: String?
 
-    /// Verifies the lines that hold legacy app receipts (detected per line); `nil` leaves
-    /// them to the JWS verifier, which rejects them.
+    /// Verifies the legacy app receipts of the input (a line of base64 `receipt-data`, or a
+    /// JSON object holding one), detected per line; `nil` (the default) verifies none: they are
+    /// rejected as `malformed_token`.
     public var receiptVerifier: ReceiptVerifier?
 
     /// A batch verifier of tokens with `verifier`.
@@ -30,10 +31,11 @@ public struct BatchVerifier: Sendable {
     ///   - kind: the kind every token must be, or `nil` to detect each.
     ///   - field: for JSON lines, the member holding the token, or `nil` to try
     ///     `SignedInput.knownFields`.
-    ///   - receiptVerifier: verifies receipt lines (``verifyLines(from:format:write:progress:)``).
+    ///   - receiptVerifier: verifies the receipts of the input, or `nil` for none
+    ///     (``verifyLines(from:format:write:progress:)`` and ``verifyDocuments(from:options:write:progress:)``).
     public init(
         verifier: Verifier, jobs: Int? = nil, kind: PayloadKind? = nil, field: String? = nil,
-        receiptVerifier: ReceiptVerifier? = ReceiptVerifier.standard
+        receiptVerifier: ReceiptVerifier? = nil
     ) {
         self.verifier = verifier
         self.receiptVerifier = receiptVerifier
@@ -140,6 +142,7 @@ public struct BatchVerifier: Sendable {
                 writer.raw(",")
             }
             if let receipt = receipts[offset] {
+                let receipt = receipt.mapError(LineRejection.verification)
                 summary.count(receipt: receipt)
                 ReceiptRecord.writeMembers(of: receipt, payload: format.payload, into: &writer)
             } else {

@@ -71,8 +71,12 @@ extension BatchVerifier {
             let verdicts = verifier.verifyChunk(tokens, as: kind)
             var next = 0
             for work in works {
-                work.verify(verdicts: verdicts, next: &next) { result in
-                    counts.count(result.result)
+                work.verify(verdicts: verdicts, next: &next, receipts: receiptVerifier) { result in
+                    if let receipt = result.receipt {
+                        counts.count(receipt: receipt)
+                    } else {
+                        counts.count(result.result)
+                    }
                     format.write(result, echo: work.context.echo, kind: kind, into: &writer)
                 }
             }

@@ -250,6 +250,8 @@ public final class DocumentReader {
         bytes.removeSubrange(..<start)
         var work = DocumentWork(document: document)
         work.single = DocumentToken(line: lineNumber, path: nil, content: .token(bytes))
+        // A JWS starts with `eyJ` (`{"`); base64 DER of a receipt with `MI` (a long SEQUENCE).
+        work.single?.isReceipt = bytes.starts(with: Self.receiptPrefix)
         work.isBareLine = true
         ready.append(work)
         return true
@@ -401,7 +403,7 @@ public final class DocumentReader {
     }
 
     private func noToken(lines: ClosedRange<Int>, strict: [UInt8]?) {
-        let names = pattern?.text ?? SignedInput.knownFields.joined(separator: ", ")
+        let names = pattern?.text ?? (SignedInput.knownFields + ReceiptInput.knownFields).joined(separator: ", ")
         let reason =
             isArray
             ? "the JSON input holds no token" : "the JSON input has no \(names) member holding a token"
@@ -468,6 +470,7 @@ public final class DocumentReader {
             if pattern.matches(stack.map { $0.isObject ? .member($0.key) : .element }) { return .token }
         } else if top.isObject {
             if SignedInput.knownFields.contains(top.key) { return .token }
+            if stack.count == 1, ReceiptInput.knownFields.contains(top.key) { return .token }
         } else if stack.count == 1 {
             return .token
         } else if let parent = stack.dropLast().last, parent.isObject, parent.key == "signedTransactions" {
@@ -630,8 +633,24 @@ public final class DocumentReader {
         }
     }
 
+    /// Base64 of a DER SEQUENCE of 256 bytes or more: how every receipt's text starts.
+    static let receiptPrefix: [UInt8] = [UInt8(ascii: "M"), UInt8(ascii: "I")]
+
+    /// Whether a token found here is a receipt: the value of a top-level `receipt-data` or
+    /// `latest_receipt` member, or text starting like one anywhere but in a JWS member.
+    private func isReceipt(_ content: DocumentToken.Content) -> Bool {
+        let key = stack.last.flatMap { $0.isObject ? $0.key : nil }
+        if pattern == nil, let key {
+            if stack.count == 1, ReceiptInput.knownFields.contains(key) { return true }
+            if SignedInput.knownFields.contains(key) { return false }
+        }
+        guard case .token(let bytes) = content else { return false }
+        return bytes.starts(with: Self.receiptPrefix)
+    }
+
     private func addToken(_ content: DocumentToken.Content) {
-        let token = DocumentToken(line: line, path: path(), content: content)
+        var token = DocumentToken(line: line, path: path(), content: content)
+        token.isReceipt = isReceipt(content)
         if let top = stack.last, top.isObject {
             stack[stack.count - 1].group.append(token)
             if stack[stack.count - 1].group.count >= 8 {

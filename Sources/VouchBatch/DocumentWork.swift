@@ -68,6 +68,9 @@ public struct DocumentToken: Sendable {
     public var content: Content
     /// Whether the record names the document.
     public var showsDocument = false
+    /// Whether the token is a legacy app receipt's base64 text, verified by a
+    /// ``ReceiptVerifier`` (when the batch has one) rather than as a JWS.
+    public var isReceipt = false
 }
 
 /// What one document gives to verify: its tokens, grouped by the object holding them, or the
@@ -136,6 +139,9 @@ public struct DocumentWork: Sendable {
         public var showsDocument: Bool
         /// The verified payload, or why not.
         public var result: Swift.Result<VerifiedPayload, LineRejection>
+        /// For a receipt verified by the batch's ``ReceiptVerifier``: the verified receipt, or
+        /// why not; the record is the receipt's and ``result`` is not used.
+        var receipt: Swift.Result<VerifiedReceipt, LineRejection>? = nil
     }
 
     /// Verifies every token and applies the document's cross-checks.
@@ -161,31 +167,37 @@ public struct DocumentWork: Sendable {
     package func appendTokens(to tokens: inout [ArraySlice<UInt8>]) {
         guard failure == nil else { return }
         if let single {
-            if case .token(let bytes) = single.content, !bytes.isEmpty { tokens.append(bytes[...]) }
+            if !single.isReceipt, case .token(let bytes) = single.content, !bytes.isEmpty { tokens.append(bytes[...]) }
             return
         }
         for group in groups {
             for token in group {
-                if case .token(let bytes) = token.content, !bytes.isEmpty { tokens.append(bytes[...]) }
+                if !token.isReceipt, case .token(let bytes) = token.content, !bytes.isEmpty {
+                    tokens.append(bytes[...])
+                }
             }
         }
     }
 
     /// Applies the document's checks to the verdicts of its tokens, `verdicts[next...]` in the
-    /// order ``appendTokens(to:)`` gave them, and advances `next` past them.
+    /// order ``appendTokens(to:)`` gave them, and advances `next` past them. Receipts are
+    /// verified here with `receipts`; without it they are rejected.
     package func verify(
-        verdicts: [Swift.Result<VerifiedPayload, VerificationError>], next: inout Int, deliver: (Result) -> Void
+        verdicts: [Swift.Result<VerifiedPayload, VerificationError>], next: inout Int,
+        receipts: ReceiptVerifier? = nil, deliver: (Result) -> Void
     ) {
         if let single {
-            deliver(verify(single, verdicts: verdicts, next: &next))
+            deliver(verify(single, verdicts: verdicts, next: &next, receipts: receipts))
             return
         }
-        for result in verifyDocument(verdicts: verdicts, next: &next) { deliver(result) }
+        for result in verifyDocument(verdicts: verdicts, next: &next, receipts: receipts) { deliver(result) }
     }
 
     private func verify(
-        _ token: DocumentToken, verdicts: [Swift.Result<VerifiedPayload, VerificationError>], next: inout Int
+        _ token: DocumentToken, verdicts: [Swift.Result<VerifiedPayload, VerificationError>], next: inout Int,
+        receipts: ReceiptVerifier?
     ) -> Result {
+        if token.isReceipt { return verifyReceipt(token, with: receipts) }
         var verdict: Swift.Result<VerifiedPayload, VerificationError>? = nil
         if case .token(let bytes) = token.content, !bytes.isEmpty {
             verdict = verdicts[next]
@@ -209,9 +221,40 @@ public struct DocumentWork: Sendable {
             line: token.line, document: document, path: token.path, showsDocument: token.showsDocument, result: outcome)
     }
 
-    private func verifyDocument(verdicts: [Swift.Result<VerifiedPayload, VerificationError>], next: inout Int)
-        -> [Result]
-    {
+    /// A receipt token's result: verified by `verifier`, or rejected when there is none.
+    private func verifyReceipt(_ token: DocumentToken, with verifier: ReceiptVerifier?) -> Result {
+        var result = Result(
+            line: token.line, document: document, path: token.path, showsDocument: token.showsDocument,
+            result: .failure(
+                .verification(
+                    VerificationError(
+                        .malformedToken, "the input holds a legacy app receipt, and no receipt verifier was given"))))
+        guard let verifier else {
+            if case .failure(let error) = token.content { result.result = .failure(error) }
+            return result
+        }
+        result.receipt = Swift.Result { () throws(LineRejection) -> VerifiedReceipt in
+            switch token.content {
+            case .failure(.verification(let error)) where error.code == .malformedToken || error.code == .tokenTooLarge:
+                // Where a receipt should be: a member that is not a string, or too long a one.
+                throw .verification(
+                    VerificationError(
+                        error.code == .malformedToken ? .receiptNotAReceipt : .receiptTooLarge, error.reason))
+            case .failure(let error): throw error
+            case .token(let bytes):
+                do throws(VerificationError) {
+                    return try verifier.verify(base64: bytes)
+                } catch {
+                    throw .verification(error)
+                }
+            }
+        }
+        return result
+    }
+
+    private func verifyDocument(
+        verdicts: [Swift.Result<VerifiedPayload, VerificationError>], next: inout Int, receipts: ReceiptVerifier?
+    ) -> [Result] {
         if failure == nil, let strictCheck {
             do {
                 _ = try StrictJSON.parse(strictCheck, limits: .init(maximumDepth: 16))
@@ -237,7 +280,7 @@ public struct DocumentWork: Sendable {
         var results: [Result] = []
         results.reserveCapacity(weight)
         for group in groups {
-            var verified = group.map { verify($0, verdicts: verdicts, next: &next) }
+            var verified = group.map { verify($0, verdicts: verdicts, next: &next, receipts: receipts) }
             Self.checkPairs(&verified)
             results += verified
         }
@@ -410,7 +453,11 @@ public struct DocumentRecordFormat: Sendable {
                     echo.enumerated().map { .init($1, values.indices.contains($0) ? values[$0] ?? .null : .null) }))
             writer.raw(",")
         }
-        VerificationRecord.writeMembers(of: result.result, kind: kind, payload: payload, into: &writer)
+        if let receipt = result.receipt {
+            ReceiptRecord.writeMembers(of: receipt, payload: payload, into: &writer)
+        } else {
+            VerificationRecord.writeMembers(of: result.result, kind: kind, payload: payload, into: &writer)
+        }
         writer.raw("}\n")
     }
 }

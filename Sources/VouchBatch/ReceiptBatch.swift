@@ -17,7 +17,7 @@ extension BatchVerifier {
 }
 
 extension BatchSummary {
-    mutating func count(receipt result: Result<VerifiedReceipt, VerificationError>) {
+    mutating func count(receipt result: Result<VerifiedReceipt, LineRejection>) {
         lines += 1
         switch result {
         case .success:
@@ -25,7 +25,7 @@ extension BatchSummary {
             kinds["receipt", default: 0] += 1
         case .failure(let error):
             rejected += 1
-            errors[error.code.rawValue, default: 0] += 1
+            errors[error.code, default: 0] += 1
         }
     }
 }

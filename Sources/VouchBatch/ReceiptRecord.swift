@@ -18,6 +18,16 @@ public enum ReceiptRecord {
         payload selection: VerificationRecord.PayloadSelection = .full,
         into writer: inout JSONWriter
     ) {
+        writeMembers(of: result.mapError(LineRejection.verification), payload: selection, into: &writer)
+    }
+
+    /// A batch record's members: as ``writeMembers(of:payload:into:)-(Result<VerifiedReceipt,VerificationError>,_,_)``,
+    /// with the batch's own input errors reported the same way.
+    package static func writeMembers(
+        of result: Result<VerifiedReceipt, LineRejection>,
+        payload selection: VerificationRecord.PayloadSelection = .full,
+        into writer: inout JSONWriter
+    ) {
         switch result {
         case .success(let verified):
             writer.raw("\"status\":\"verified\",\"kind\":\"receipt\"")
@@ -34,7 +44,7 @@ public enum ReceiptRecord {
             writer.raw("\"status\":\"rejected\",\"kind\":\"receipt\"")
             if selection != .none { writer.raw(",\"payload\":null") }
             writer.raw(",\"error\":")
-            writer.write(object: VerificationRecord.errorObject(error))
+            VerificationRecord.write(error: error, into: &writer)
         }
     }
 

@@ -57,15 +57,20 @@ public enum VerificationRecord {
             if let requestedKind { writer.write(string: requestedKind.rawValue) } else { writer.raw("null") }
             if selection != .none { writer.raw(",\"payload\":null") }
             writer.raw(",\"error\":")
-            switch error {
-            case .verification(let error):
-                writer.write(object: errorObject(error))
-            case .input(let error):
-                writer.write(
-                    object: JSONObject([
-                        .init("code", .string(error.code.rawValue)), .init("reason", .string(error.reason)),
-                    ]))
-            }
+            write(error: error, into: &writer)
+        }
+    }
+
+    /// Writes a record's `error` object.
+    package static func write(error: LineRejection, into writer: inout JSONWriter) {
+        switch error {
+        case .verification(let error):
+            writer.write(object: errorObject(error))
+        case .input(let error):
+            writer.write(
+                object: JSONObject([
+                    .init("code", .string(error.code.rawValue)), .init("reason", .string(error.reason)),
+                ]))
         }
     }
 

@@ -82,7 +82,7 @@ enum ReceiptBench {
             return measured / ((before + after) / 2)
         }
         func library(_ threads: Int) throws -> Double {
-            var configuration = ReceiptVerifier.Configuration()
+            var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
             configuration.trustAnchors = [try authority.anchorDER()]
             let batch = BatchVerifier(
                 verifier: try Verifier(configuration: .acceptingAnyApp()), jobs: threads,

@@ -141,6 +141,102 @@ import Vouch
         #expect(group.stdout.contains("inspect   Decode a receipt without trusting it (UNVERIFIED)"))
     }
 
+    @Test func batchVerifiesReceiptLinesBesideTokens() throws {
+        guard Self.available else { return }
+        let token = try VouchBinary.text("apple-real/real/transaction-production-1.jws")
+        let sandbox = try Self.base64("real/sandbox-2016-07-23-com.zhihu.test.der")
+        let lines = [
+            try Self.base64(Self.mindnode), "{\"receipt-data\":\"\(sandbox)\",\"password\":\"secret\"}", token,
+            try Self.base64("negative/mut-mindnodemac-2023-signature-last-byte-flipped.der"),
+            #"{"latest_receipt":7}"#,
+        ]
+        let result = try VouchBinary.run(
+            ["batch", "--payload", "bundleId", "-"], input: Array((lines.joined(separator: "\n") + "\n").utf8))
+        #expect(result.status == 1)
+        let records = result.stdout.split(separator: "\n").map(String.init)
+        try #require(records.count == 5)
+        #expect(
+            records[0]
+                == #"{"line":1,"status":"verified","kind":"receipt","payload":{"bundleId":"com.ideasoncanvas.mindnode.macos"}}"#
+        )
+        #expect(
+            records[1] == #"{"line":2,"status":"verified","kind":"receipt","payload":{"bundleId":"com.zhihu.test"}}"#)
+        #expect(records[2].hasPrefix(#"{"line":3,"status":"verified","kind":"transaction","#))
+        #expect(
+            records[3].hasPrefix(
+                #"{"line":4,"status":"rejected","kind":"receipt","payload":null,"error":{"code":"bad_signature""#))
+        #expect(
+            records[4].hasPrefix(
+                #"{"line":5,"status":"rejected","kind":"receipt","payload":null,"error":{"code":"receipt_not_a_receipt""#
+            ))
+        #expect(result.stderr.contains("verified by kind: receipt 2, transaction 1"))
+    }
+
+    @Test func batchChecksReceiptsAgainstTheAppAndEnvironmentItIsGiven() throws {
+        guard Self.available else { return }
+        let input = Array(
+            (try [Self.base64(Self.mindnode), Self.base64("real/sandbox-2016-07-23-com.zhihu.test.der")]
+                .joined(separator: "\n") + "\n").utf8)
+        let production = try VouchBinary.run(
+            ["batch", "--payload", "none", "--environment", "Production"], input: input)
+        #expect(production.status == 1)
+        #expect(
+            production.stdout.split(separator: "\n").map(String.init) == [
+                #"{"line":1,"status":"verified","kind":"receipt"}"#,
+                #"{"line":2,"status":"rejected","kind":"receipt","error":{"code":"wrong_environment","reason":"the receipt's type is ProductionSandbox (Sandbox), expected Production"}}"#,
+            ])
+        let bundle = try VouchBinary.run(
+            ["batch", "--payload", "none", "--bundle-id", "com.zhihu.test", "--rejections-ok"], input: input)
+        #expect(bundle.status == 0)
+        #expect(bundle.stdout.split(separator: "\n").first?.contains(#""code":"wrong_bundle_id""#) == true)
+        #expect(bundle.stdout.split(separator: "\n").last == #"{"line":2,"status":"verified","kind":"receipt"}"#)
+        let now = try VouchBinary.run(["batch", "--payload", "none", "--at", "now", "--rejections-ok"], input: input)
+        #expect(now.stderr.contains("rejected by code: certificate_expired 2"))
+    }
+
+    @Test func batchFindsReceiptsInJSONDocumentsAndTrustsOnlyTheReceiptRoot() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vouch-receipt-batch-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ca = try VouchBinary.run(["mint", "receipt-ca", "--out", directory.path, "--not-before", "2024-01-01"])
+        #expect(ca.status == 0, "\(ca.stderr)")
+        let root = directory.appendingPathComponent("root.der").path
+        var receipts: [String] = []
+        for seed in 1...3 {
+            let minted = try VouchBinary.run([
+                "mint", "receipt", "--ca", directory.path, "--base64", "--seed", "\(seed)", "--in-app", "\(seed)",
+                "--date", "2025-02-01T00:00:00Z",
+            ])
+            #expect(minted.status == 0, "\(minted.stderr)")
+            receipts.append(minted.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        // A pretty-printed request body, then a one-line array of receipts.
+        let input = """
+            {
+              "receipt-data": "\(receipts[0])",
+              "exclude-old-transactions": true
+            }
+            ["\(receipts[1])","\(receipts[2])"]
+
+            """
+        let result = try VouchBinary.run(
+            ["batch", "--payload", "none", "--receipt-root", root, "-"], input: Array(input.utf8))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(
+            result.stdout.split(separator: "\n").map(String.init) == [
+                #"{"line":2,"document":1,"path":"receipt-data","status":"verified","kind":"receipt"}"#,
+                #"{"line":5,"document":2,"path":"[0]","status":"verified","kind":"receipt"}"#,
+                #"{"line":5,"document":2,"path":"[1]","status":"verified","kind":"receipt"}"#,
+            ])
+        // The token root is not the receipt root: without --receipt-root, Apple Inc. Root only.
+        let untrusted = try VouchBinary.run(
+            ["batch", "--payload", "none", "--root", root, "-"], input: Array(input.utf8))
+        #expect(untrusted.status == 1)
+        #expect(untrusted.stderr.contains("rejected by code: untrusted_chain 3"))
+        let help = try VouchBinary.run(["batch", "--help"])
+        #expect(help.stdout.contains("--receipt-root FILE"))
+    }
+
     @Test func mintedReceiptsVerifyWithTheMintedRootAndTheirTampersFailAsLabelled() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "vouch-receipt-ca-\(UUID().uuidString)")

@@ -148,8 +148,8 @@ import VouchTestSupport
             Array($0)
         }
 
-        var configuration = ReceiptVerifier.Configuration()  // Apple Inc. Root, at the creation date
-        configuration.bundleId = "dev.bonzer.weeka.app"
+        // Apple Inc. Root, at the creation date; this app's receipts from this environment only
+        var configuration = ReceiptVerifier.Configuration(bundleId: "dev.bonzer.weeka.app", environment: .sandbox)
         configuration.deviceIdentifier = deviceUUIDBytes  // optional: checks the hash (attribute 5)
         let verifier = try ReceiptVerifier(configuration: configuration)
         let verified = try verifier.verify(base64: receiptData)  // or verify(derBytes)

@@ -20,7 +20,7 @@ import VouchTestSupport
     static func verifier(_ change: (inout ReceiptVerifier.Configuration) throws -> Void = { _ in }) throws
         -> ReceiptVerifier
     {
-        var configuration = ReceiptVerifier.Configuration()
+        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.trustAnchors = [try authority.anchorDER()]
         try change(&configuration)
         return try ReceiptVerifier(configuration: configuration)
@@ -77,7 +77,7 @@ import VouchTestSupport
         options.includeLeafMarker = false
         let authority = try MintReceiptAuthority.generate(options)
         let bytes = try MintReceiptSigner(authority: authority).sign(Self.content)
-        var configuration = ReceiptVerifier.Configuration()
+        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.trustAnchors = [try authority.anchorDER()]
         #expect(try ReceiptVerifier(configuration: configuration).rejection(bytes)?.code == .missingMarkerOID)
     }
@@ -87,7 +87,7 @@ import VouchTestSupport
         options.includeIntermediateMarker = false
         let authority = try MintReceiptAuthority.generate(options)
         let bytes = try MintReceiptSigner(authority: authority).sign(Self.content)
-        var configuration = ReceiptVerifier.Configuration()
+        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.trustAnchors = [try authority.anchorDER()]
         #expect(try ReceiptVerifier(configuration: configuration).rejection(bytes)?.code == .missingMarkerOID)
     }
@@ -97,7 +97,7 @@ import VouchTestSupport
         options.leafBits = 1024
         let authority = try MintReceiptAuthority.generate(options)
         let bytes = try MintReceiptSigner(authority: authority).sign(Self.content)
-        var configuration = ReceiptVerifier.Configuration()
+        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.trustAnchors = [try authority.anchorDER()]
         #expect(try ReceiptVerifier(configuration: configuration).rejection(bytes)?.code == .wrongKeyType)
     }
@@ -120,7 +120,7 @@ import VouchTestSupport
     @Test func aReceiptBringingItsOwnRootIsNotTrustedForIt() throws {
         let bytes = try Self.signer.sign(Self.content)
         // The embedded Apple Inc. Root only: the minted root inside the receipt does not count.
-        #expect(ReceiptVerifier.standard.rejection(bytes)?.code == .untrustedChain)
+        #expect(try ReceiptVerifier(configuration: .acceptingAnyApp()).rejection(bytes)?.code == .untrustedChain)
     }
 
     @Test func xcodeStyleReceiptsAreBERAndNeedTheirCertificateTrusted() throws {

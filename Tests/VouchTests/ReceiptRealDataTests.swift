@@ -7,10 +7,10 @@ import VouchTestSupport
 
 /// The 52 real receipts and the negative files of the shared test data.
 @Suite struct ReceiptRealDataTests {
-    static let verifier = try! ReceiptVerifier()
+    static let verifier = try! ReceiptVerifier(configuration: .acceptingAnyApp())
 
     static func xcodeVerifier() throws -> ReceiptVerifier {
-        var configuration = ReceiptVerifier.Configuration()
+        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.xcodeCertificates = [SharedReceipts.storeKitCertificate]
         return try ReceiptVerifier(configuration: configuration)
     }
@@ -55,7 +55,7 @@ import VouchTestSupport
 
     @Test(arguments: SharedReceipts.real.filter { !$0.isXcode })
     func everyAppleReceiptFailsNowBecauseItsSigningCertificateHasExpired(entry: SharedReceipts.Entry) throws {
-        var configuration = ReceiptVerifier.Configuration()
+        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.validationTime = .now
         let verifier = try ReceiptVerifier(configuration: configuration)
         #expect(verifier.rejection(try SharedReceipts.bytes("real/\(entry.name)"))?.code == .certificateExpired)
@@ -81,7 +81,7 @@ import VouchTestSupport
         let expected = try #require(Self.negativeExpectations[entry.name], "no expectation for \(entry.name)")
         let bytes = try SharedReceipts.bytes("negative/\(entry.name)")
         #expect(entry.fields["expected"]!.hasPrefix(expected == nil ? "accept" : "reject"))
-        var configuration = ReceiptVerifier.Configuration()
+        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         if let instant = entry.fields["validation_time"], !instant.isEmpty {
             configuration.validationTime = .fixed(
                 Timestamp(milliseconds: try #require(ReceiptDate.milliseconds(instant))))
@@ -131,7 +131,7 @@ import VouchTestSupport
     }
 
     @Test func theKnownDeviceReceiptPassesTheDeviceCheck() throws {
-        var configuration = ReceiptVerifier.Configuration()
+        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.deviceIdentifier = try Self.uuidBytes(Self.knownDevice)
         let verified = try ReceiptVerifier(configuration: configuration).verify(
             try SharedReceipts.bytes(Self.knownDeviceReceipt))
@@ -139,7 +139,7 @@ import VouchTestSupport
     }
 
     @Test func theKnownDeviceReceiptFailsTheDeviceCheckWithAnotherIdentifier() throws {
-        var configuration = ReceiptVerifier.Configuration()
+        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.deviceIdentifier = try Self.uuidBytes("956328D9-CC6A-47F4-BE40-6953FB0AB6C8")
         let verifier = try ReceiptVerifier(configuration: configuration)
         #expect(
@@ -157,7 +157,7 @@ import VouchTestSupport
 
     @Test func aWrongBundleIdOrVersionIsRefused() throws {
         let bytes = try SharedReceipts.bytes("real/production-2023-08-28-com.ideasoncanvas.mindnode.macos.der")
-        var configuration = ReceiptVerifier.Configuration()
+        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.bundleId = "com.ideasoncanvas.mindnode.macos"
         configuration.applicationVersion = "2023.2.2"
         #expect(try ReceiptVerifier(configuration: configuration).rejection(bytes) == nil)
@@ -169,7 +169,7 @@ import VouchTestSupport
     }
 
     @Test func aReceiptOfAnotherTrustStoreIsUntrusted() throws {
-        var configuration = ReceiptVerifier.Configuration()
+        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.trustAnchors = [AppleRootCertificates.rootCAG3]
         let verifier = try ReceiptVerifier(configuration: configuration)
         let bytes = try SharedReceipts.bytes("real/production-2023-08-28-com.ideasoncanvas.mindnode.macos.der")

@@ -36,6 +36,14 @@ enum SharedReceipts {
         var productIds: Set<String> { Set(fields["product_ids"]!.split(separator: ";").map(String.init)) }
         var creationDate: String { fields["creation_date"]! }
         var applicationVersion: String { fields["app_version"]! }
+        /// The environment the receipt type (attribute 0) names.
+        var environment: AppStoreEnvironment {
+            switch fields["environment"] {
+            case "Production": .production
+            case "Xcode": .xcode
+            default: .sandbox
+            }
+        }
     }
 
     static func manifest(_ path: String = "manifest.tsv") -> [Entry] {

@@ -20,14 +20,29 @@ internal import VouchOpenSSL
 /// validated are remembered, so the next receipt of the same signer costs one RSA verification.
 public struct ReceiptVerifier: Sendable {
     /// What a receipt verifier trusts and what it requires of a receipt.
+    ///
+    /// Safe by default, as ``Verifier/Configuration``: a configuration names the app whose
+    /// receipts it accepts (``bundleId`` and ``environment``) or says explicitly that it accepts
+    /// any app (``acceptingAnyApp()``). ``ReceiptVerifier/init(configuration:)`` refuses one that
+    /// does neither, because a receipt of another app, or a sandbox receipt on a production
+    /// server, is signed by Apple just the same.
     public struct Configuration: Sendable {
-        /// The trust anchors, DER or PEM. By default Apple Inc. Root, embedded in the library.
+        /// The trust anchors, DER or PEM (a PEM bundle contributes every certificate it holds).
+        /// By default Apple Inc. Root, embedded in the library.
         public var trustAnchors: [[UInt8]] = [AppleRootCertificates.appleIncRoot]
         /// StoreKit testing certificates (DER or PEM) trusted to sign Xcode receipts. Empty by
         /// default: Xcode receipts are rejected with ``VerificationError/Code/xcodeNotTrusted``.
         public var xcodeCertificates: [[UInt8]] = []
-        /// The expected bundle id (attribute 2), or `nil` to accept any.
+        /// The expected bundle id (attribute 2); `nil` accepts any, and only with ``acceptsAnyApp``.
         public var bundleId: String? = nil
+        /// The expected environment, told by the receipt type (attribute 0): Production takes
+        /// `Production` and `ProductionVPP`, Sandbox `ProductionSandbox` and
+        /// `ProductionVPPSandbox`, Xcode `Xcode`. `nil` accepts any, and only with ``acceptsAnyApp``.
+        public var environment: AppStoreEnvironment? = nil
+        /// Accept receipts of any app and environment: ``bundleId`` and ``environment`` are then
+        /// checked only when set. Off by default; for tools that look at anyone's receipts (the
+        /// `vouch` command), never for a server that grants purchases.
+        public var acceptsAnyApp: Bool = false
         /// The expected application version (attribute 3), or `nil` to accept any.
         public var applicationVersion: String? = nil
         /// The 16 bytes of the device identifier to check the receipt's hash (attribute 5)
@@ -41,21 +56,49 @@ public struct ReceiptVerifier: Sendable {
         /// Receipts longer than this many bytes are rejected before any parsing.
         public var maximumReceiptSize: Int = 1 << 20
 
-        /// A configuration trusting Apple Inc. Root and accepting any app.
+        /// A configuration without the app's identity: set ``bundleId`` and ``environment`` or
+        /// ``acceptsAnyApp`` before making a verifier.
         public init() {}
+
+        /// A configuration that accepts only this app's receipts, from this environment.
+        ///
+        /// - Parameters:
+        ///   - bundleId: the app's bundle identifier.
+        ///   - environment: the environment whose receipts are accepted.
+        public init(bundleId: String, environment: AppStoreEnvironment) {
+            self.bundleId = bundleId
+            self.environment = environment
+        }
+
+        /// A configuration that accepts receipts of any app from any environment (see
+        /// ``acceptsAnyApp``).
+        public static func acceptingAnyApp() -> Configuration {
+            var configuration = Configuration()
+            configuration.acceptsAnyApp = true
+            return configuration
+        }
     }
 
     /// The configuration the verifier was made with.
     public let configuration: Configuration
     let engine: ReceiptEngine
 
-    /// Throws ``VerificationError/Code/badCertificateEncoding`` when a configured certificate
-    /// is not one certificate, ``VerificationError/Code/receiptDeviceHashMismatch`` when the
-    /// device identifier is not 16 bytes.
-    public init(configuration: Configuration = Configuration()) throws(VerificationError) {
+    /// Creates a receipt verifier.
+    ///
+    /// Throws ``ConfigurationError`` when the configuration names no app and does not accept
+    /// any (``ConfigurationError/Code/missingAppIdentity``), trusts no anchor, holds a
+    /// certificate that cannot be read, or a device identifier that is not 16 bytes
+    /// (``ConfigurationError/Code/invalidDeviceIdentifier``).
+    public init(configuration: Configuration) throws(ConfigurationError) {
+        if !configuration.acceptsAnyApp, configuration.bundleId == nil || configuration.environment == nil {
+            throw ConfigurationError(
+                .missingAppIdentity,
+                "set bundleId and environment, or accept any app explicitly with"
+                    + " ReceiptVerifier.Configuration.acceptingAnyApp()")
+        }
         if let device = configuration.deviceIdentifier, device.count != 16 {
-            throw VerificationError(
-                .receiptDeviceHashMismatch, "the device identifier is \(device.count) bytes; it must be 16")
+            throw ConfigurationError(
+                .invalidDeviceIdentifier, "the device identifier is \(device.count) bytes; it must be 16")
         }
         self.configuration = configuration
         self.engine = try ReceiptEngine(configuration: configuration)
@@ -157,23 +200,16 @@ final class ReceiptEngine: Sendable {
     private let signers = Locked<[ReceiptSigner]>([])
     static let cacheCapacity = 32
 
-    init(configuration: ReceiptVerifier.Configuration) throws(VerificationError) {
-        chain = ChainValidator(
-            anchors: try Self.certificates(configuration.trustAnchors, named: "trust anchor"),
-            strict: configuration.strictX509)
-        xcodeCertificates = try Self.certificates(configuration.xcodeCertificates, named: "Xcode certificate")
-        self.configuration = configuration
-    }
-
-    private static func certificates(_ list: [[UInt8]], named name: String) throws(VerificationError) -> [Certificate] {
-        var certificates: [Certificate] = []
-        for (index, bytes) in list.enumerated() {
-            guard let certificate = Certificate(derOrPEM: bytes) else {
-                throw VerificationError(.badCertificateEncoding, "\(name) \(index + 1) is not a DER or PEM certificate")
-            }
-            certificates.append(certificate)
+    init(configuration: ReceiptVerifier.Configuration) throws(ConfigurationError) {
+        let anchors = try Engine.certificates(
+            configuration.trustAnchors, named: "trust anchor", code: .unreadableTrustAnchor)
+        guard !anchors.isEmpty else {
+            throw ConfigurationError(.noTrustAnchors, "the trust anchor list is empty: no receipt could verify")
         }
-        return certificates
+        chain = ChainValidator(anchors: anchors, strict: configuration.strictX509)
+        xcodeCertificates = try Engine.certificates(
+            configuration.xcodeCertificates, named: "Xcode certificate", code: .unreadableXcodeCertificate)
+        self.configuration = configuration
     }
 
     func verify(_ bytes: [UInt8], now: Int64) throws(VerificationError) -> VerifiedReceipt {
@@ -231,6 +267,17 @@ final class ReceiptEngine: Sendable {
         if let expected = configuration.bundleId, receipt.bundleId != expected {
             throw VerificationError(
                 .wrongBundleId, "the receipt's bundle id is \(receipt.bundleId), expected \(expected)")
+        }
+        if let expected = configuration.environment {
+            guard let type = receipt.receiptType else {
+                throw VerificationError(
+                    .wrongEnvironment, "the receipt has no receipt type (attribute 0), expected \(expected.rawValue)")
+            }
+            if type.environment != expected.rawValue {
+                throw VerificationError(
+                    .wrongEnvironment,
+                    "the receipt's type is \(type.rawValue) (\(type.environment)), expected \(expected.rawValue)")
+            }
         }
         if let expected = configuration.applicationVersion, receipt.applicationVersion != expected {
             throw VerificationError(

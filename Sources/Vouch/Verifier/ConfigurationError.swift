@@ -1,7 +1,7 @@
 public import Foundation
 
-/// Why a ``Verifier`` could not be made from its ``Verifier/Configuration``: a mistake in the
-/// set-up, never a verdict on data (those are ``VerificationError``s).
+/// Why a ``Verifier`` or a ``ReceiptVerifier`` could not be made from its configuration: a
+/// mistake in the set-up, never a verdict on data (those are ``VerificationError``s).
 public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// A stable identifier of one configuration mistake.
     public enum Code: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -17,6 +17,8 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         case unreadableXcodeCertificate = "unreadable_xcode_certificate"
         /// The trust anchor list is empty: nothing could ever verify.
         case noTrustAnchors = "no_trust_anchors"
+        /// A receipt verifier's device identifier is not 16 bytes (a UUID's).
+        case invalidDeviceIdentifier = "invalid_device_identifier"
 
         public var description: String { rawValue }
     }

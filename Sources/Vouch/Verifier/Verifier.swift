@@ -190,7 +190,7 @@ final class Engine: Sendable {
     }
 
     /// Every certificate of each entry: DER, or PEM with one or more certificates.
-    private static func certificates(
+    static func certificates(
         _ list: [[UInt8]], named name: String, code: ConfigurationError.Code
     ) throws(ConfigurationError) -> [Certificate] {
         var certificates: [Certificate] = []

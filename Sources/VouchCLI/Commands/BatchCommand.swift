@@ -18,7 +18,11 @@ struct BatchCommand: Command {
         Store Server API responses, arrays, pretty-printed or several in a row) give a
         record per token, with its document and JSON path. Blank lines get a record too
         (empty_line) unless --skip-empty. Gzipped input (by its magic bytes) is read
-        transparently. Line and document numbers continue across files.
+        transparently. Line and document numbers continue across files. A line holding a
+        legacy app receipt (its base64 text, or a JSON object with receipt-data or
+        latest_receipt) gets a record of kind "receipt"; --bundle-id, --environment, --at
+        (signed: the receipt's creation date), --xcode-cert and --no-strict-x509 apply to
+        receipts too.
 
         A summary (counts by status, kind and error code, time, lines/s, peak memory) goes
         to stderr at the end; while running, a progress line too when stderr is a terminal
@@ -56,7 +60,11 @@ struct BatchCommand: Command {
                 help:
                     "Verify every signature with OpenSSL's generic P-256 path,\nnever with a key's precomputed table (same verdicts)"
             ),
-        ] + DocumentArguments.options + TrustOptions.options
+        ] + DocumentArguments.options + TrustOptions.options + [
+            .value(
+                "--receipt-root", "FILE", repeatable: true,
+                help: "Trust this root for receipts instead of the embedded Apple\nInc. Root")
+        ]
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -64,6 +72,7 @@ struct BatchCommand: Command {
         options.configuration.fastVerify = !arguments.flag("--no-fast-verify")
         var batch = BatchVerifier(verifier: try options.makeVerifier(), kind: options.kind)
         let documents = try DocumentArguments(arguments)
+        batch.receiptVerifier = try ReceiptCommands.batchVerifier(arguments, options: options, console: console)
         if let text = arguments.value("--jobs") {
             guard let jobs = Int(text), (1...1024).contains(jobs) else {
                 throw UsageError("--jobs must be a whole number from 1 to 1024; got '\(text)'")

@@ -26,6 +26,27 @@ enum ReceiptCommands {
         (receipt-data, latest_receipt, or --field).
         """
 
+    /// The receipt verifier of `vouch batch`: its own roots (`--receipt-root`, else the embedded
+    /// Apple Inc. Root), and the token options' bundle id, environment, Xcode certificates,
+    /// strictness and validation time (`signed` is the receipt's creation date).
+    static func batchVerifier(_ arguments: ParsedArguments, options: TrustOptions, console: Console) throws
+        -> ReceiptVerifier
+    {
+        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
+        let roots = arguments.values("--receipt-root")
+        if !roots.isEmpty {
+            configuration.trustAnchors = try roots.flatMap {
+                try console.readCertificates($0, option: "--receipt-root")
+            }
+        }
+        configuration.xcodeCertificates = options.configuration.xcodeCertificates
+        configuration.bundleId = options.configuration.bundleId
+        configuration.environment = options.configuration.environment
+        configuration.validationTime = options.configuration.validationTime
+        configuration.strictX509 = options.configuration.strictX509
+        return try makeVerifier(configuration)
+    }
+
     static func makeVerifier(_ configuration: ReceiptVerifier.Configuration) throws -> ReceiptVerifier {
         do {
             return try ReceiptVerifier(configuration: configuration)
@@ -59,6 +80,9 @@ struct ReceiptVerifyCommand: Command {
                 help: "Trust this root certificate (DER or PEM) instead of the\nembedded Apple Inc. Root"),
             .value("--xcode-cert", "FILE", repeatable: true, help: "Trust this Xcode StoreKit testing certificate"),
             .value("--bundle-id", "ID", help: "Require this bundle id"),
+            .value(
+                "--environment", "ENV",
+                help: "Require a receipt of Production, Sandbox or Xcode (its\nreceipt type, attribute 0)"),
             .value("--app-version", "V", help: "Require this application version"),
             .value("--device-id", "UUID", help: "Check the receipt's hash against this device identifier"),
             .value("--at", "WHEN", help: "Validate the chain at: creation (default), now, or a DATE"),
@@ -111,7 +135,7 @@ struct ReceiptVerifyCommand: Command {
     }
 
     func configuration(_ arguments: ParsedArguments, console: Console) throws -> ReceiptVerifier.Configuration {
-        var configuration = ReceiptVerifier.Configuration()
+        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         let roots = arguments.values("--root")
         if !roots.isEmpty {
             configuration.trustAnchors = try roots.flatMap { try console.readCertificates($0, option: "--root") }
@@ -120,6 +144,11 @@ struct ReceiptVerifyCommand: Command {
             try console.readCertificates($0, option: "--xcode-cert")
         }
         configuration.bundleId = arguments.value("--bundle-id")
+        if let text = arguments.value("--environment") {
+            let known: [AppStoreEnvironment] = [.production, .sandbox, .xcode]
+            configuration.environment = try Spelling.choice(
+                text, option: "--environment", among: known, name: \.rawValue)
+        }
         configuration.applicationVersion = arguments.value("--app-version")
         if let text = arguments.value("--device-id") {
             guard let uuid = UUID(uuidString: text) else {

@@ -1,0 +1,72 @@
+import Foundation
+import Testing
+import VouchTestSupport
+
+@testable import Vouch
+
+/// A receipt verifier is safe by default: it names the app and environment whose receipts it
+/// accepts, or says that it accepts any.
+@Suite struct ReceiptConfigurationTests {
+    static func configurationError(_ configuration: ReceiptVerifier.Configuration) -> ConfigurationError? {
+        do {
+            _ = try ReceiptVerifier(configuration: configuration)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func aConfigurationNamingNoAppIsRefused() {
+        #expect(Self.configurationError(ReceiptVerifier.Configuration())?.code == .missingAppIdentity)
+        var bundleOnly = ReceiptVerifier.Configuration()
+        bundleOnly.bundleId = "com.example.app"
+        #expect(Self.configurationError(bundleOnly)?.code == .missingAppIdentity)
+        var environmentOnly = ReceiptVerifier.Configuration()
+        environmentOnly.environment = .production
+        #expect(Self.configurationError(environmentOnly)?.code == .missingAppIdentity)
+        #expect(Self.configurationError(.init(bundleId: "com.example.app", environment: .production)) == nil)
+        #expect(Self.configurationError(.acceptingAnyApp()) == nil)
+    }
+
+    @Test func aDeviceIdentifierOfAnotherLengthThanSixteenBytesIsRefused() {
+        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
+        configuration.deviceIdentifier = Array(repeating: 7, count: 15)
+        #expect(Self.configurationError(configuration)?.code == .invalidDeviceIdentifier)
+        configuration.deviceIdentifier = Array(repeating: 7, count: 16)
+        #expect(Self.configurationError(configuration) == nil)
+    }
+
+    @Test func unreadableOrMissingAnchorsAreRefused() {
+        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
+        configuration.trustAnchors = []
+        #expect(Self.configurationError(configuration)?.code == .noTrustAnchors)
+        configuration.trustAnchors = [Array("not a certificate".utf8)]
+        #expect(Self.configurationError(configuration)?.code == .unreadableTrustAnchor)
+        configuration.trustAnchors = [AppleRootCertificates.appleIncRoot]
+        configuration.xcodeCertificates = [[0x30, 0x00]]
+        #expect(Self.configurationError(configuration)?.code == .unreadableXcodeCertificate)
+    }
+
+    @Test(arguments: SharedReceipts.real.filter { !$0.isXcode })
+    func everyAppleReceiptVerifiesForItsOwnAppAndEnvironmentOnly(entry: SharedReceipts.Entry) throws {
+        let bytes = try SharedReceipts.bytes("real/\(entry.name)")
+        let own = try ReceiptVerifier(configuration: .init(bundleId: entry.bundleId, environment: entry.environment))
+        #expect(own.rejection(bytes) == nil)
+        let other: AppStoreEnvironment = entry.environment == .production ? .sandbox : .production
+        let otherEnvironment = try ReceiptVerifier(configuration: .init(bundleId: entry.bundleId, environment: other))
+        #expect(otherEnvironment.rejection(bytes)?.code == .wrongEnvironment)
+        let otherApp = try ReceiptVerifier(
+            configuration: .init(bundleId: entry.bundleId + ".other", environment: entry.environment))
+        #expect(otherApp.rejection(bytes)?.code == .wrongBundleId)
+    }
+
+    @Test(arguments: SharedReceipts.real.filter(\.isXcode))
+    func xcodeReceiptsVerifyOnlyForTheXcodeEnvironment(entry: SharedReceipts.Entry) throws {
+        let bytes = try SharedReceipts.bytes("real/\(entry.name)")
+        var configuration = ReceiptVerifier.Configuration(bundleId: entry.bundleId, environment: .xcode)
+        configuration.xcodeCertificates = [SharedReceipts.storeKitCertificate]
+        #expect(try ReceiptVerifier(configuration: configuration).rejection(bytes) == nil)
+        configuration.environment = .sandbox
+        #expect(try ReceiptVerifier(configuration: configuration).rejection(bytes)?.code == .wrongEnvironment)
+    }
+}
