@@ -81,6 +81,14 @@ enum ReceiptBench {
             let after = rate(floor, threads: threads, sample: sample)
             return measured / ((before + after) / 2)
         }
+        func cli(_ threads: Int) -> Double {
+            let summary = scratch.appendingPathComponent("receipt-summary.json")
+            let result = runShell(
+                "\(vouch) batch --jobs \(threads) --receipt-root \(shellQuote(root.path)) --summary-json \(shellQuote(summary.path)) \(shellQuote(file.path)) > /dev/null 2>/dev/null"
+            )
+            precondition(result.status == 0, "vouch batch exited \(result.status) on receipts")
+            return Double(lines) / result.seconds
+        }
         func library(_ threads: Int) throws -> Double {
             var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
             configuration.trustAnchors = [try authority.anchorDER()]
@@ -105,6 +113,12 @@ enum ReceiptBench {
             for threads in Set([1, jobs]).sorted() {
                 floors[threads, default: []].append(rate(floor, threads: threads, sample: sample))
                 var measured = 0.0
+                let cliRatio = bracketed(threads: threads) {
+                    measured = cli(threads)
+                    return measured
+                }
+                ratios["cli\(threads)", default: []].append(cliRatio)
+                rates["cli\(threads)", default: []].append(measured)
                 let libraryRatio = try bracketed(threads: threads) {
                     measured = try library(threads)
                     return measured
@@ -129,6 +143,9 @@ enum ReceiptBench {
             table.append(
                 "| floor: OpenSSL SHA-256 + RSA-2048 verify, prepared key and context | \(threads) | \(String(format: "%.0f", median(floors[threads]!))) | 1.00 |"
             )
+        }
+        for threads in Set([1, jobs]).sorted() {
+            table.append(row("`vouch batch`, receipt lines, full payload output", "cli", threads))
         }
         for threads in Set([1, jobs]).sorted() {
             table.append(row("`BatchVerifier.verifyLines`, receipt lines", "lib", threads))

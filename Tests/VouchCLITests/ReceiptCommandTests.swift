@@ -237,6 +237,32 @@ import Vouch
         #expect(help.stdout.contains("--receipt-root FILE"))
     }
 
+    @Test func mintReceiptCountWritesADumpThatBatchVerifies() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vouch-receipt-count-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let ca = try VouchBinary.run(["mint", "receipt-ca", "--out", directory.path, "--not-before", "2024-01-01"])
+        #expect(ca.status == 0, "\(ca.stderr)")
+        let dump = try VouchBinary.run([
+            "mint", "receipt", "--ca", directory.path, "--count", "12", "--seed", "5", "--date", "2025-02-01",
+        ])
+        #expect(dump.status == 0, "\(dump.stderr)")
+        let lines = dump.stdout.split(separator: "\n")
+        #expect(lines.count == 12)
+        #expect(Set(lines).count == 12)
+        let batch = try VouchBinary.run(
+            [
+                "batch", "--payload", "none", "--receipt-root", directory.appendingPathComponent("root.der").path,
+                "--summary-json", "-",
+            ], input: Array(dump.stdout.utf8))
+        #expect(batch.status == 0, "\(batch.stderr)")
+        #expect(batch.stdout.contains(#""kinds":{"receipt":12}"#))
+        let both = try VouchBinary.run(["mint", "receipt", "--ca", directory.path, "--count", "2", "--tamper", "md5"])
+        #expect(both.status == 64)
+        let zero = try VouchBinary.run(["mint", "receipt", "--ca", directory.path, "--count", "0"])
+        #expect(zero.status == 64)
+    }
+
     @Test func mintedReceiptsVerifyWithTheMintedRootAndTheirTampersFailAsLabelled() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
             "vouch-receipt-ca-\(UUID().uuidString)")

@@ -86,6 +86,8 @@ struct MintReceiptCommand: Command {
     let discussion = """
         Signs one receipt with the CA in DIR (made by 'vouch mint receipt-ca'; Xcode style,
         BER, when DIR holds xcode.der) and writes its DER to stdout or --out FILE.
+        --count N writes N receipts instead, one base64 line each (a dump for 'vouch
+        batch'), with seeds S to S+N-1 and in-app counts 1 to 3 unless --in-app.
         --tamper prints broken receipts instead, one base64 line each followed by a tab and
         the code a verifier must report; DEFECT is payload, signature, trailing, two-signers,
         content-type, md5, no-certificates, no-intermediate, extra-certificate,
@@ -112,6 +114,7 @@ struct MintReceiptCommand: Command {
             .flag("--ber", help: "BER with indefinite lengths, as Xcode writes"),
             .value("--device-id", "UUID", help: "Compute the hash (attribute 5) for this device identifier"),
             .flag("--base64", help: "Print the receipt as one line of base64 (receipt-data)"),
+            .value("--count", "N", help: "Print N receipts, one base64 line each"),
             .value("--tamper", "DEFECT", repeatable: true, help: "Print broken receipts with their expected codes"),
             .value("--out", short: "o", "FILE", help: "Write to FILE instead of stdout"),
         ]
@@ -124,27 +127,44 @@ struct MintReceiptCommand: Command {
         let created =
             try arguments.value("--date").map { try Spelling.date($0, option: "--date") }
             ?? Date(timeIntervalSince1970: console.now().timeIntervalSince1970.rounded(.down))
-        var inAppCount = 1
+        var inAppCount: Int? = nil
         if let text = arguments.value("--in-app") {
             guard let count = Int(text), (0...10_000).contains(count) else {
                 throw UsageError("--in-app must be 0 to 10000; got '\(text)'")
             }
             inAppCount = count
         }
+        var count: Int? = nil
+        if let text = arguments.value("--count") {
+            guard let number = Int(text), (1...10_000_000).contains(number) else {
+                throw UsageError("--count must be 1 to 10000000; got '\(text)'")
+            }
+            guard arguments.values("--tamper").isEmpty else {
+                throw UsageError("--count and --tamper do not go together")
+            }
+            count = number
+        }
         let seedText = arguments.value("--seed") ?? "1"
         guard let seed = Int(seedText) else { throw UsageError("--seed must be a whole number; got '\(seedText)'") }
-        var content = MintReceiptContent.sample(creationDate: created, inAppCount: inAppCount, seed: seed)
-        if authority.style == .xcode {
-            content.xcodeStyle = true
-            content.receiptType = "Xcode"
-        }
-        for assignment in arguments.values("--set") { try Self.apply(assignment, to: &content) }
+        var deviceIdentifier: [UInt8]? = nil
         if let text = arguments.value("--device-id") {
             guard let uuid = UUID(uuidString: text) else {
                 throw UsageError("--device-id must be a UUID; got '\(text)'")
             }
-            content.deviceIdentifier = withUnsafeBytes(of: uuid.uuid) { Array($0) }
+            deviceIdentifier = withUnsafeBytes(of: uuid.uuid) { Array($0) }
         }
+        let assignments = arguments.values("--set")
+        func makeContent(seed: Int, inApp: Int) throws -> MintReceiptContent {
+            var content = MintReceiptContent.sample(creationDate: created, inAppCount: inApp, seed: seed)
+            if authority.style == .xcode {
+                content.xcodeStyle = true
+                content.receiptType = "Xcode"
+            }
+            for assignment in assignments { try Self.apply(assignment, to: &content) }
+            if let deviceIdentifier { content.deviceIdentifier = deviceIdentifier }
+            return content
+        }
+        let content = try makeContent(seed: seed, inApp: inAppCount ?? 1)
         let digest = try Spelling.choice(
             arguments.value("--digest") ?? "sha256", option: "--digest", among: MintReceiptSigner.Digest.allCases,
             name: \.rawValue)
@@ -167,6 +187,13 @@ struct MintReceiptCommand: Command {
             for defect in defects where !(authority.style == .xcode && defect == .noIntermediate) {
                 let bytes = try signer.sign(content, digest: digest, defect: defect)
                 output += Base64.encodeStandard(bytes) + Array("\t\(defect.expectedCode)\n".utf8)
+            }
+        } else if let count {
+            output = []
+            for index in 0..<count {
+                let minted = try makeContent(seed: seed + index, inApp: inAppCount ?? 1 + index % 3)
+                output += Base64.encodeStandard(try signer.sign(payload: minted.encoded(), digest: digest, ber: ber))
+                output.append(0x0A)
             }
         } else {
             let bytes = try signer.sign(payload: content.encoded(), digest: digest, ber: ber)
