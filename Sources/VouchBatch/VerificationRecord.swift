@@ -47,7 +47,12 @@ public enum VerificationRecord {
                 break
             case .full:
                 writer.raw(",\"payload\":")
-                writer.write(object: verified.expandedPayload)
+                // The signed bytes are the record's bytes when nothing is nested in them.
+                if verified.nested.isEmpty, let bytes = verified.canonicalPayload {
+                    writer.writeRaw(bytes)
+                } else {
+                    writer.write(object: verified.expandedPayload)
+                }
             case .fields(let paths):
                 writer.raw(",\"payload\":")
                 writer.write(object: select(paths, from: verified.expandedPayload))

@@ -34,6 +34,19 @@ struct JSONTestSuiteTests {
         }
     }
 
+    /// Records copy a payload's bytes when the parser calls them canonical: on every object
+    /// of the suite that verdict must be the truth (the writer's bytes equal to the input).
+    @Test func theCanonicalVerdictIsTheTruthOnEveryObjectOfTheSuite() throws {
+        var checked = 0
+        for file in try SharedVectors.files(in: "jsontestsuite/test_parsing") {
+            let bytes = try SharedVectors.bytes(file)
+            guard let (object, isCanonical) = try? StrictJSON.parseObjectTellingCanonical(bytes) else { continue }
+            #expect(isCanonical == (JSONWriter.encode(.object(object)) == bytes), "\(file)")
+            checked += 1
+        }
+        #expect(checked >= 10)
+    }
+
     @Test func rejectsEveryNFile() throws {
         let files = try Self.parsingFiles(prefix: "n_")
         #expect(files.count == 188)

@@ -48,9 +48,28 @@ package enum StrictJSON {
         return object
     }
 
+    /// Parses a JSON text that must be an object, and tells whether `bytes` are exactly what
+    /// ``JSONWriter`` writes for it (no whitespace, no escape, no DEL): then the bytes can be
+    /// copied where the object would be written.
+    package static func parseObjectTellingCanonical(_ bytes: [UInt8], limits: Limits = Limits()) throws(ParseError)
+        -> (object: JSONObject, isCanonical: Bool)
+    {
+        let result = bytes.withUnsafeBufferPointer { parseBufferTellingCanonical($0, limits: limits) }
+        guard case .object(let object) = try result.value.get() else {
+            throw ParseError(message: "expected a JSON object", offset: 0)
+        }
+        return (object, result.isCanonical)
+    }
+
     private static func parseBuffer(_ buffer: UnsafeBufferPointer<UInt8>, limits: Limits) -> Result<
         JSONValue, ParseError
     > {
+        parseBufferTellingCanonical(buffer, limits: limits).value
+    }
+
+    private static func parseBufferTellingCanonical(_ buffer: UnsafeBufferPointer<UInt8>, limits: Limits) -> (
+        value: Result<JSONValue, ParseError>, isCanonical: Bool
+    ) {
         var parser = Parser(bytes: buffer, maximumDepth: limits.maximumDepth)
         do throws(StrictJSON.ParseError) {
             parser.skipWhitespace()
@@ -59,9 +78,9 @@ package enum StrictJSON {
             guard parser.position == buffer.count else {
                 throw parser.error("unexpected data after the JSON value")
             }
-            return .success(value)
+            return (.success(value), parser.isCanonical)
         } catch {
-            return .failure(error)
+            return (.failure(error), false)
         }
     }
 }
@@ -70,6 +89,9 @@ private struct Parser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maximumDepth: Int
     var position = 0
+    /// Whether everything read so far is what ``JSONWriter`` writes for it: no whitespace
+    /// between tokens, no escape and no DEL (which the writer escapes) in strings.
+    var isCanonical = true
 
     init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
         self.bytes = bytes
@@ -83,7 +105,9 @@ private struct Parser {
     mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
-            case 0x20, 0x09, 0x0A, 0x0D: position += 1
+            case 0x20, 0x09, 0x0A, 0x0D:
+                position += 1
+                isCanonical = false
             default: return
             }
         }
@@ -133,8 +157,11 @@ private struct Parser {
         position += 1  // {
         var members: [JSONObject.Member] = []
         // A cheap fingerprint per name (length and first bytes) so that duplicate checks
-        // compare text only when fingerprints match.
+        // compare text only when fingerprints match, and a 64-bit filter of the fingerprints
+        // seen, so that a name whose bit is clear (most) skips even that.
         var fingerprints: [UInt64] = []
+        var filter: UInt64 = 0
+        var sawAnyName = false
         var names: Set<String>? = nil
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
@@ -146,15 +173,19 @@ private struct Parser {
                 throw error("expected a member name")
             }
             let nameOffset = position
-            let name = try parseString()
+            let (name, fingerprint) = try parseName()
             if members.count < Self.linearDuplicateCheckLimit {
-                let fingerprint = Self.fingerprint(name)
-                for (index, other) in fingerprints.enumerated()
-                where (other == fingerprint || other == Self.anyName || fingerprint == Self.anyName)
-                    && members[index].name == name
-                {
-                    throw duplicate(name, at: nameOffset)
+                let bit: UInt64 = 1 << ((fingerprint &* 0x9E37_79B9_7F4A_7C15) >> 58)
+                if filter & bit != 0 || fingerprint == Self.anyName || sawAnyName {
+                    for (index, other) in fingerprints.enumerated()
+                    where (other == fingerprint || other == Self.anyName || fingerprint == Self.anyName)
+                        && members[index].name == name
+                    {
+                        throw duplicate(name, at: nameOffset)
+                    }
                 }
+                filter |= bit
+                sawAnyName = sawAnyName || fingerprint == Self.anyName
                 fingerprints.append(fingerprint)
             } else {
                 if names == nil { names = Set(members.map(\.name)) }
@@ -191,6 +222,33 @@ private struct Parser {
         var value = UInt64(truncatingIfNeeded: name.utf8.count) << 48
         for (index, byte) in name.utf8.prefix(6).enumerated() { value |= UInt64(byte) << (8 * index) }
         return value
+    }
+
+    /// The fingerprint of an ASCII name's bytes: the same value as ``fingerprint(_:)``.
+    @inline(__always)
+    static func fingerprint(ascii name: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var value = UInt64(truncatingIfNeeded: name.count) << 48
+        for index in 0..<min(6, name.count) { value |= UInt64(name[index]) << (8 * index) }
+        return value
+    }
+
+    /// A member name and its fingerprint: taken from the bytes when the name is plain ASCII
+    /// (the rule for every name Apple uses), else from the decoded string.
+    mutating func parseName() throws(StrictJSON.ParseError) -> (String, UInt64) {
+        let start = position + 1
+        var end = start
+        while end < bytes.count {
+            let byte = bytes[end]
+            if byte == UInt8(ascii: "\"") {
+                let name = UnsafeBufferPointer(rebasing: bytes[start..<end])
+                position = end + 1
+                return (String(decoding: name, as: UTF8.self), Self.fingerprint(ascii: name))
+            }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x7F { break }
+            end += 1
+        }
+        let name = try parseString()
+        return (name, Self.fingerprint(name))
     }
 
     func duplicate(_ name: String, at offset: Int) -> StrictJSON.ParseError {
@@ -263,7 +321,7 @@ private struct Parser {
                 position += 1
                 return string
             }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x80 { break }
+            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x7F { break }
             position += 1
         }
         var utf8 = Array(UnsafeBufferPointer(rebasing: bytes[start..<position]))
@@ -283,6 +341,7 @@ private struct Parser {
             case 0..<0x20:
                 throw error("unescaped control character in string")
             default:
+                if byte == 0x7F { isCanonical = false }
                 utf8.append(byte)
                 position += 1
             }
@@ -293,15 +352,29 @@ private struct Parser {
         guard position < bytes.count else { throw error("unterminated escape") }
         let byte = bytes[position]
         position += 1
+        // The writer escapes `"`, `\\`, LF, CR and TAB so, and other control characters and DEL
+        // as `\u00xx` in lower case: any other escape makes the text not canonical.
         switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(byte)
-        case UInt8(ascii: "b"): utf8.append(0x08)
-        case UInt8(ascii: "f"): utf8.append(0x0C)
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): utf8.append(byte)
+        case UInt8(ascii: "/"):
+            isCanonical = false
+            utf8.append(byte)
+        case UInt8(ascii: "b"):
+            isCanonical = false
+            utf8.append(0x08)
+        case UInt8(ascii: "f"):
+            isCanonical = false
+            utf8.append(0x0C)
         case UInt8(ascii: "n"): utf8.append(0x0A)
         case UInt8(ascii: "r"): utf8.append(0x0D)
         case UInt8(ascii: "t"): utf8.append(0x09)
         case UInt8(ascii: "u"):
+            let digits = position
             var scalar = try parseHex4()
+            let writtenSo =
+                (scalar < 0x20 && scalar != 0x09 && scalar != 0x0A && scalar != 0x0D || scalar == 0x7F)
+                && !bytes[digits..<digits + 4].contains { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "F") }
+            if !writtenSo { isCanonical = false }
             if (0xD800..<0xDC00).contains(scalar) {
                 guard bytes.count - position >= 6, bytes[position] == UInt8(ascii: "\\"),
                     bytes[position + 1] == UInt8(ascii: "u")

@@ -21,12 +21,15 @@ public enum PayloadKind: String, Sendable, CaseIterable, CustomStringConvertible
     public static func detect(in payload: JSONObject) -> PayloadKind? {
         var found: PayloadKind? = nil
         for member in payload.members {
-            switch member.name {
-            case "notificationType": return .notification
-            case "receiptType": return .appTransaction
-            case "transactionId": found = found ?? .transaction
-            case "autoRenewStatus", "autoRenewProductId": found = found ?? .renewalInfo
-            case "requestIdentifier": found = found ?? .realtimeRequest
+            // By length first: one comparison of text at most per member.
+            let name = member.name
+            switch name.utf8.count {
+            case 16 where name == "notificationType": return .notification
+            case 11 where name == "receiptType": return .appTransaction
+            case 13 where name == "transactionId": found = found ?? .transaction
+            case 15 where name == "autoRenewStatus", 18 where name == "autoRenewProductId":
+                found = found ?? .renewalInfo
+            case 17 where name == "requestIdentifier": found = found ?? .realtimeRequest
             default: continue
             }
         }

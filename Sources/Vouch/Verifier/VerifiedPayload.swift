@@ -5,19 +5,61 @@ internal import VouchOpenSSL
 /// `Verifier.verify(_:as:)` with a ``PayloadKind`` (or none) returns one when the kind is detected or given
 /// at run time; ``Verified`` is the same with the kind known to the compiler.
 public struct VerifiedPayload: Sendable {
+    /// Everything, in one object: a result is passed and copied along a batch's whole way,
+    /// and a copy of one reference is one retain where a copy of the typed model is dozens.
+    private final class Storage: Sendable {
+        let kind: PayloadKind
+        let payload: JSONObject
+        let decoded: DecodedPayload
+        let validationTime: Timestamp
+        let nested: [NestedPayload]
+        let keyIdentifier: String?
+        let leafCertificate: Certificate
+        let canonicalPayload: [UInt8]?
+
+        init(
+            kind: PayloadKind, payload: JSONObject, decoded: DecodedPayload, validationTime: Timestamp,
+            nested: [NestedPayload], keyIdentifier: String?, leafCertificate: Certificate, canonicalPayload: [UInt8]?
+        ) {
+            self.kind = kind
+            self.payload = payload
+            self.decoded = decoded
+            self.validationTime = validationTime
+            self.nested = nested
+            self.keyIdentifier = keyIdentifier
+            self.leafCertificate = leafCertificate
+            self.canonicalPayload = canonicalPayload
+        }
+    }
+
+    private let storage: Storage
+
+    init(
+        kind: PayloadKind, payload: JSONObject, decoded: DecodedPayload, validationTime: Timestamp,
+        nested: [NestedPayload], keyIdentifier: String?, leafCertificate: Certificate, canonicalPayload: [UInt8]?
+    ) {
+        storage = Storage(
+            kind: kind, payload: payload, decoded: decoded, validationTime: validationTime, nested: nested,
+            keyIdentifier: keyIdentifier, leafCertificate: leafCertificate, canonicalPayload: canonicalPayload)
+    }
+
     /// The kind of the payload: detected, or the one required.
-    public let kind: PayloadKind
+    public var kind: PayloadKind { storage.kind }
     /// The payload exactly as signed (member order and number text kept).
-    public let payload: JSONObject
+    public var payload: JSONObject { storage.payload }
     /// The payload as its typed model.
-    public let decoded: DecodedPayload
+    public var decoded: DecodedPayload { storage.decoded }
     /// The instant the certificate chain was validated at.
-    public let validationTime: Timestamp
+    public var validationTime: Timestamp { storage.validationTime }
     /// For a notification: each nested token, verified.
-    public let nested: [NestedPayload]
+    public var nested: [NestedPayload] { storage.nested }
     /// The header's `kid`, if any (Xcode data carries one).
-    public let keyIdentifier: String?
-    let leafCertificate: Certificate
+    public var keyIdentifier: String? { storage.keyIdentifier }
+    var leafCertificate: Certificate { storage.leafCertificate }
+    /// The payload's signed bytes when they are exactly what ``JSONWriter`` writes for
+    /// ``payload`` (no whitespace, no escape but the writer's): a record copies them instead of
+    /// writing the object anew.
+    package var canonicalPayload: [UInt8]? { storage.canonicalPayload }
 
     /// SHA-256 of the certificate that signed the token.
     public var signingCertificateSHA256: [UInt8] { leafCertificate.sha256 }

@@ -238,8 +238,10 @@ final class Engine: Sendable {
         let payloadBytes = token.payload
         // Authenticated by the leaf key from here on; the payload may now be read.
         let payload: JSONObject
+        let isCanonical: Bool
         do {
-            payload = try StrictJSON.parseObject(payloadBytes, limits: .init(maximumDepth: 32))
+            (payload, isCanonical) = try StrictJSON.parseObjectTellingCanonical(
+                payloadBytes, limits: .init(maximumDepth: 32))
         } catch {
             throw VerificationError(error.isNestingTooDeep ? .jsonTooDeep : .badPayloadJSON, "payload: \(error)")
         }
@@ -267,7 +269,8 @@ final class Engine: Sendable {
         let nested = try verifyNested(in: decoded, now: now)
         return VerifiedPayload(
             kind: kind, payload: payload, decoded: decoded, validationTime: time, nested: nested,
-            keyIdentifier: signer.header.keyIdentifier, leafCertificate: signer.leafCertificate)
+            keyIdentifier: signer.header.keyIdentifier, leafCertificate: signer.leafCertificate,
+            canonicalPayload: isCanonical ? payloadBytes : nil)
     }
 
     /// The signature step: payload and signature segments in canonical unpadded base64url, a

@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+import VouchTestSupport
+
+@testable import Vouch
+
+/// A record copies a payload's signed bytes when the parser says they are canonical: that
+/// must hold exactly when the bytes are what `JSONWriter` writes for the parsed object.
+@Suite struct JSONCanonicalTests {
+    /// The parser's verdict, and the truth: the writer's bytes compared with the input.
+    static func verdicts(_ text: [UInt8]) -> (said: Bool, truth: Bool)? {
+        guard let (object, isCanonical) = try? StrictJSON.parseObjectTellingCanonical(text) else { return nil }
+        return (isCanonical, JSONWriter.encode(.object(object)) == text)
+    }
+
+    @Test(arguments: [
+        #"{}"#, #"{"a":1}"#, #"{"a":"b","c":[1,2,{"d":null}],"e":true,"f":false}"#, #"{"a":-0.5e+10}"#,
+        #"{"é":"ü😀"}"#, #"{"a":[]}"#, #"{"a":{}}"#, #"{"a":"a/b"}"#, #"{"a":"\n\r\t\"\\"}"#,
+        #"{"a":"\u0000\u001f\u007f"}"#, #"{"\u0001":1}"#,
+    ])
+    func compactObjectsAsTheWriterWritesThemAreCanonical(text: String) throws {
+        let verdicts = try #require(Self.verdicts(Array(text.utf8)))
+        #expect(verdicts.said)
+        #expect(verdicts.truth)
+    }
+
+    @Test(arguments: [
+        #"{ "a":1}"#, #"{"a" :1}"#, #"{"a":1 }"#, "{\"a\":\n1}", #" {"a":1}"#, #"{"a":1} "#, #"{"a":[1, 2]}"#,
+        #"{"a":"\/"}"#, #"{"a":"\u0041"}"#, #"{"a":"\b"}"#, #"{"a":"\f"}"#, #"{"\u0061":1}"#,
+        "{\"a\":\"\u{7F}\"}", "{\"\u{7F}\":1}", #"{"a":"\u001F"}"#, #"{"a":"\u000a"}"#, #"{"a":"\u00e9"}"#,
+    ])
+    func whitespaceOtherEscapesAndARawDeleteAreNot(text: String) throws {
+        let verdicts = try #require(Self.verdicts(Array(text.utf8)))
+        #expect(!verdicts.said)
+        #expect(!verdicts.truth)
+    }
+
+    @Test func theVerdictIsTheTruthOnEveryRealPayload() throws {
+        for (_, token) in try TestVectors.realTokens() {
+            let segments = token.split(separator: ".", omittingEmptySubsequences: false)
+            let payload = try #require(Base64.decodeURL(segments[1].utf8))
+            let verdicts = try #require(Self.verdicts(payload))
+            #expect(verdicts.said == verdicts.truth)
+            // Apple's payloads are compact: their records copy the signed bytes.
+            #expect(verdicts.said)
+        }
+    }
+
+    @Test func randomMutationsNeverMakeTheVerdictWrong() throws {
+        var generator = SystemRandomNumberGenerator()
+        let seeds = [
+            #"{"transactionId":"1","price":1990,"a":[true,null,{"b":"c d"}],"e":-1.5E3}"#,
+            #"{"x":"\u00e9\\","y":[ ],"z":{"k":"v"}}"#,
+        ].map { Array($0.utf8) }
+        let alphabet = Array(#" {}[]:,"\/ntfu0123456789aeE.-+"#.utf8) + [0x7F, 0x0A, 0xC3, 0xA9]
+        var parsed = 0
+        for _ in 0..<20_000 {
+            var bytes = seeds.randomElement(using: &generator)!
+            for _ in 0..<Int.random(in: 1...3, using: &generator) {
+                let index = Int.random(in: 0..<bytes.count, using: &generator)
+                switch Int.random(in: 0..<3, using: &generator) {
+                case 0: bytes[index] = alphabet.randomElement(using: &generator)!
+                case 1: bytes.insert(alphabet.randomElement(using: &generator)!, at: index)
+                default: if bytes.count > 2 { bytes.remove(at: index) }
+                }
+            }
+            guard let verdicts = Self.verdicts(bytes) else { continue }
+            parsed += 1
+            #expect(verdicts.said == verdicts.truth, "\(String(decoding: bytes, as: UTF8.self))")
+        }
+        #expect(parsed > 100)
+    }
+}
