@@ -19,9 +19,12 @@ package enum StrictJSON {
     package struct Limits: Sendable {
         /// Arrays and objects nested deeper than this are rejected.
         package var maximumDepth: Int
+        /// Texts to hand out as held strings instead of decoding each occurrence anew.
+        package var vocabulary: JSONVocabulary?
 
-        package init(maximumDepth: Int = 64) {
+        package init(maximumDepth: Int = 64, vocabulary: JSONVocabulary? = nil) {
             self.maximumDepth = maximumDepth
+            self.vocabulary = vocabulary
         }
     }
 
@@ -70,7 +73,7 @@ package enum StrictJSON {
     private static func parseBufferTellingCanonical(_ buffer: UnsafeBufferPointer<UInt8>, limits: Limits) -> (
         value: Result<JSONValue, ParseError>, isCanonical: Bool
     ) {
-        var parser = Parser(bytes: buffer, maximumDepth: limits.maximumDepth)
+        var parser = Parser(bytes: buffer, maximumDepth: limits.maximumDepth, vocabulary: limits.vocabulary)
         do throws(StrictJSON.ParseError) {
             parser.skipWhitespace()
             let value = try parser.parseValue(depth: 0)
@@ -88,14 +91,25 @@ package enum StrictJSON {
 private struct Parser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maximumDepth: Int
+    let vocabulary: JSONVocabulary?
     var position = 0
     /// Whether everything read so far is what ``JSONWriter`` writes for it: no whitespace
     /// between tokens, no escape and no DEL (which the writer escapes) in strings.
     var isCanonical = true
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, vocabulary: JSONVocabulary? = nil) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
+        self.vocabulary = vocabulary
+    }
+
+    /// A plain ASCII run as a string: the vocabulary's, or decoded now. Names are nearly always
+    /// in the vocabulary; values only sometimes, and a value of up to 15 bytes is held inline
+    /// with nothing to allocate, so only longer ones are looked up.
+    @inline(__always)
+    func string(_ text: UnsafeBufferPointer<UInt8>, isName: Bool = false) -> String {
+        if isName || text.count > 15, let vocabulary, let word = vocabulary.word(text) { return word }
+        return String(decoding: text, as: UTF8.self)
     }
 
     func error(_ message: String) -> StrictJSON.ParseError {
@@ -242,7 +256,7 @@ private struct Parser {
             if byte == UInt8(ascii: "\"") {
                 let name = UnsafeBufferPointer(rebasing: bytes[start..<end])
                 position = end + 1
-                return (String(decoding: name, as: UTF8.self), Self.fingerprint(ascii: name))
+                return (string(name, isName: true), Self.fingerprint(ascii: name))
             }
             if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x7F { break }
             end += 1
@@ -317,9 +331,9 @@ private struct Parser {
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                let string = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+                let text = string(UnsafeBufferPointer(rebasing: bytes[start..<position]))
                 position += 1
-                return string
+                return text
             }
             if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x7F { break }
             position += 1

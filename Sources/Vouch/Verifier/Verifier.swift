@@ -241,7 +241,7 @@ final class Engine: Sendable {
         let isCanonical: Bool
         do {
             (payload, isCanonical) = try StrictJSON.parseObjectTellingCanonical(
-                payloadBytes, limits: .init(maximumDepth: 32))
+                payloadBytes, limits: .init(maximumDepth: 32, vocabulary: PayloadVocabulary.shared))
         } catch {
             throw VerificationError(error.isNestingTooDeep ? .jsonTooDeep : .badPayloadJSON, "payload: \(error)")
         }

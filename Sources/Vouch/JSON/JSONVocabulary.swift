@@ -1,0 +1,78 @@
+internal import Foundation
+
+/// Texts a parser meets again and again (the member names and enum values of App Store
+/// payloads), each held once: the parser hands out the held `String` for bytes that spell one,
+/// instead of decoding and allocating a new string per occurrence.
+package final class JSONVocabulary: Sendable {
+    /// Open addressing, a power of two slots, at most a quarter full: slot `i` holds the
+    /// index + 1 of a word, 0 when empty.
+    private let slots: [Int32]
+    private let mask: Int
+    private let hashes: [UInt64]
+    private let words: [String]
+    /// The words' UTF-8 bytes one after another; word `i` spans `starts[i]..<starts[i + 1]`.
+    private let bytes: [UInt8]
+    private let starts: [Int]
+
+    /// The longest word held: longer bytes are not looked up.
+    let maximumLength: Int
+
+    /// A vocabulary of `words` (duplicates are held once).
+    package init(_ words: some Sequence<String>) {
+        var unique: [String] = []
+        var seen = Set<String>()
+        for word in words where seen.insert(word).inserted { unique.append(word) }
+        var bytes: [UInt8] = []
+        var starts: [Int] = [0]
+        var hashes: [UInt64] = []
+        for word in unique {
+            let utf8 = Array(word.utf8)
+            bytes += utf8
+            starts.append(bytes.count)
+            hashes.append(utf8.withUnsafeBufferPointer { Self.hash($0) })
+        }
+        var capacity = 16
+        while capacity < unique.count * 4 { capacity *= 2 }
+        var slots = [Int32](repeating: 0, count: capacity)
+        for (index, hash) in hashes.enumerated() {
+            var slot = Int(truncatingIfNeeded: hash) & (capacity - 1)
+            while slots[slot] != 0 { slot = (slot + 1) & (capacity - 1) }
+            slots[slot] = Int32(index + 1)
+        }
+        self.slots = slots
+        mask = capacity - 1
+        self.hashes = hashes
+        self.words = unique
+        self.bytes = bytes
+        self.starts = starts
+        maximumLength = unique.map(\.utf8.count).max() ?? 0
+    }
+
+    /// FNV-1a over the bytes, with the length mixed in.
+    @inline(__always)
+    static func hash(_ text: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xCBF2_9CE4_8422_2325 ^ UInt64(truncatingIfNeeded: text.count)
+        for byte in text { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01B3 }
+        return hash ^ (hash >> 29)
+    }
+
+    /// The held string spelled by `text`, or `nil`.
+    @inline(__always)
+    func word(_ text: UnsafeBufferPointer<UInt8>) -> String? {
+        guard text.count <= maximumLength else { return nil }
+        let hash = Self.hash(text)
+        var slot = Int(truncatingIfNeeded: hash) & mask
+        while true {
+            let entry = Int(slots[slot])
+            if entry == 0 { return nil }
+            let index = entry - 1
+            if hashes[index] == hash, starts[index + 1] - starts[index] == text.count {
+                let equal = bytes.withUnsafeBufferPointer { held in
+                    text.isEmpty || memcmp(held.baseAddress! + starts[index], text.baseAddress!, text.count) == 0
+                }
+                if equal { return words[index] }
+            }
+            slot = (slot + 1) & mask
+        }
+    }
+}
