@@ -71,3 +71,31 @@ import VouchTestSupport
         #expect(parsed > 100)
     }
 }
+
+/// Lookups by name compare fingerprints before text: they must find what comparing text finds.
+@Suite struct JSONObjectLookupTests {
+    @Test func aRenamedMemberIsFoundByItsNewName() {
+        var object: JSONObject = ["transactionId": "1", "price": 5]
+        object.members[0].name = "originalTransactionId"
+        #expect(object["originalTransactionId"] == "1")
+        #expect(object["transactionId"] == nil)
+        #expect(object.value("originalTransactionId") == "1")
+        #expect(object.value("transactionId") == nil)
+    }
+
+    @Test func canonicallyEquivalentNamesAreFoundAsSwiftComparesThem() throws {
+        // "é" precomposed in the document, decomposed in the lookup: Swift's == says equal.
+        let object = try StrictJSON.parseObject(Array(#"{"caf\#u{E9}":1,"cafe":2}"#.utf8))
+        #expect(object["cafe\u{301}"] == 1)
+        #expect(object["cafe"] == 2)
+        #expect(object["caf"] == nil)
+    }
+
+    @Test func namesSharingLengthAndFirstBytesAreTold() throws {
+        let object = try StrictJSON.parseObject(Array(#"{"offerIdentifier":1,"offerIdentifiex":2}"#.utf8))
+        #expect(object["offerIdentifier"] == 1)
+        #expect(object["offerIdentifiex"] == 2)
+        #expect(object.value("offerIdentifier") == 1)
+        #expect(object.value("offerIdentifiey") == nil)
+    }
+}

@@ -66,14 +66,25 @@ public struct JSONObject: Sendable, Hashable {
     /// One member of an object: its name and value.
     public struct Member: Sendable, Hashable {
         /// The member's name, unescaped.
-        public var name: String
+        public var name: String {
+            didSet { fingerprint = JSONObject.fingerprint(name) }
+        }
         /// The member's value.
         public var value: JSONValue
+        /// The name's ``JSONObject/fingerprint(_:)``, kept beside it: lookups by name compare
+        /// it first. Derived from the name, so equality and hashing are the name's.
+        private(set) var fingerprint: UInt64
 
         /// A member named `name` with `value`.
         public init(_ name: String, _ value: JSONValue) {
+            self.init(name, value, fingerprint: JSONObject.fingerprint(name))
+        }
+
+        /// A member whose name's fingerprint the parser has already taken from its bytes.
+        init(_ name: String, _ value: JSONValue, fingerprint: UInt64) {
             self.name = name
             self.value = value
+            self.fingerprint = fingerprint
         }
     }
 
@@ -89,10 +100,19 @@ public struct JSONObject: Sendable, Hashable {
     /// setting a new name appends it.
     public subscript(name: String) -> JSONValue? {
         get {
-            // Comparing lengths first rejects most members without comparing text.
-            let length = name.utf8.count
-            for member in members where member.name.utf8.count == length && member.name == name { return member.value }
-            return nil
+            // Comparing fingerprints first rejects most members without comparing text; through
+            // the buffer, so that passing a member copies (and retains) nothing.
+            let key = Self.fingerprint(name)
+            return members.withUnsafeBufferPointer { members in
+                for index in members.indices
+                where
+                    (members[index].fingerprint == key || members[index].fingerprint == Self.anyName
+                    || key == Self.anyName) && members[index].name == name
+                {
+                    return members[index].value
+                }
+                return nil
+            }
         }
         set {
             if let index = members.firstIndex(where: { $0.name == name }) {
@@ -105,6 +125,50 @@ public struct JSONObject: Sendable, Hashable {
 
     /// Whether the object has no member.
     public var isEmpty: Bool { members.isEmpty }
+
+    /// The value of the member `name`, for the models' reads of Apple's names: the name's
+    /// fingerprint is taken from its static bytes and compared with each member's before any
+    /// text is.
+    func value(_ name: StaticString) -> JSONValue? {
+        let key = name.withUTF8Buffer { Self.fingerprint(ascii: $0) }
+        // Through the buffer, so that passing a member copies (and retains) nothing.
+        return members.withUnsafeBufferPointer { members in
+            for index in members.indices
+            where members[index].fingerprint == key || members[index].fingerprint == Self.anyName
+                || key == Self.anyName
+            {
+                var text = members[index].name
+                let equal = text.withUTF8 { bytes in
+                    bytes.count == name.utf8CodeUnitCount
+                        && (bytes.isEmpty || memcmp(bytes.baseAddress!, name.utf8Start, bytes.count) == 0)
+                }
+                if equal { return members[index].value }
+            }
+            return nil
+        }
+    }
+}
+
+extension JSONObject {
+    /// The fingerprint of names with a byte outside ASCII: Swift compares strings by canonical
+    /// equivalence, so such a name can equal one of another length or other first bytes ("é"
+    /// precomposed and decomposed). It must be compared with every name.
+    static let anyName = UInt64.max
+
+    /// A name's length and first six bytes: names with different fingerprints differ (unless
+    /// one is ``anyName``), so most comparisons of text can be skipped.
+    static func fingerprint(_ name: String) -> UInt64 {
+        var name = name
+        return name.withUTF8 { $0.contains { $0 >= 0x80 } ? anyName : fingerprint(ascii: $0) }
+    }
+
+    /// The fingerprint of an ASCII name's bytes: the same value as ``fingerprint(_:)``.
+    @inline(__always)
+    static func fingerprint(ascii name: UnsafeBufferPointer<UInt8>) -> UInt64 {
+        var value = UInt64(truncatingIfNeeded: name.count) << 48
+        for index in 0..<min(6, name.count) { value |= UInt64(name[index]) << (8 * index) }
+        return value
+    }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,

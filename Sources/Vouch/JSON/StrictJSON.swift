@@ -210,7 +210,7 @@ private struct Parser {
             position += 1
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            members.append(JSONObject.Member(name, value))
+            members.append(JSONObject.Member(name, value, fingerprint: fingerprint))
             skipWhitespace()
             guard position < bytes.count else { throw error("unterminated object") }
             switch bytes[position] {
@@ -226,25 +226,14 @@ private struct Parser {
         }
     }
 
-    /// The fingerprint of names with a byte outside ASCII: Swift compares strings by canonical
-    /// equivalence, so such a name can equal one of another length or other first bytes ("é"
-    /// precomposed and decomposed). It is compared with every name, like the hashed set does.
-    static let anyName = UInt64.max
+    /// See ``JSONObject/anyName``: such a name is compared with every name, as the hashed set
+    /// compares it.
+    static let anyName = JSONObject.anyName
 
-    static func fingerprint(_ name: String) -> UInt64 {
-        if name.utf8.contains(where: { $0 >= 0x80 }) { return anyName }
-        var value = UInt64(truncatingIfNeeded: name.utf8.count) << 48
-        for (index, byte) in name.utf8.prefix(6).enumerated() { value |= UInt64(byte) << (8 * index) }
-        return value
-    }
+    static func fingerprint(_ name: String) -> UInt64 { JSONObject.fingerprint(name) }
 
-    /// The fingerprint of an ASCII name's bytes: the same value as ``fingerprint(_:)``.
     @inline(__always)
-    static func fingerprint(ascii name: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        var value = UInt64(truncatingIfNeeded: name.count) << 48
-        for index in 0..<min(6, name.count) { value |= UInt64(name[index]) << (8 * index) }
-        return value
-    }
+    static func fingerprint(ascii name: UnsafeBufferPointer<UInt8>) -> UInt64 { JSONObject.fingerprint(ascii: name) }
 
     /// A member name and its fingerprint: taken from the bytes when the name is plain ASCII
     /// (the rule for every name Apple uses), else from the decoded string.

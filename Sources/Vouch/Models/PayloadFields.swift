@@ -107,76 +107,77 @@ struct PayloadFields {
         self.object = object
     }
 
-    func string(_ name: String) throws(PayloadFieldError) -> String? {
+    func string(_ name: StaticString) throws(PayloadFieldError) -> String? {
         guard let value = present(name) else { return nil }
-        return try Self.string(value, at: name)
+        guard case .string(let string) = value else { throw PayloadFieldError(field: "\(name)", expected: "a string") }
+        return string
     }
 
-    func bool(_ name: String) throws(PayloadFieldError) -> Bool? {
+    func bool(_ name: StaticString) throws(PayloadFieldError) -> Bool? {
         guard let value = present(name) else { return nil }
-        guard case .bool(let flag) = value else { throw PayloadFieldError(field: name, expected: "a boolean") }
+        guard case .bool(let flag) = value else { throw PayloadFieldError(field: "\(name)", expected: "a boolean") }
         return flag
     }
 
-    func int64(_ name: String) throws(PayloadFieldError) -> Int64? {
+    func int64(_ name: StaticString) throws(PayloadFieldError) -> Int64? {
         guard let value = present(name) else { return nil }
         guard case .number(let text) = value, let number = Int64(text) else {
-            throw PayloadFieldError(field: name, expected: "a 64-bit integer")
+            throw PayloadFieldError(field: "\(name)", expected: "a 64-bit integer")
         }
         return number
     }
 
-    func int32(_ name: String) throws(PayloadFieldError) -> Int32? {
+    func int32(_ name: StaticString) throws(PayloadFieldError) -> Int32? {
         guard let value = present(name) else { return nil }
         guard case .number(let text) = value, let number = Int32(text) else {
-            throw PayloadFieldError(field: name, expected: "a 32-bit integer")
+            throw PayloadFieldError(field: "\(name)", expected: "a 32-bit integer")
         }
         return number
     }
 
-    func timestamp(_ name: String) throws(PayloadFieldError) -> Timestamp? {
+    func timestamp(_ name: StaticString) throws(PayloadFieldError) -> Timestamp? {
         guard let value = present(name) else { return nil }
         guard case .number(let text) = value, let timestamp = Timestamp(rawValue: text) else {
-            throw PayloadFieldError(field: name, expected: "a number of milliseconds within the 64-bit range")
+            throw PayloadFieldError(field: "\(name)", expected: "a number of milliseconds within the 64-bit range")
         }
         return timestamp
     }
 
-    func strings(_ name: String) throws(PayloadFieldError) -> [String]? {
+    func strings(_ name: StaticString) throws(PayloadFieldError) -> [String]? {
         try array(name) { (element, path) throws(PayloadFieldError) in try Self.string(element, at: path) }
     }
 
-    func enumeration<Value: PayloadEnum>(_ name: String) throws(PayloadFieldError) -> Value?
+    func enumeration<Value: PayloadEnum>(_ name: StaticString) throws(PayloadFieldError) -> Value?
     where Value.RawValue == String {
         try string(name).map { Value(rawValue: $0) }
     }
 
-    func enumeration<Value: PayloadEnum>(_ name: String) throws(PayloadFieldError) -> Value?
+    func enumeration<Value: PayloadEnum>(_ name: StaticString) throws(PayloadFieldError) -> Value?
     where Value.RawValue == Int32 {
         try int32(name).map { Value(rawValue: $0) }
     }
 
-    func object<Model: PayloadModel>(_ name: String) throws(PayloadFieldError) -> Model? {
+    func object<Model: PayloadModel>(_ name: StaticString) throws(PayloadFieldError) -> Model? {
         guard let value = present(name) else { return nil }
-        return try Self.model(value, at: name)
+        return try Self.model(value, at: "\(name)")
     }
 
-    func objects<Model: PayloadModel>(_ name: String) throws(PayloadFieldError) -> [Model]? {
+    func objects<Model: PayloadModel>(_ name: StaticString) throws(PayloadFieldError) -> [Model]? {
         try array(name) { (element, path) throws(PayloadFieldError) in try Self.model(element, at: path) }
     }
 
-    private func present(_ name: String) -> JSONValue? {
-        guard let value = object[name], !value.isNull else { return nil }
+    private func present(_ name: StaticString) -> JSONValue? {
+        guard let value = object.value(name), !value.isNull else { return nil }
         return value
     }
 
     /// Reads an array member element by element; elements are named `name[index]` in errors.
     private func array<Element>(
-        _ name: String,
+        _ name: StaticString,
         _ read: (JSONValue, String) throws(PayloadFieldError) -> Element
     ) throws(PayloadFieldError) -> [Element]? {
         guard let value = present(name) else { return nil }
-        guard case .array(let elements) = value else { throw PayloadFieldError(field: name, expected: "an array") }
+        guard case .array(let elements) = value else { throw PayloadFieldError(field: "\(name)", expected: "an array") }
         var result: [Element] = []
         result.reserveCapacity(elements.count)
         for (index, element) in elements.enumerated() {
