@@ -31,6 +31,7 @@ struct vouch_p256_key {
     BIGNUM *order;      // n
     BIGNUM *prime;      // p
     BN_MONT_CTX *montgomery; // modulo n
+    BN_MONT_CTX *field;      // modulo p: r·Z² without a division
 };
 
 /// Signatures per pass: bounds the scratch space; one inversion modulo n per pass.
@@ -43,6 +44,7 @@ void vouch_p256_key_free(vouch_p256_key *key) {
     BN_free(key->order);
     BN_free(key->prime);
     BN_MONT_CTX_free(key->montgomery);
+    BN_MONT_CTX_free(key->field);
     free(key);
 }
 
@@ -97,9 +99,11 @@ vouch_p256_key *vouch_p256_key_new(const uint8_t *point, size_t length) {
     key->order = BN_dup(EC_GROUP_get0_order(key->standard));
     key->prime = BN_new();
     key->montgomery = BN_MONT_CTX_new();
-    if (key->order == NULL || key->prime == NULL || key->montgomery == NULL) goto fail;
+    key->field = BN_MONT_CTX_new();
+    if (key->order == NULL || key->prime == NULL || key->montgomery == NULL || key->field == NULL) goto fail;
     if (!EC_GROUP_get_curve(key->standard, key->prime, NULL, NULL, ctx)) goto fail;
     if (!BN_MONT_CTX_set(key->montgomery, key->order, ctx)) goto fail;
+    if (!BN_MONT_CTX_set(key->field, key->prime, ctx)) goto fail;
     key->fixed = EC_GROUP_dup(key->standard);
     if (key->fixed == NULL) goto fail;
     if (!EC_GROUP_set_generator(key->fixed, q, key->order, BN_value_one())) goto fail;
@@ -118,7 +122,9 @@ fail:
 }
 
 /// Whether R (not infinity) has x(R) ≡ r (mod n). x < p < 2n, so x mod n = r means x = r or
-/// x = r + n, the latter only when r + n < p. Jacobian: x = X/Z², so compare X with r·Z².
+/// x = r + n, the latter only when r + n < p. Jacobian: x = X/Z², so compare X with r·Z²,
+/// computed modulo p in Montgomery form (every operand is below p: X and Z as read back,
+/// r < n, and r + n only once it is below p).
 static int x_matches(const vouch_p256_key *key, const EC_POINT *point, const BIGNUM *r, BN_CTX *ctx, int *matches) {
     int ok = 0;
     BN_CTX_start(ctx);
@@ -133,7 +139,9 @@ static int x_matches(const vouch_p256_key *key, const EC_POINT *point, const BIG
         goto done;
     }
     if (!EC_POINT_get_Jprojective_coordinates_GFp(key->standard, point, x, y, z, ctx)) goto done;
-    if (!BN_mod_sqr(zz, z, key->prime, ctx) || !BN_mod_mul(t, r, zz, key->prime, ctx)) goto done;
+    // Z̃ = Z·R; Z̃·Z̃·R⁻¹ = Z²·R (the Montgomery form of Z²); then r·Z²R·R⁻¹ = r·Z², plain.
+    if (!BN_to_montgomery(zz, z, key->field, ctx) || !BN_mod_mul_montgomery(zz, zz, zz, key->field, ctx)) goto done;
+    if (!BN_mod_mul_montgomery(t, r, zz, key->field, ctx)) goto done;
     if (BN_cmp(t, x) == 0) {
         *matches = 1;
         ok = 1;
@@ -145,7 +153,7 @@ static int x_matches(const vouch_p256_key *key, const EC_POINT *point, const BIG
         ok = 1;
         goto done;
     }
-    if (!BN_mod_mul(t, t, zz, key->prime, ctx)) goto done;
+    if (!BN_mod_mul_montgomery(t, t, zz, key->field, ctx)) goto done;
     *matches = BN_cmp(t, x) == 0;
     ok = 1;
 done:
