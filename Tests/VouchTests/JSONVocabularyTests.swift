@@ -32,6 +32,17 @@ import VouchTestSupport
         #expect(Self.word(vocabulary, "com.example.app") == nil)
     }
 
+    /// Properties are named as Apple's members, but for Swift's case rules.
+    static let renamedProperties = ["sku": "SKU"]
+
+    @Test func theNamesAreTheModelsPropertyNames() {
+        let properties = Set(
+            PayloadVocabulary.models.flatMap { Mirror(reflecting: $0).children.compactMap(\.label) }
+                .map { Self.renamedProperties[$0] ?? $0 }
+        ).subtracting(["json"])
+        #expect(properties == Set(PayloadVocabulary.names))
+    }
+
     @Test func everyRealPayloadParsesToTheSameObjectWithTheVocabulary() throws {
         for (name, token) in try TestVectors.realTokens() {
             let segments = token.split(separator: ".", omittingEmptySubsequences: false)

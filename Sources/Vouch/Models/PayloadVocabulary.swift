@@ -1,12 +1,12 @@
 /// The member names and enum values of the App Store's payloads, for the payload parser
-/// (``JSONVocabulary``): taken from the models themselves, whose properties are named as
-/// Apple's members, and from the documented values of their enum-like fields.
+/// (``JSONVocabulary``): the names the models read, and the documented values of their
+/// enum-like fields (literals too).
 enum PayloadVocabulary {
     static let shared = JSONVocabulary(names + values)
 
-    /// Every property name of every model (`json` included, harmlessly).
-    static var names: [String] {
-        let models: [Any] = [
+    /// One of each model, for the test that holds ``names`` to their properties.
+    static var models: [Any] {
+        [
             JWSTransactionDecodedPayload(), JWSRenewalInfoDecodedPayload(), ResponseBodyV2DecodedPayload(),
             NotificationData(), Summary(), ExternalPurchaseToken(), AppData(), AppTransaction(),
             DecodedRealtimeRequestBody(), TransactionCommitmentInfo(), RenewalCommitmentInfo(),
@@ -14,8 +14,34 @@ enum PayloadVocabulary {
             AdvancedCommerceTransactionItem(), AdvancedCommerceRenewalItem(), AdvancedCommerceOffer(),
             AdvancedCommerceRefund(), AdvancedCommercePriceIncreaseInfo(),
         ]
-        return models.flatMap { Mirror(reflecting: $0).children.compactMap(\.label) }
     }
+
+    /// Every member name the models read, as literals: a literal's storage is immortal, so
+    /// the threads that share these strings never contend for a reference count. A test
+    /// checks the list against the models' property names, which are Apple's member names.
+    static let names: [String] = [
+        "SKU", "advancedCommerceInfo", "appAccountToken", "appAppleId", "appData", "appTransactionId",
+        "applicationVersion", "autoRenewProductId", "autoRenewStatus", "billingPeriodNumber", "billingPlanType",
+        "bundleId", "bundleVersion", "commitmentAutoRenewProductId", "commitmentAutoRenewStatus",
+        "commitmentExpiresDate", "commitmentInfo", "commitmentPrice", "commitmentRenewalBillingPlanType",
+        "commitmentRenewalDate", "commitmentRenewalPrice", "consistencyToken", "consumptionRequestReason",
+        "currency", "data", "dependentSKUs", "description", "descriptors", "deviceVerification",
+        "deviceVerificationNonce", "displayName", "eligibleWinBackOfferIds", "environment", "estimatedTax",
+        "expirationIntent", "expiresDate", "externalPurchaseId", "externalPurchaseToken", "failedCount",
+        "gracePeriodExpiresDate", "inAppOwnershipType", "isInBillingRetryPeriod", "isUpgraded", "items",
+        "notificationType", "notificationUUID", "offer", "offerDiscountType", "offerIdentifier", "offerPeriod",
+        "offerType", "originalApplicationVersion", "originalPlatform", "originalPurchaseDate",
+        "originalTransactionId", "period", "periodCount", "preorderDate", "previousOriginalTransactionId", "price",
+        "priceIncreaseInfo", "priceIncreaseStatus", "productId", "purchaseDate", "quantity", "reason",
+        "receiptCreationDate", "receiptType", "recentSubscriptionStartDate", "refundAmount", "refundDate",
+        "refundReason", "refundType", "refunds", "renewalBillingPlanType", "renewalDate", "renewalPrice",
+        "requestIdentifier", "requestReferenceId", "revocationDate", "revocationPercentage", "revocationReason",
+        "revocationType", "signedAppTransactionInfo", "signedDate", "signedRenewalInfo", "signedTransactionInfo",
+        "status", "storefront", "storefrontCountryCodes", "storefrontId", "subscriptionGroupIdentifier", "subtype",
+        "succeededCount", "summary", "taxCode", "taxExclusivePrice", "taxRate", "tokenCreationDate", "tokenType",
+        "totalBillingPeriods", "transactionId", "transactionReason", "type", "userLocale", "version",
+        "versionExternalIdentifier", "webOrderLineItemId",
+    ]
 
     /// Every documented value of the enum-like fields that hold text.
     static var values: [String] {
