@@ -69,7 +69,7 @@ public struct DocumentToken: Sendable {
     /// Whether the record names the document.
     public var showsDocument = false
     /// Whether the token is a legacy app receipt's base64 text, verified by a
-    /// ``ReceiptVerifier`` (when the batch has one) rather than as a JWS.
+    /// `ReceiptVerifier` (when the batch has one) rather than as a JWS.
     public var isReceipt = false
 }
 
@@ -139,7 +139,7 @@ public struct DocumentWork: Sendable {
         public var showsDocument: Bool
         /// The verified payload, or why not.
         public var result: Swift.Result<VerifiedPayload, LineRejection>
-        /// For a receipt verified by the batch's ``ReceiptVerifier``: the verified receipt, or
+        /// For a receipt verified by the batch's `ReceiptVerifier`: the verified receipt, or
         /// why not; the record is the receipt's and ``result`` is not used.
         var receipt: Swift.Result<VerifiedReceipt, LineRejection>? = nil
     }

@@ -91,7 +91,8 @@ package enum StrictJSON {
 private struct Parser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maximumDepth: Int
-    let vocabulary: JSONVocabulary?
+    // Borrowed for the parse (its owner outlives it): no reference count traffic per document.
+    unowned(unsafe) let vocabulary: JSONVocabulary?
     var position = 0
     /// Whether everything read so far is what ``JSONWriter`` writes for it: no whitespace
     /// between tokens, no escape and no DEL (which the writer escapes) in strings.
