@@ -5,6 +5,9 @@
 /// and at most four octets; indefinite lengths are allowed for constructed values only, which
 /// Xcode's receipts use. Tags are single-octet. Every element lies inside its parent, nesting
 /// is bounded, and a reader is done only when its range is consumed to the last byte.
+///
+/// The rules live in ``BERCursor``, which reads borrowed bytes; this reader owns its array and
+/// lends it to a cursor for each step.
 struct BERReader {
     /// Why bytes are not well-formed BER; the caller turns it into an error code.
     struct Failure: Error {
@@ -44,11 +47,109 @@ struct BERReader {
         self.depth = depth
     }
 
+    /// Runs `body` on a cursor at this reader's place, then moves the reader where it left off.
+    private mutating func step<Result>(_ body: (inout BERCursor) throws(Failure) -> Result) throws(Failure) -> Result {
+        let (position, end, depth) = (self.position, self.end, self.depth)
+        let (result, after) = try bytes.withUnsafeBufferPointer { buffer throws(Failure) in
+            var cursor = BERCursor(buffer, range: position..<end, depth: depth)
+            return (try body(&cursor), cursor.position)
+        }
+        self.position = after
+        return result
+    }
+
+    private func look<Result>(_ body: (BERCursor) throws(Failure) -> Result) throws(Failure) -> Result {
+        let (position, end, depth) = (self.position, self.end, self.depth)
+        return try bytes.withUnsafeBufferPointer { buffer throws(Failure) in
+            try body(BERCursor(buffer, range: position..<end, depth: depth))
+        }
+    }
+
     /// A reader over the contents of a constructed element.
     func children(of element: Element) throws(Failure) -> BERReader {
-        guard element.isConstructed else { throw Failure("a primitive value where a constructed one is required") }
-        guard depth + 1 < Self.maximumDepth else { throw Failure("nesting deeper than \(Self.maximumDepth)") }
+        try BERCursor.checkChildren(of: element, depth: depth)
         return BERReader(bytes, range: element.contents, depth: depth + 1)
+    }
+
+    var isAtEnd: Bool { position >= end }
+
+    /// The next element, or `nil` at the end of the range.
+    mutating func next() throws(Failure) -> Element? { try step { cursor throws(Failure) in try cursor.next() } }
+
+    /// The next element, which must exist and carry `tag`.
+    mutating func read(_ tag: UInt8, _ what: @autoclosure () -> String) throws(Failure) -> Element {
+        try step { cursor throws(Failure) in try cursor.read(tag, what()) }
+    }
+
+    /// The next element if it carries `tag`, without consuming anything otherwise.
+    mutating func readIfPresent(_ tag: UInt8) throws(Failure) -> Element? {
+        try step { cursor throws(Failure) in try cursor.readIfPresent(tag) }
+    }
+
+    func requireEnd(_ what: @autoclosure () -> String) throws(Failure) {
+        try BERCursor.requireEnd(position: position, end: end, what())
+    }
+
+    /// Parses the TLV at `start`, which must end by `end`.
+    static func element(in bytes: [UInt8], at start: Int, end: Int, depth: Int) throws(Failure) -> Element {
+        try bytes.withUnsafeBufferPointer { buffer throws(Failure) in
+            try BERCursor.element(in: buffer, at: start, end: end, depth: depth)
+        }
+    }
+
+    /// The bytes of an OCTET STRING: its contents when primitive, or its segments joined when
+    /// constructed (BER). Returned as ranges of `bytes`, so DER content is never copied.
+    func octetStringSegments(_ element: Element) throws(Failure) -> [Range<Int>] {
+        try look { cursor throws(Failure) in try cursor.octetStringSegments(element) }
+    }
+
+    func octetString(_ element: Element) throws(Failure) -> [UInt8] {
+        if element.tag == 0x04 { return Array(bytes[element.contents]) }
+        return try octetStringSegments(element).flatMap { bytes[$0] }
+    }
+
+    /// A minimally encoded INTEGER that fits in `Int64`.
+    func integer(_ element: Element) throws(Failure) -> Int64 {
+        try look { cursor throws(Failure) in try cursor.integer(element) }
+    }
+
+    static func integer(_ contents: ArraySlice<UInt8>) throws(Failure) -> Int64 {
+        try contents.withUnsafeBufferPointer { buffer throws(Failure) in try BERCursor.integer(buffer) }
+    }
+}
+
+/// The rules of ``BERReader`` over bytes borrowed for the length of one parse: the receipt
+/// payload is read with no array retained per element and no bounds checked twice.
+///
+/// Every index is checked against `end` before it is read, and `end` never passes the buffer.
+struct BERCursor {
+    typealias Element = BERReader.Element
+    typealias Failure = BERReader.Failure
+
+    let bytes: UnsafeBufferPointer<UInt8>
+    private(set) var position: Int
+    let end: Int
+    let depth: Int
+
+    init(_ bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>, depth: Int = 0) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= bytes.count)
+        self.bytes = bytes
+        self.position = range.lowerBound
+        self.end = range.upperBound
+        self.depth = depth
+    }
+
+    static func checkChildren(of element: Element, depth: Int) throws(Failure) {
+        guard element.isConstructed else { throw Failure("a primitive value where a constructed one is required") }
+        guard depth + 1 < BERReader.maximumDepth else {
+            throw Failure("nesting deeper than \(BERReader.maximumDepth)")
+        }
+    }
+
+    /// A cursor over the contents of a constructed element.
+    func children(of element: Element) throws(Failure) -> BERCursor {
+        try Self.checkChildren(of: element, depth: depth)
+        return BERCursor(bytes, range: element.contents, depth: depth + 1)
     }
 
     var isAtEnd: Bool { position >= end }
@@ -77,11 +178,17 @@ struct BERReader {
     }
 
     func requireEnd(_ what: @autoclosure () -> String) throws(Failure) {
+        try Self.requireEnd(position: position, end: end, what())
+    }
+
+    static func requireEnd(position: Int, end: Int, _ what: @autoclosure () -> String) throws(Failure) {
         guard position == end else { throw Failure("\(end - position) unexpected bytes after \(what())") }
     }
 
     /// Parses the TLV at `start`, which must end by `end`.
-    static func element(in bytes: [UInt8], at start: Int, end: Int, depth: Int) throws(Failure) -> Element {
+    static func element(
+        in bytes: UnsafeBufferPointer<UInt8>, at start: Int, end: Int, depth: Int
+    ) throws(Failure) -> Element {
         var cursor = start
         guard cursor < end else { throw Failure("truncated: no tag") }
         let tag = bytes[cursor]
@@ -95,7 +202,9 @@ struct BERReader {
         cursor += 1
         if first == 0x80 {
             guard tag & 0x20 != 0 else { throw Failure("an indefinite length on a primitive value") }
-            guard depth + 1 < maximumDepth else { throw Failure("nesting deeper than \(maximumDepth)") }
+            guard depth + 1 < BERReader.maximumDepth else {
+                throw Failure("nesting deeper than \(BERReader.maximumDepth)")
+            }
             // Children up to the end-of-contents octets 00 00.
             let contentStart = cursor
             while true {
@@ -129,7 +238,7 @@ struct BERReader {
     }
 
     /// The bytes of an OCTET STRING: its contents when primitive, or its segments joined when
-    /// constructed (BER). Returned as ranges of `bytes`, so DER content is never copied.
+    /// constructed (BER), as ranges of `bytes`.
     func octetStringSegments(_ element: Element) throws(Failure) -> [Range<Int>] {
         guard element.tag & 0xDF == 0x04 else { throw Failure("an OCTET STRING was expected") }
         guard element.isConstructed else { return [element.contents] }
@@ -141,23 +250,18 @@ struct BERReader {
         return segments
     }
 
-    func octetString(_ element: Element) throws(Failure) -> [UInt8] {
-        if element.tag == 0x04 { return Array(bytes[element.contents]) }
-        return try octetStringSegments(element).flatMap { bytes[$0] }
-    }
-
     /// A minimally encoded INTEGER that fits in `Int64`.
     func integer(_ element: Element) throws(Failure) -> Int64 {
         guard element.tag == 0x02 else { throw Failure("an INTEGER was expected") }
-        return try Self.integer(bytes[element.contents])
+        return try Self.integer(UnsafeBufferPointer(rebasing: bytes[element.contents]))
     }
 
-    static func integer(_ contents: ArraySlice<UInt8>) throws(Failure) -> Int64 {
+    static func integer(_ contents: UnsafeBufferPointer<UInt8>) throws(Failure) -> Int64 {
         guard let first = contents.first, contents.count <= 8 else {
             throw Failure("an INTEGER that is empty or over 64 bits")
         }
         if contents.count > 1 {
-            let second = contents[contents.startIndex + 1]
+            let second = contents[1]
             guard !(first == 0 && second & 0x80 == 0) && !(first == 0xFF && second & 0x80 != 0) else {
                 throw Failure("an INTEGER that is not minimally encoded")
             }

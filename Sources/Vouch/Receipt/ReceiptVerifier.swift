@@ -236,7 +236,7 @@ final class ReceiptEngine: Sendable {
         let receipt = try AppReceipt(payload: payload)
         let isXcode: Bool
         if case .xcode = signer.anchor { isXcode = true } else { isXcode = false }
-        if isXcode != (receipt.receiptType == .xcode) {
+        if isXcode != receipt.hasReceiptType(.xcode) {
             throw VerificationError(
                 .wrongEnvironment,
                 isXcode
@@ -264,7 +264,7 @@ final class ReceiptEngine: Sendable {
     }
 
     private func check(_ receipt: AppReceipt) throws(VerificationError) {
-        if let expected = configuration.bundleId, receipt.bundleId != expected {
+        if let expected = configuration.bundleId, !receipt.table.text(receipt.bundleIdText, equals: expected) {
             throw VerificationError(
                 .wrongBundleId, "the receipt's bundle id is \(receipt.bundleId), expected \(expected)")
         }
