@@ -52,8 +52,12 @@ import VouchTestSupport
         for (purchase, reference) in zip(receipt.inApp, expected.inApp) {
             compare(purchase, reference, note)
         }
-        // The typed view gives the reference's JSON, byte for byte.
-        #expect(JSONWriter.encode(.object(receipt.jsonObject)) == JSONWriter.encode(.object(expected.jsonObject)))
+        // The typed view and the direct writer give the reference's JSON, byte for byte.
+        let json = JSONWriter.encode(.object(expected.jsonObject))
+        #expect(JSONWriter.encode(.object(receipt.jsonObject)) == json, "\(note)")
+        var writer = JSONWriter()
+        receipt.writeJSON(into: &writer)
+        #expect(writer.bytes == json, "\(note): \(String(decoding: writer.bytes, as: UTF8.self))")
         // Equality and hashing follow the attributes.
         let again = try? AppReceipt(payload: Array(receipt.table.bytes))
         #expect(again == receipt, "\(note)")

@@ -143,3 +143,258 @@ enum VerifyReceiptDates {
             "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2)) \(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2))"
     }
 }
+
+extension AppReceipt {
+    /// Appends ``jsonObject`` to `writer`: the same bytes as `writer.write(object: jsonObject)`,
+    /// written straight from the payload without building the object, as a batch does for
+    /// every receipt it verifies.
+    package func writeJSON(into writer: inout JSONWriter) {
+        var json = ReceiptJSONWriter(table: table, capacity: 2 * table.bytes.count + 256)
+        json.open(UInt8(ascii: "{"))
+        json.key("receiptType")
+        json.string(receiptTypeText)
+        json.key("appItemId")
+        json.number(appItemId)
+        json.key("bundleId")
+        json.string(bundleIdText)
+        json.key("applicationVersion")
+        json.string(applicationVersionText)
+        json.key("originalApplicationVersion")
+        json.string(originalApplicationVersionText)
+        json.key("opaqueValue")
+        json.base64(opaqueValueBytes)
+        json.key("sha1Hash")
+        json.base64(sha1HashBytes)
+        json.key("receiptCreationDate")
+        json.number(receiptCreationDate?.milliseconds)
+        json.key("originalPurchaseDate")
+        json.number(originalPurchaseDate?.milliseconds)
+        json.key("receiptExpirationDate")
+        json.number(receiptExpirationDate?.milliseconds)
+        json.key("preorderDate")
+        json.number(preorderDate?.milliseconds)
+        json.key("inApp")
+        json.open(UInt8(ascii: "["))
+        for purchase in inApp { purchase.writeJSON(into: &json) }
+        json.close(UInt8(ascii: "]"))
+        json.otherAttributes(table, typed: Self.typedTypes)
+        json.close(UInt8(ascii: "}"))
+        writer.writeRaw(json.bytes)
+    }
+}
+
+extension InAppPurchaseReceipt {
+    /// Appends ``jsonObject`` to `json`, as ``AppReceipt/writeJSON(into:)`` does for the receipt.
+    fileprivate func writeJSON(into json: inout ReceiptJSONWriter) {
+        json.table = table
+        json.open(UInt8(ascii: "{"))
+        json.key("quantity")
+        json.number(quantity)
+        json.key("productId")
+        json.string(productIdText)
+        json.key("transactionId")
+        json.string(transactionIdText)
+        json.key("originalTransactionId")
+        json.string(originalTransactionIdText)
+        json.key("purchaseDate")
+        json.number(purchaseDate?.milliseconds)
+        json.key("originalPurchaseDate")
+        json.number(originalPurchaseDate?.milliseconds)
+        json.key("subscriptionExpirationDate")
+        json.number(subscriptionExpirationDate?.milliseconds)
+        json.key("cancellationDate")
+        json.number(cancellationDate?.milliseconds)
+        json.key("webOrderLineItemId")
+        json.number(webOrderLineItemId)
+        json.key("isInTrialPeriod")
+        json.bool(isInTrialPeriod)
+        json.key("isInIntroOfferPeriod")
+        json.bool(isInIntroOfferPeriod)
+        json.key("promotionalOfferId")
+        json.string(promotionalOfferIdText)
+        json.key("productType")
+        json.number(productType)
+        json.otherAttributes(table, typed: Self.typedTypes)
+        json.close(UInt8(ascii: "}"))
+    }
+}
+
+/// Compact JSON from a receipt's payload, written as `JSONWriter` writes the same values:
+/// members in order, absent ones left out, strings escaped by the same rules, numbers in
+/// decimal, bytes in standard base64 with padding.
+private struct ReceiptJSONWriter {
+    /// The attribute set the ranges given refer to.
+    var table: ReceiptAttributeTable
+    private(set) var bytes: [UInt8]
+    /// Whether the next member or element needs a comma before it.
+    private var needsComma = false
+    /// A member name waiting for its value: left out with the value when that is absent.
+    private var pendingKey: StaticString?
+
+    init(table: ReceiptAttributeTable, capacity: Int) {
+        self.table = table
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    mutating func open(_ bracket: UInt8) {
+        startValue()
+        bytes.append(bracket)
+        needsComma = false
+    }
+
+    mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
+        needsComma = true
+    }
+
+    /// Names the next member; it is written only if its value is.
+    mutating func key(_ name: StaticString) { pendingKey = name }
+
+    private mutating func raw(_ text: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// The comma, and the pending member name, before a value that is present.
+    private mutating func startValue() {
+        if needsComma { bytes.append(UInt8(ascii: ",")) }
+        if let name = pendingKey {
+            raw("\"")
+            raw(name)
+            raw("\":")
+            pendingKey = nil
+        }
+        needsComma = true
+    }
+
+    /// The text at `range` of the payload, UTF-8 already checked, escaped as
+    /// `JSONWriter.write(string:)` escapes.
+    mutating func string(_ range: Range<Int>?) {
+        guard let range else {
+            pendingKey = nil
+            return
+        }
+        startValue()
+        bytes.append(UInt8(ascii: "\""))
+        table.bytes.withUnsafeBufferPointer { buffer in
+            let text = UnsafeBufferPointer(rebasing: buffer[range])
+            var clean = 0
+            while clean < text.count, !Self.needsEscape(text[clean]) { clean += 1 }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[..<clean]))
+            for byte in text[clean...] {
+                switch byte {
+                case UInt8(ascii: "\""): raw("\\\"")
+                case UInt8(ascii: "\\"): raw("\\\\")
+                case 0x0A: raw("\\n")
+                case 0x0D: raw("\\r")
+                case 0x09: raw("\\t")
+                case 0..<0x20, 0x7F:
+                    raw("\\u00")
+                    bytes.append(Self.hexDigits[Int(byte >> 4)])
+                    bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+                default: bytes.append(byte)
+                }
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    mutating func number(_ value: Int64?) {
+        guard let value else {
+            pendingKey = nil
+            return
+        }
+        startValue()
+        // Digits from the last, into room for the longest, -9223372036854775808.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var magnitude = value.magnitude
+            var start = digits.count
+            repeat {
+                start -= 1
+                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            if value < 0 { bytes.append(UInt8(ascii: "-")) }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
+
+    mutating func bool(_ value: Bool?) {
+        guard let value else {
+            pendingKey = nil
+            return
+        }
+        startValue()
+        if value { raw("true") } else { raw("false") }
+    }
+
+    /// The bytes at `range` of the payload as a string of standard base64 with padding.
+    mutating func base64(_ range: Range<Int>?) {
+        guard let range else {
+            pendingKey = nil
+            return
+        }
+        startValue()
+        bytes.append(UInt8(ascii: "\""))
+        table.bytes.withUnsafeBufferPointer { buffer in
+            Self.symbols.withUnsafeBufferPointer { symbols in
+                let input = UnsafeBufferPointer(rebasing: buffer[range])
+                var index = 0
+                while index + 3 <= input.count {
+                    let word = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                    bytes.append(symbols[Int(word >> 18 & 0x3F)])
+                    bytes.append(symbols[Int(word >> 12 & 0x3F)])
+                    bytes.append(symbols[Int(word >> 6 & 0x3F)])
+                    bytes.append(symbols[Int(word & 0x3F)])
+                    index += 3
+                }
+                switch input.count - index {
+                case 1:
+                    let word = UInt32(input[index]) << 16
+                    bytes.append(symbols[Int(word >> 18 & 0x3F)])
+                    bytes.append(symbols[Int(word >> 12 & 0x3F)])
+                    raw("==")
+                case 2:
+                    let word = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+                    bytes.append(symbols[Int(word >> 18 & 0x3F)])
+                    bytes.append(symbols[Int(word >> 12 & 0x3F)])
+                    bytes.append(symbols[Int(word >> 6 & 0x3F)])
+                    bytes.append(UInt8(ascii: "="))
+                default:
+                    break
+                }
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private static let symbols = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+
+    /// `otherAttributes`: the attributes of `table` whose type is not `typed`, when there are any.
+    mutating func otherAttributes(_ table: ReceiptAttributeTable, typed: [Int]) {
+        self.table = table
+        key("otherAttributes")
+        var opened = false
+        for field in table.fields where !typed.contains(field.type) {
+            if !opened {
+                open(UInt8(ascii: "["))
+                opened = true
+            }
+            open(UInt8(ascii: "{"))
+            key("type")
+            number(Int64(field.type))
+            key("version")
+            number(Int64(field.version))
+            key("value")
+            base64(field.value)
+            close(UInt8(ascii: "}"))
+        }
+        if opened { close(UInt8(ascii: "]")) } else { pendingKey = nil }
+    }
+}
