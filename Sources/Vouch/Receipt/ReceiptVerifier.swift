@@ -153,6 +153,8 @@ final class ReceiptSigner: Sendable {
     let serial: [UInt8]
     let anchor: Anchor
     let key: PublicKey
+    /// The key prepared once for the RSA verification of every receipt of this signer.
+    let rsa: ReceiptRSAKey
     /// The signing certificate's subject, read once.
     let subject: String
     let validatedWindow = Locked<ChainValidator.Window?>(nil)
@@ -163,6 +165,7 @@ final class ReceiptSigner: Sendable {
         self.serial = serial
         self.anchor = anchor
         self.key = key
+        self.rsa = ReceiptRSAKey(key)
         switch anchor {
         case .chain(let leaf, _): subject = leaf.subject
         case .xcode(let certificate): subject = certificate.subject
@@ -223,8 +226,7 @@ final class ReceiptEngine: Sendable {
 
         let hash = ReceiptCrypto.hash(container.digest.crypto, of: bytes, segments: container.content)
         guard
-            ReceiptCrypto.verifyRSA(
-                signature: container.signature, digestInfo: container.digest.digestInfoPrefix + hash, key: signer.key)
+            signer.rsa.verify(signature: container.signature, digestInfo: container.digest.digestInfoPrefix + hash)
         else {
             throw VerificationError(
                 .badSignature, "the RSA signature does not verify with the signing certificate's key")
