@@ -18,6 +18,11 @@ public struct AppReceipt: Sendable, Hashable {
     let opaqueValueBytes: Range<Int>?
     let sha1HashBytes: Range<Int>?
     let originalApplicationVersionText: Range<Int>?
+    // The dates in milliseconds since 1970: a Timestamp spells its number out when made.
+    let receiptCreationMilliseconds: Int64?
+    let originalPurchaseMilliseconds: Int64?
+    let receiptExpirationMilliseconds: Int64?
+    let preorderMilliseconds: Int64?
 
     /// The environment that issued the receipt (0): `Production`, `ProductionSandbox`, `Xcode`, …
     public var receiptType: ReceiptType? { receiptTypeText.map { ReceiptType(rawValue: table.string($0)) } }
@@ -33,15 +38,15 @@ public struct AppReceipt: Sendable, Hashable {
     /// SHA-1 over device identifier, opaque value and bundle id (5).
     public var sha1Hash: [UInt8]? { sha1HashBytes.map(table.bytes) }
     /// When the receipt was created (12): the instant the chain is validated at by default.
-    public let receiptCreationDate: Timestamp?
+    public var receiptCreationDate: Timestamp? { receiptCreationMilliseconds.map(Timestamp.init(milliseconds:)) }
     /// When the app was first purchased (18).
-    public let originalPurchaseDate: Timestamp?
+    public var originalPurchaseDate: Timestamp? { originalPurchaseMilliseconds.map(Timestamp.init(milliseconds:)) }
     /// The version originally purchased (19).
     public var originalApplicationVersion: String? { originalApplicationVersionText.map(table.string) }
     /// When the receipt expires (21): volume-purchase and Xcode receipts.
-    public let receiptExpirationDate: Timestamp?
+    public var receiptExpirationDate: Timestamp? { receiptExpirationMilliseconds.map(Timestamp.init(milliseconds:)) }
     /// When a preorder was placed (32), for apps bought before release.
-    public let preorderDate: Timestamp?
+    public var preorderDate: Timestamp? { preorderMilliseconds.map(Timestamp.init(milliseconds:)) }
     /// The in-app purchase receipts (17), in the order signed.
     public let inApp: [InAppPurchaseReceipt]
     /// Every attribute in the order signed, raw.
@@ -64,11 +69,11 @@ public struct AppReceipt: Sendable, Hashable {
         applicationVersionText = try reader.string(3)
         opaqueValueBytes = reader.bytes(4)
         sha1HashBytes = reader.bytes(5)
-        receiptCreationDate = try reader.date(12)
-        originalPurchaseDate = try reader.date(18)
+        receiptCreationMilliseconds = try reader.date(12)
+        originalPurchaseMilliseconds = try reader.date(18)
         originalApplicationVersionText = try reader.string(19)
-        receiptExpirationDate = try reader.date(21)
-        preorderDate = try reader.date(32)
+        receiptExpirationMilliseconds = try reader.date(21)
+        preorderMilliseconds = try reader.date(32)
         var inApp: [InAppPurchaseReceipt] = []
         inApp.reserveCapacity(table.fields.reduce(0) { $0 + ($1.type == 17 ? 1 : 0) })
         for field in table.fields where field.type == 17 {
@@ -117,6 +122,11 @@ public struct InAppPurchaseReceipt: Sendable, Hashable {
     let transactionIdText: Range<Int>?
     let originalTransactionIdText: Range<Int>?
     let promotionalOfferIdText: Range<Int>?
+    // The dates in milliseconds since 1970, as for the receipt.
+    let purchaseMilliseconds: Int64?
+    let originalPurchaseMilliseconds: Int64?
+    let subscriptionExpirationMilliseconds: Int64?
+    let cancellationMilliseconds: Int64?
 
     /// Items purchased (1701).
     public let quantity: Int64?
@@ -125,19 +135,21 @@ public struct InAppPurchaseReceipt: Sendable, Hashable {
     /// Transaction identifier (1703): what the App Store Server API takes.
     public var transactionId: String? { transactionIdText.map(table.string) }
     /// Purchase date (1704).
-    public let purchaseDate: Timestamp?
+    public var purchaseDate: Timestamp? { purchaseMilliseconds.map(Timestamp.init(milliseconds:)) }
     /// Original transaction identifier (1705).
     public var originalTransactionId: String? { originalTransactionIdText.map(table.string) }
     /// Original purchase date (1706).
-    public let originalPurchaseDate: Timestamp?
+    public var originalPurchaseDate: Timestamp? { originalPurchaseMilliseconds.map(Timestamp.init(milliseconds:)) }
     /// Product type (1707), undocumented: 1 is seen for consumables.
     public let productType: Int64?
     /// Subscription expiration date (1708).
-    public let subscriptionExpirationDate: Timestamp?
+    public var subscriptionExpirationDate: Timestamp? {
+        subscriptionExpirationMilliseconds.map(Timestamp.init(milliseconds:))
+    }
     /// Web order line item id (1711).
     public let webOrderLineItemId: Int64?
     /// Cancellation date (1712): refunded or revoked.
-    public let cancellationDate: Timestamp?
+    public var cancellationDate: Timestamp? { cancellationMilliseconds.map(Timestamp.init(milliseconds:)) }
     /// In a free trial period (1713).
     public let isInTrialPeriod: Bool?
     /// In an introductory price period (1719).
@@ -162,13 +174,13 @@ public struct InAppPurchaseReceipt: Sendable, Hashable {
         quantity = try reader.integer(1701)
         productIdText = try reader.string(1702)
         transactionIdText = try reader.string(1703)
-        purchaseDate = try reader.date(1704)
+        purchaseMilliseconds = try reader.date(1704)
         originalTransactionIdText = try reader.string(1705)
-        originalPurchaseDate = try reader.date(1706)
+        originalPurchaseMilliseconds = try reader.date(1706)
         productType = try reader.integer(1707)
-        subscriptionExpirationDate = try reader.date(1708)
+        subscriptionExpirationMilliseconds = try reader.date(1708)
         webOrderLineItemId = try reader.integer(1711)
-        cancellationDate = try reader.date(1712)
+        cancellationMilliseconds = try reader.date(1712)
         isInTrialPeriod = try reader.integer(1713).map { $0 != 0 }
         isInIntroOfferPeriod = try reader.integer(1719).map { $0 != 0 }
         promotionalOfferIdText = try reader.string(1721)

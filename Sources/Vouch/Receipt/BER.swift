@@ -186,7 +186,42 @@ struct BERCursor {
     }
 
     /// Parses the TLV at `start`, which must end by `end`.
+    @inline(__always)
     static func element(
+        in bytes: UnsafeBufferPointer<UInt8>, at start: Int, end: Int, depth: Int
+    ) throws(Failure) -> Element {
+        // The common case in place: a single-octet tag other than 0 and a definite length of
+        // up to two octets that fits. Anything else, every error included, takes the full rules.
+        if end - start >= 2 {
+            let tag = bytes[start]
+            let first = Int(bytes[start + 1])
+            if tag & 0x1F != 0x1F, tag != 0 {
+                var contents = start + 2
+                var length = first
+                if first > 0x80 {
+                    if first == 0x81, end - start >= 3, bytes[start + 2] >= 0x80 {
+                        length = Int(bytes[start + 2])
+                        contents = start + 3
+                    } else if first == 0x82, end - start >= 4, bytes[start + 2] != 0 {
+                        length = Int(bytes[start + 2]) << 8 | Int(bytes[start + 3])
+                        contents = start + 4
+                    } else {
+                        length = -1
+                    }
+                }
+                if first != 0x80, length >= 0, length <= end - contents {
+                    return Element(
+                        tag: tag, whole: start..<(contents + length), contents: contents..<(contents + length),
+                        indefinite: false)
+                }
+            }
+        }
+        return try anyElement(in: bytes, at: start, end: end, depth: depth)
+    }
+
+    /// ``element(in:at:end:depth:)`` by every rule: indefinite lengths, long lengths, errors.
+    @inline(never)
+    private static func anyElement(
         in bytes: UnsafeBufferPointer<UInt8>, at start: Int, end: Int, depth: Int
     ) throws(Failure) -> Element {
         var cursor = start
@@ -213,7 +248,7 @@ struct BERCursor {
                     return Element(
                         tag: tag, whole: start..<(cursor + 2), contents: contentStart..<cursor, indefinite: true)
                 }
-                cursor = try element(in: bytes, at: cursor, end: end, depth: depth + 1).whole.upperBound
+                cursor = try anyElement(in: bytes, at: cursor, end: end, depth: depth + 1).whole.upperBound
             }
         }
         var length = 0

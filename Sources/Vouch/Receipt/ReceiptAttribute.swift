@@ -177,8 +177,9 @@ struct ReceiptValueReader {
         }
     }
 
-    /// An IA5String RFC 3339 date; an empty string (which Apple writes for "none") is `nil`.
-    func date(_ type: Int) throws(VerificationError) -> Timestamp? {
+    /// An IA5String RFC 3339 date, in milliseconds since 1970; an empty string (which Apple
+    /// writes for "none") is `nil`.
+    func date(_ type: Int) throws(VerificationError) -> Int64? {
         guard let text = try string(type), !text.isEmpty else { return nil }
         let milliseconds = table.bytes.withUnsafeBufferPointer { buffer in
             ReceiptDate.milliseconds(UnsafeBufferPointer(rebasing: buffer[text]))
@@ -186,7 +187,7 @@ struct ReceiptValueReader {
         guard let milliseconds else {
             throw malformed(type, "is not an RFC 3339 date: \(table.string(text))")
         }
-        return Timestamp(milliseconds: milliseconds)
+        return milliseconds
     }
 
     /// The whole value: the range of the OCTET STRING's contents.

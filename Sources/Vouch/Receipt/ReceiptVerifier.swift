@@ -129,7 +129,8 @@ public struct VerifiedReceipt: Sendable {
     /// The signed content, exactly as signed.
     public let payload: [UInt8]
     /// The instant the chain was validated at.
-    public let validationTime: Timestamp
+    public var validationTime: Timestamp { Timestamp(milliseconds: validationMilliseconds) }
+    let validationMilliseconds: Int64
     /// `SHA-1` or `SHA-256`.
     public let digestAlgorithm: String
     /// Whether an Xcode StoreKit testing certificate signed it.
@@ -251,17 +252,17 @@ final class ReceiptEngine: Sendable {
         case .now: time = now
         case .fixed(let instant): time = instant.milliseconds
         case .signedDate:
-            guard let created = receipt.receiptCreationDate else {
+            guard let created = receipt.receiptCreationMilliseconds else {
                 throw VerificationError(
                     .receiptMalformedPayload,
                     "receipt payload: no creation date (attribute 12) to validate the chain at")
             }
-            time = created.milliseconds
+            time = created
         }
         try validate(signer, at: time)
         try check(receipt)
         return VerifiedReceipt(
-            receipt: receipt, payload: payload, validationTime: Timestamp(milliseconds: time),
+            receipt: receipt, payload: payload, validationMilliseconds: time,
             digestAlgorithm: container.digest.rawValue, isXcode: isXcode, signer: signer.subject)
     }
 
