@@ -56,9 +56,9 @@ public struct AppReceipt: Sendable, Hashable {
     /// ``VerificationError/Code/receiptMalformedPayload`` or
     /// ``VerificationError/Code/receiptDuplicateAttribute``.
     public init(payload: [UInt8]) throws(VerificationError) {
-        var types: [Int] = []
+        var scratch = ReceiptAttributeSet.Scratch()
         let table = try ReceiptAttributeSet.parse(
-            payload, range: 0..<payload.count, repeatable: 17, what: "receipt", types: &types)
+            payload, range: 0..<payload.count, repeatable: 17, what: "receipt", scratch: &scratch)
         let reader = ReceiptValueReader(table: table, what: "receipt")
         guard let bundleId = try reader.string(2) else {
             throw VerificationError(.receiptMalformedPayload, "receipt payload: no bundle id (attribute 2)")
@@ -77,7 +77,7 @@ public struct AppReceipt: Sendable, Hashable {
         var inApp: [InAppPurchaseReceipt] = []
         inApp.reserveCapacity(table.fields.reduce(0) { $0 + ($1.type == 17 ? 1 : 0) })
         for field in table.fields where field.type == 17 {
-            inApp.append(try InAppPurchaseReceipt(payload: payload, range: field.value, types: &types))
+            inApp.append(try InAppPurchaseReceipt(payload: payload, range: field.value, scratch: &scratch))
         }
         self.inApp = inApp
         self.table = table
@@ -161,15 +161,15 @@ public struct InAppPurchaseReceipt: Sendable, Hashable {
 
     /// Decodes one in-app purchase receipt (the value of attribute 17); a malformed one is ``VerificationError``.
     public init(payload: [UInt8]) throws(VerificationError) {
-        var types: [Int] = []
-        try self.init(payload: payload, range: 0..<payload.count, types: &types)
+        var scratch = ReceiptAttributeSet.Scratch()
+        try self.init(payload: payload, range: 0..<payload.count, scratch: &scratch)
     }
 
     /// Decodes the in-app purchase receipt at `range` of a receipt's payload, keeping the
     /// payload rather than a copy of the range.
-    init(payload: [UInt8], range: Range<Int>, types: inout [Int]) throws(VerificationError) {
+    init(payload: [UInt8], range: Range<Int>, scratch: inout ReceiptAttributeSet.Scratch) throws(VerificationError) {
         let table = try ReceiptAttributeSet.parse(
-            payload, range: range, repeatable: nil, what: "in-app purchase", types: &types)
+            payload, range: range, repeatable: nil, what: "in-app purchase", scratch: &scratch)
         let reader = ReceiptValueReader(table: table, what: "in-app purchase")
         quantity = try reader.integer(1701)
         productIdText = try reader.string(1702)

@@ -181,6 +181,69 @@ struct BERCursor {
         try Self.requireEnd(position: position, end: end, what())
     }
 
+    /// The next element when it is a receipt attribute as the App Store writes it, read in
+    /// one step: `30 L { 02 l type, 02 l version, 04 l value }`, every length definite and
+    /// minimal (up to two octets), both INTEGERs minimal and at most eight octets, nothing
+    /// else inside. For anything else `nil`, with nothing consumed: the element-by-element
+    /// rules then read it, or name what is wrong with it. What this accepts, they read the same.
+    mutating func nextPlainAttribute() -> (type: Int64, version: Int64, value: Range<Int>)? {
+        guard position < end, bytes[position] == 0x30, let attribute = definite(at: position + 1, end: end) else {
+            return nil
+        }
+        var cursor = attribute.lowerBound
+        guard let type = plainInteger(at: &cursor, end: attribute.upperBound),
+            let version = plainInteger(at: &cursor, end: attribute.upperBound),
+            cursor < attribute.upperBound, bytes[cursor] == 0x04,
+            let value = definite(at: cursor + 1, end: attribute.upperBound), value.upperBound == attribute.upperBound
+        else { return nil }
+        position = attribute.upperBound
+        return (type, version, value)
+    }
+
+    /// The contents of a definite length of up to two octets, minimally encoded, at `start`
+    /// (just after a tag), when they end by `end`.
+    @inline(__always)
+    private func definite(at start: Int, end: Int) -> Range<Int>? {
+        guard start < end else { return nil }
+        let first = Int(bytes[start])
+        var contents = start + 1
+        var length = first
+        if first >= 0x80 {
+            if first == 0x81, end - start >= 2, bytes[start + 1] >= 0x80 {
+                length = Int(bytes[start + 1])
+            } else if first == 0x82, end - start >= 3, bytes[start + 1] != 0 {
+                length = Int(bytes[start + 1]) << 8 | Int(bytes[start + 2])
+            } else {
+                return nil
+            }
+            contents += first - 0x80
+        }
+        guard length <= end - contents else { return nil }
+        return contents..<(contents + length)
+    }
+
+    /// A minimal INTEGER of one to eight octets at `cursor`, which then moves past it.
+    @inline(__always)
+    private func plainInteger(at cursor: inout Int, end: Int) -> Int64? {
+        guard cursor < end, bytes[cursor] == 0x02, let contents = definite(at: cursor + 1, end: end),
+            let value = Self.minimalInteger(UnsafeBufferPointer(rebasing: bytes[contents]))
+        else { return nil }
+        cursor = contents.upperBound
+        return value
+    }
+
+    /// The tag and contents of the primitive TLV that fills the whole range, when its length
+    /// is one octet: the common case of ``read(_:_:)`` then ``requireEnd(_:)``, read in place.
+    static func shortPrimitive(in bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> (UInt8, Range<Int>)? {
+        guard range.count >= 2 else { return nil }
+        let tag = bytes[range.lowerBound]
+        let length = Int(bytes[range.lowerBound + 1])
+        guard tag & 0x1F != 0x1F, tag != 0, tag & 0x20 == 0, length < 0x80, length == range.count - 2 else {
+            return nil
+        }
+        return (tag, (range.lowerBound + 2)..<range.upperBound)
+    }
+
     static func requireEnd(position: Int, end: Int, _ what: @autoclosure () -> String) throws(Failure) {
         guard position == end else { throw Failure("\(end - position) unexpected bytes after \(what())") }
     }
@@ -292,14 +355,18 @@ struct BERCursor {
     }
 
     static func integer(_ contents: UnsafeBufferPointer<UInt8>) throws(Failure) -> Int64 {
-        guard let first = contents.first, contents.count <= 8 else {
-            throw Failure("an INTEGER that is empty or over 64 bits")
-        }
+        if let value = minimalInteger(contents) { return value }
+        guard !contents.isEmpty, contents.count <= 8 else { throw Failure("an INTEGER that is empty or over 64 bits") }
+        throw Failure("an INTEGER that is not minimally encoded")
+    }
+
+    /// The INTEGER `contents` when they are one to eight octets, minimally encoded.
+    @inline(__always)
+    static func minimalInteger(_ contents: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard let first = contents.first, contents.count <= 8 else { return nil }
         if contents.count > 1 {
             let second = contents[1]
-            guard !(first == 0 && second & 0x80 == 0) && !(first == 0xFF && second & 0x80 != 0) else {
-                throw Failure("an INTEGER that is not minimally encoded")
-            }
+            guard !(first == 0 && second & 0x80 == 0) && !(first == 0xFF && second & 0x80 != 0) else { return nil }
         }
         var value: Int64 = first & 0x80 != 0 ? -1 : 0
         for byte in contents { value = value << 8 | Int64(byte) }

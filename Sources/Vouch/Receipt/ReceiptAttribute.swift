@@ -90,40 +90,59 @@ struct ReceiptAttributeTable: Sendable {
 enum ReceiptAttributeSet {
     static let maximumAttributes = 100_000
 
+    /// Room reused from one attribute set to the next while a receipt is decoded, so that
+    /// each set costs one array of the right size.
+    struct Scratch {
+        var fields: [ReceiptAttributeTable.Field] = []
+        var types: [Int] = []
+
+        init() {
+            fields.reserveCapacity(32)
+            types.reserveCapacity(32)
+        }
+    }
+
     /// The attributes of the SET at `range` of `bytes`, in order. A type may occur once,
-    /// except `repeatable` (17, the in-app purchases, in a receipt). `types` is scratch space
-    /// kept from one set to the next.
+    /// except `repeatable` (17, the in-app purchases, in a receipt).
     static func parse(
-        _ bytes: [UInt8], range: Range<Int>, repeatable: Int?, what: String, types: inout [Int]
+        _ bytes: [UInt8], range: Range<Int>, repeatable: Int?, what: String, scratch: inout Scratch
     ) throws(VerificationError) -> ReceiptAttributeTable {
         do throws(BERReader.Failure) {
-            let fields = try bytes.withUnsafeBufferPointer { buffer throws(BERReader.Failure) in
-                try Self.fields(buffer, range: range, what: what)
+            scratch.fields.removeAll(keepingCapacity: true)
+            try bytes.withUnsafeBufferPointer { buffer throws(BERReader.Failure) in
+                try Self.fields(buffer, range: range, what: what, into: &scratch.fields)
             }
             // Sorted, a repeated type sits beside its twin: no hashing per attribute.
-            types.removeAll(keepingCapacity: true)
-            for field in fields where field.type != repeatable { types.append(field.type) }
-            types.sort()
+            scratch.types.removeAll(keepingCapacity: true)
+            for field in scratch.fields where field.type != repeatable { scratch.types.append(field.type) }
+            scratch.types.sort()
+            let types = scratch.types
             for index in types.indices.dropFirst() where types[index] == types[index - 1] {
                 throw BERReader.Failure(
                     "attribute type \(types[index]) occurs twice in the \(what); a reader taking the first and one taking the last would disagree",
                     code: .receiptDuplicateAttribute)
             }
-            return ReceiptAttributeTable(bytes: bytes, fields: fields)
+            return ReceiptAttributeTable(bytes: bytes, fields: Array(scratch.fields))
         } catch {
             throw VerificationError(error.code ?? .receiptMalformedPayload, "receipt payload: \(error.message)")
         }
     }
 
     private static func fields(
-        _ bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>, what: String
-    ) throws(BERReader.Failure) -> [ReceiptAttributeTable.Field] {
+        _ bytes: UnsafeBufferPointer<UInt8>, range: Range<Int>, what: String,
+        into fields: inout [ReceiptAttributeTable.Field]
+    ) throws(BERReader.Failure) {
         var outer = BERCursor(bytes, range: range)
         let set = try outer.read(0x31, "the \(what) attribute SET")
         try outer.requireEnd("the \(what) attribute SET")
         var reader = try outer.children(of: set)
-        var fields: [ReceiptAttributeTable.Field] = []
-        while let sequence = try reader.next() {
+        while true {
+            if let (type, version, value) = reader.nextPlainAttribute() {
+                try append(
+                    ReceiptAttributeTable.Field(type: Int(type), version: Int(version), value: value), to: &fields)
+                continue
+            }
+            guard let sequence = try reader.next() else { break }
             guard sequence.tag == 0x30 else { throw BERReader.Failure("an attribute that is not a SEQUENCE") }
             var parts = try reader.children(of: sequence)
             let type = try parts.integer(try parts.read(0x02, "an attribute type"))
@@ -134,12 +153,17 @@ enum ReceiptAttributeSet {
             guard let type = Int(exactly: type), let version = Int(exactly: version) else {
                 throw BERReader.Failure("an attribute type or version out of range")
             }
-            fields.append(ReceiptAttributeTable.Field(type: type, version: version, value: value))
-            guard fields.count <= maximumAttributes else {
-                throw BERReader.Failure("more than \(maximumAttributes) attributes")
-            }
+            try append(ReceiptAttributeTable.Field(type: type, version: version, value: value), to: &fields)
         }
-        return fields
+    }
+
+    private static func append(
+        _ field: ReceiptAttributeTable.Field, to fields: inout [ReceiptAttributeTable.Field]
+    ) throws(BERReader.Failure) {
+        fields.append(field)
+        guard fields.count <= maximumAttributes else {
+            throw BERReader.Failure("more than \(maximumAttributes) attributes")
+        }
     }
 }
 
@@ -196,6 +220,7 @@ struct ReceiptValueReader {
     private func tlv(_ field: ReceiptAttributeTable.Field, type: Int) throws(VerificationError) -> (UInt8, Range<Int>) {
         do throws(BERReader.Failure) {
             return try table.bytes.withUnsafeBufferPointer { buffer throws(BERReader.Failure) in
+                if let value = BERCursor.shortPrimitive(in: buffer, field.value) { return value }
                 var reader = BERCursor(buffer, range: field.value)
                 let element = try reader.read(field.value.isEmpty ? 0 : buffer[field.value.lowerBound], "the value")
                 try reader.requireEnd("the value")
