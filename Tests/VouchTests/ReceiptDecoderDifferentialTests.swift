@@ -271,6 +271,45 @@ import VouchTestSupport
         #expect(refused > 100)
     }
 
+    /// Bundle ids and receipt types are compared where they lie, bytes first: the verdict is
+    /// the one `String` equality (canonical equivalence) gives.
+    @Test func textInThePayloadComparesAsStrings() throws {
+        let texts = [
+            "com.example", "com.example.", "com.exampl", "Com.example", "caf\u{E9}", "cafe\u{301}", "\u{212A}", "K",
+            "k", "", "Xcode", "xcode", "Xcode\u{0}", "\u{1F9FE}",
+        ]
+        for text in texts {
+            let payload = MintReceiptContent.attributeSet(
+                [(2, ReceiptDER.utf8String(text)), (0, ReceiptDER.utf8String(text))], byType: true)
+            let receipt = try AppReceipt(payload: payload)
+            for expected in texts {
+                #expect(
+                    receipt.table.text(receipt.bundleIdText, equals: expected) == (text == expected),
+                    "\(text) \(expected)")
+                #expect(receipt.hasReceiptType(ReceiptType(rawValue: expected)) == (text == expected))
+            }
+        }
+    }
+
+    @Test func theExpectedBundleIdIsComparedAsAString() throws {
+        let authority = try MintReceiptAuthority.generate(
+            .init(
+                validity: MintValidity(
+                    notBefore: Self.created.addingTimeInterval(-86_400),
+                    notAfter: Self.created.addingTimeInterval(86_400))))
+        var content = MintReceiptContent.sample(creationDate: Self.created, inAppCount: 1)
+        content.bundleId = "com.caf\u{E9}"
+        let receipt = try MintReceiptSigner(authority: authority).sign(content)
+        for (expected, accepted) in [
+            ("com.caf\u{E9}", true), ("com.cafe\u{301}", true), ("com.cafe", false), ("com.caf\u{E9}.", false),
+        ] {
+            var configuration = ReceiptVerifier.Configuration(bundleId: expected, environment: .sandbox)
+            configuration.trustAnchors = [try authority.anchorDER()]
+            let rejection = try ReceiptVerifier(configuration: configuration).rejection(receipt)
+            #expect(rejection?.code == (accepted ? nil : .wrongBundleId), "\(expected)")
+        }
+    }
+
     @Test func mutatedRealPayloadsDecodeAlike() throws {
         guard SharedReceipts.isAvailable else { return }
         var random = Generator(state: 5)

@@ -1,13 +1,11 @@
-/// A strict reader of BER and DER TLVs over a byte array, for the receipt container and its
-/// payload.
+/// A strict reader of BER and DER TLVs over a byte array it keeps, for reading a little of a
+/// certificate; the receipt container and payload are read with ``BERCursor``, whose rules
+/// this reader follows step by step, lending it the array for each.
 ///
 /// Definite lengths must be minimal (no leading zero octets, the long form only from 128 on)
 /// and at most four octets; indefinite lengths are allowed for constructed values only, which
 /// Xcode's receipts use. Tags are single-octet. Every element lies inside its parent, nesting
 /// is bounded, and a reader is done only when its range is consumed to the last byte.
-///
-/// The rules live in ``BERCursor``, which reads borrowed bytes; this reader owns its array and
-/// lends it to a cursor for each step.
 struct BERReader {
     /// Why bytes are not well-formed BER; the caller turns it into an error code.
     struct Failure: Error {
@@ -58,13 +56,6 @@ struct BERReader {
         return result
     }
 
-    private func look<Result>(_ body: (BERCursor) throws(Failure) -> Result) throws(Failure) -> Result {
-        let (position, end, depth) = (self.position, self.end, self.depth)
-        return try bytes.withUnsafeBufferPointer { buffer throws(Failure) in
-            try body(BERCursor(buffer, range: position..<end, depth: depth))
-        }
-    }
-
     /// A reader over the contents of a constructed element.
     func children(of element: Element) throws(Failure) -> BERReader {
         try BERCursor.checkChildren(of: element, depth: depth)
@@ -89,37 +80,11 @@ struct BERReader {
     func requireEnd(_ what: @autoclosure () -> String) throws(Failure) {
         try BERCursor.requireEnd(position: position, end: end, what())
     }
-
-    /// Parses the TLV at `start`, which must end by `end`.
-    static func element(in bytes: [UInt8], at start: Int, end: Int, depth: Int) throws(Failure) -> Element {
-        try bytes.withUnsafeBufferPointer { buffer throws(Failure) in
-            try BERCursor.element(in: buffer, at: start, end: end, depth: depth)
-        }
-    }
-
-    /// The bytes of an OCTET STRING: its contents when primitive, or its segments joined when
-    /// constructed (BER). Returned as ranges of `bytes`, so DER content is never copied.
-    func octetStringSegments(_ element: Element) throws(Failure) -> [Range<Int>] {
-        try look { cursor throws(Failure) in try cursor.octetStringSegments(element) }
-    }
-
-    func octetString(_ element: Element) throws(Failure) -> [UInt8] {
-        if element.tag == 0x04 { return Array(bytes[element.contents]) }
-        return try octetStringSegments(element).flatMap { bytes[$0] }
-    }
-
-    /// A minimally encoded INTEGER that fits in `Int64`.
-    func integer(_ element: Element) throws(Failure) -> Int64 {
-        try look { cursor throws(Failure) in try cursor.integer(element) }
-    }
-
-    static func integer(_ contents: ArraySlice<UInt8>) throws(Failure) -> Int64 {
-        try contents.withUnsafeBufferPointer { buffer throws(Failure) in try BERCursor.integer(buffer) }
-    }
 }
 
-/// The rules of ``BERReader`` over bytes borrowed for the length of one parse: the receipt
-/// payload is read with no array retained per element and no bounds checked twice.
+/// The rules of BER as receipts are read (see ``BERReader``), over bytes borrowed for the
+/// length of one parse: the container and payload of every receipt go through here, with no
+/// array retained per element.
 ///
 /// Every index is checked against `end` before it is read, and `end` never passes the buffer.
 struct BERCursor {

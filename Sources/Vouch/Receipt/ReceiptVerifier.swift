@@ -130,6 +130,7 @@ public struct VerifiedReceipt: Sendable {
     public let payload: [UInt8]
     /// The instant the chain was validated at.
     public var validationTime: Timestamp { Timestamp(milliseconds: validationMilliseconds) }
+    /// ``validationTime`` in milliseconds: a Timestamp spells its number out when made.
     let validationMilliseconds: Int64
     /// `SHA-1` or `SHA-256`.
     public let digestAlgorithm: String
