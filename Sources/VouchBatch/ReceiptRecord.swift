@@ -35,7 +35,7 @@ public enum ReceiptRecord {
             case .none: break
             case .full:
                 writer.raw(",\"payload\":")
-                writer.write(object: verified.receipt.jsonObject)
+                verified.receipt.writeJSON(into: &writer)
             case .fields(let paths):
                 writer.raw(",\"payload\":")
                 writer.write(object: VerificationRecord.select(paths, from: verified.receipt.jsonObject))

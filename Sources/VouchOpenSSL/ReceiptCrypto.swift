@@ -69,9 +69,146 @@ extension PublicKey {
     package var bits: Int { Int(EVP_PKEY_get_bits(pointer)) }
 }
 
+/// A receipt signer's RSA key, ready for PKCS #1 v1.5 verification: for the public exponent
+/// 65537 (every Apple and Xcode key) by Montgomery arithmetic on OpenSSL's bignums, without
+/// `EVP_PKEY_verify`'s work per call; for any other key through ``ReceiptCrypto/verifyRSA``.
+///
+/// The verdict is OpenSSL's: `EVP_PKEY_verify` without a digest accepts exactly when the
+/// signature is at most the modulus long, is below the modulus as a number, and raised to the
+/// exponent gives the block `00 01 FF…FF 00 ‖ digestInfo` (at least eight FF) at the modulus'
+/// length, `digestInfo` not empty (`RSA_public_decrypt` with PKCS #1 padding, then the whole
+/// recovered data compared). That is what is checked here, the whole block at once.
+package final class ReceiptRSAKey: @unchecked Sendable {
+    /// The key, for the keys the Montgomery path does not take.
+    let key: PublicKey
+    /// Owned, read-only once built (so shared by every thread): the modulus, its Montgomery
+    /// context, and R^65537 mod n for R the Montgomery radix. `nil` for a key verified by EVP.
+    private let modulus: OpaquePointer?
+    private let montgomery: OpaquePointer?
+    private let correction: OpaquePointer?
+    /// The modulus' length in bytes: the length of the recovered block.
+    private let size: Int
+
+    package init(_ key: PublicKey) {
+        self.key = key
+        var modulus: OpaquePointer? = nil
+        var exponent: OpaquePointer? = nil
+        // get_bn_param: each BIGNUM is a new one, ours to free (the modulus stays with this object).
+        let read =
+            EVP_PKEY_get_base_id(key.pointer) == EVP_PKEY_RSA
+            && EVP_PKEY_get_bn_param(key.pointer, "n", &modulus) == 1
+            && EVP_PKEY_get_bn_param(key.pointer, "e", &exponent) == 1
+        defer { BN_free(exponent) }
+        let prepared = read ? Self.prepare(modulus: modulus!, exponent: exponent!) : nil
+        if prepared == nil {
+            BN_free(modulus)
+            modulus = nil
+            ERR_clear_error()
+        }
+        self.modulus = modulus
+        self.montgomery = prepared?.montgomery
+        self.correction = prepared?.correction
+        self.size = modulus.map { Int((BN_num_bits($0) + 7) / 8) } ?? 0
+    }
+
+    deinit {
+        BN_MONT_CTX_free(montgomery)
+        BN_free(correction)
+        BN_free(modulus)
+    }
+
+    /// Whether verification takes the Montgomery path (the exponent is 65537).
+    package var isPrepared: Bool { montgomery != nil }
+
+    /// The modulus, big-endian, when the key is prepared.
+    package var modulusBytes: [UInt8]? {
+        guard let modulus, montgomery != nil else { return nil }
+        var bytes = [UInt8](repeating: 0, count: size)
+        _ = BN_bn2binpad(modulus, &bytes, Int32(size))
+        return bytes
+    }
+
+    /// The Montgomery context of `modulus` and R^65537 mod n, when the exponent is 65537 and the
+    /// modulus one `RSA_public_decrypt` takes (odd, 2048 to 16,384 bits).
+    private static func prepare(
+        modulus: OpaquePointer, exponent: OpaquePointer
+    ) -> (montgomery: OpaquePointer, correction: OpaquePointer)? {
+        let bits = BN_num_bits(modulus)
+        guard BN_is_word(exponent, 65537) == 1, BN_is_odd(modulus) == 1, bits >= 2048, bits <= 16384 else {
+            return nil
+        }
+        guard let context = BN_CTX_new() else { return nil }
+        defer { BN_CTX_free(context) }
+        guard let montgomery = BN_MONT_CTX_new() else { return nil }
+        guard BN_MONT_CTX_set(montgomery, modulus, context) == 1, let correction = BN_new() else {
+            BN_MONT_CTX_free(montgomery)
+            return nil
+        }
+        // R is 2 to the modulus' width in whole words, as BN_MONT_CTX_set takes it.
+        let radixBits = (bits + Int32(BN_BYTES * 8) - 1) / Int32(BN_BYTES * 8) * Int32(BN_BYTES * 8)
+        guard BN_set_bit(correction, radixBits) == 1, BN_nnmod(correction, correction, modulus, context) == 1,
+            BN_mod_exp(correction, correction, exponent, modulus, context) == 1
+        else {
+            BN_free(correction)
+            BN_MONT_CTX_free(montgomery)
+            return nil
+        }
+        return (montgomery, correction)
+    }
+
+    /// Whether `signature` is an RSA PKCS #1 v1.5 signature whose recovered data is exactly
+    /// `digestInfo`.
+    package func verify(signature: [UInt8], digestInfo: [UInt8]) -> Bool {
+        guard let modulus, let montgomery, let correction else {
+            return ReceiptCrypto.verifyRSA(signature: signature, digestInfo: digestInfo, key: key)
+        }
+        // What RSA_public_decrypt and its padding check refuse before any arithmetic, and
+        // empty recovered data, which the provider's rsa_verify takes for a failure.
+        guard signature.count <= size, !digestInfo.isEmpty, digestInfo.count + 11 <= size else { return false }
+        guard let context = BN_CTX_new() else {
+            return ReceiptCrypto.verifyRSA(signature: signature, digestInfo: digestInfo, key: key)
+        }
+        defer { BN_CTX_free(context) }
+        BN_CTX_start(context)
+        defer { BN_CTX_end(context) }
+        guard let base = BN_CTX_get(context), let power = BN_CTX_get(context),
+            BN_bin2bn(signature, Int32(signature.count), base) != nil
+        else {
+            return ReceiptCrypto.verifyRSA(signature: signature, digestInfo: digestInfo, key: key)
+        }
+        guard BN_ucmp(base, modulus) < 0 else { return false }
+        // Montgomery products of numbers below n stay below n; each takes a factor 1/R:
+        // s^(2^16) R^-(2^16 - 1) after the squarings, s^65537 R^-65536 after the product with s,
+        // and s^65537 after the product with the correction R^65537.
+        var computed = BN_copy(power, base) != nil
+        for _ in 0..<16 where computed {
+            computed = BN_mod_mul_montgomery(power, power, power, montgomery, context) == 1
+        }
+        computed =
+            computed && BN_mod_mul_montgomery(power, power, base, montgomery, context) == 1
+            && BN_mod_mul_montgomery(power, power, correction, montgomery, context) == 1
+        guard computed else {
+            ERR_clear_error()
+            return ReceiptCrypto.verifyRSA(signature: signature, digestInfo: digestInfo, key: key)
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * size) { buffer in
+            let recovered = UnsafeMutableBufferPointer(rebasing: buffer[..<size])
+            let expected = UnsafeMutableBufferPointer(rebasing: buffer[size...])
+            guard BN_bn2binpad(power, recovered.baseAddress, Int32(size)) == size else { return false }
+            let padding = size - 3 - digestInfo.count
+            expected[0] = 0x00
+            expected[1] = 0x01
+            UnsafeMutableBufferPointer(rebasing: expected[2..<(2 + padding)]).update(repeating: 0xFF)
+            expected[2 + padding] = 0x00
+            _ = UnsafeMutableBufferPointer(rebasing: expected[(3 + padding)...]).initialize(from: digestInfo)
+            return memcmp(recovered.baseAddress!, expected.baseAddress!, size) == 0
+        }
+    }
+}
+
 extension PrivateKey {
-    /// A fresh RSA key pair (public exponent 65537).
-    package static func generateRSA(bits: Int) throws(OpenSSLError) -> PrivateKey {
+    /// A fresh RSA key pair (public exponent 65537 unless told).
+    package static func generateRSA(bits: Int, exponent: UInt = 65537) throws(OpenSSLError) -> PrivateKey {
         guard let context = EVP_PKEY_CTX_new_from_name(nil, "RSA", nil) else {
             throw OpenSSLError("EVP_PKEY_CTX_new_from_name")
         }
@@ -80,9 +217,51 @@ extension PrivateKey {
         guard EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1 else {
             throw OpenSSLError("EVP_PKEY_CTX_set_rsa_keygen_bits")
         }
+        if exponent != 65537 {
+            guard let value = BN_new() else { throw OpenSSLError("BN_new") }
+            defer { BN_free(value) }
+            // set1: the context copies the exponent; `value` stays ours.
+            guard BN_set_word(value, exponent) == 1,
+                EVP_PKEY_CTX_set1_rsa_keygen_pubexp(context, value) == 1
+            else { throw OpenSSLError("EVP_PKEY_CTX_set1_rsa_keygen_pubexp") }
+        }
         var key: OpaquePointer? = nil
         guard EVP_PKEY_generate(context, &key) == 1, let key else { throw OpenSSLError("EVP_PKEY_generate") }
         return PrivateKey(takingRSA: key)
+    }
+
+    /// The public half of the key.
+    package func publicKey() throws(OpenSSLError) -> PublicKey {
+        let der = withUnsafePointer { key -> [UInt8] in
+            let length = i2d_PUBKEY(key, nil)
+            guard length > 0 else { return [] }
+            var der = [UInt8](repeating: 0, count: Int(length))
+            der.withUnsafeMutableBufferPointer { buffer in
+                var cursor = buffer.baseAddress
+                _ = i2d_PUBKEY(key, &cursor)
+            }
+            return der
+        }
+        guard let key = PublicKey(subjectPublicKeyInfo: der) else { throw OpenSSLError("i2d_PUBKEY") }
+        return key
+    }
+
+    /// The raw RSA private-key operation on `block`, as long as the modulus: a "signature" of
+    /// any block at all, for testing what verification makes of bad padding.
+    package func rawRSA(_ block: [UInt8]) throws(OpenSSLError) -> [UInt8] {
+        let signed = withUnsafePointer { key -> [UInt8]? in
+            guard let context = EVP_PKEY_CTX_new(key, nil) else { return nil }
+            defer { EVP_PKEY_CTX_free(context) }
+            guard EVP_PKEY_sign_init(context) == 1, EVP_PKEY_CTX_set_rsa_padding(context, RSA_NO_PADDING) == 1 else {
+                return nil
+            }
+            var length = Int(EVP_PKEY_get_size(key))
+            var output = [UInt8](repeating: 0, count: length)
+            guard EVP_PKEY_sign(context, &output, &length, block, block.count) == 1 else { return nil }
+            return Array(output.prefix(length))
+        }
+        guard let signed else { throw OpenSSLError("EVP_PKEY_sign") }
+        return signed
     }
 
     /// Reads an unencrypted PEM RSA private key; `nil` when it is none.

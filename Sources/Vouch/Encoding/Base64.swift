@@ -17,7 +17,6 @@ package enum Base64 {
     private static let urlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
     private static let standardAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
     private static let urlTable = table(for: urlAlphabet)
-    private static let standardTable = table(for: standardAlphabet)
     private static let urlSymbols = Array(urlAlphabet.utf8)
     private static let standardSymbols = Array(standardAlphabet.utf8)
 
@@ -30,8 +29,67 @@ package enum Base64 {
     /// Decodes standard base64 with its required `=` padding (as in the JWS `x5c` header), or
     /// returns `nil` for any other spelling.
     package static func decodeStandard(_ input: some Collection<UInt8>) -> [UInt8]? {
-        input.withContiguousStorageIfAvailable { decode($0, table: standardTable, padded: true) }
-            ?? Array(input).withUnsafeBufferPointer { decode($0, table: standardTable, padded: true) }
+        input.withContiguousStorageIfAvailable { decodeStandard($0) }
+            ?? Array(input).withUnsafeBufferPointer { decodeStandard($0) }
+    }
+
+    /// For each of the four places of a symbol in a group, what the symbol contributes to the
+    /// group's three bytes, laid out as a little-endian `UInt32` (byte 0 first); a byte outside
+    /// the alphabet contributes ``standardInvalid``, above the three bytes. One table lookup per
+    /// symbol and three ORs decode a group, and one OR over all groups tells whether any symbol
+    /// was invalid: receipts are kilobytes of base64, so this is on the batch path.
+    private static let standardPlaces: [UInt32] = {
+        var places = [UInt32](repeating: standardInvalid, count: 4 * 256)
+        for (value, symbol) in standardAlphabet.utf8.enumerated() {
+            let value = UInt32(value)
+            let symbol = Int(symbol)
+            places[symbol] = value << 2
+            places[256 + symbol] = value >> 4 | (value & 0x0F) << 12
+            places[512 + symbol] = (value >> 2) << 8 | (value & 0x03) << 22
+            places[768 + symbol] = value << 16
+        }
+        return places
+    }()
+    private static let standardInvalid: UInt32 = 0x0100_0000
+
+    private static func decodeStandard(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var length = input.count
+        guard length % 4 == 0 else { return nil }
+        if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
+        if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
+        guard length % 4 != 1 else { return nil }
+        let groups = length / 4
+        let rest = length % 4
+        let outputLength = groups * 3 + (rest == 0 ? 0 : rest - 1)
+        var valid = false
+        // Each group is stored as four bytes, the fourth overwritten by the next group; a
+        // partial last group stores four too: up to three bytes of spare capacity past the end.
+        let output = [UInt8](unsafeUninitializedCapacity: groups * 3 + 4) { output, initialized in
+            standardPlaces.withUnsafeBufferPointer { places in
+                let output = UnsafeMutableRawPointer(output.baseAddress!)
+                var invalid: UInt32 = 0
+                for group in 0..<groups {
+                    let symbols = input.baseAddress! + group * 4
+                    let bytes =
+                        places[Int(symbols[0])] | places[256 + Int(symbols[1])] | places[512 + Int(symbols[2])]
+                        | places[768 + Int(symbols[3])]
+                    invalid |= bytes
+                    output.storeBytes(of: bytes.littleEndian, toByteOffset: group * 3, as: UInt32.self)
+                }
+                if rest > 0 {
+                    let symbols = input.baseAddress! + groups * 4
+                    var bytes = places[Int(symbols[0])] | places[256 + Int(symbols[1])]
+                    if rest == 3 { bytes |= places[512 + Int(symbols[2])] }
+                    // The bits below the last whole byte must be zero (canonical form).
+                    if bytes >> (rest == 2 ? 8 : 16) & 0xFF != 0 { invalid |= standardInvalid }
+                    invalid |= bytes
+                    output.storeBytes(of: bytes.littleEndian, toByteOffset: groups * 3, as: UInt32.self)
+                }
+                valid = invalid & standardInvalid == 0
+            }
+            initialized = valid ? outputLength : 0
+        }
+        return valid ? output : nil
     }
 
     /// Encodes as base64url without padding.

@@ -47,14 +47,43 @@ struct ReceiptContainer {
     /// SignedData breaks a rule.
     init(_ bytes: [UInt8]) throws(VerificationError) {
         self.bytes = bytes
-        var outer = BERReader(bytes)
+        let layout = try bytes.withUnsafeBufferPointer { buffer throws(VerificationError) in
+            try Self.layout(of: buffer, bytes)
+        }
+        content = layout.content
+        certificateSet = layout.certificateSet
+        certificates = layout.certificates
+        signerIssuer = layout.signerIssuer
+        signerSerial = layout.signerSerial
+        digest = layout.digest
+        signature = layout.signature
+        usesIndefiniteLengths = layout.usesIndefiniteLengths
+    }
+
+    /// What ``init(_:)`` keeps, read from `buffer` (the bytes of `bytes`) in one borrow.
+    private struct Layout {
+        var content: [Range<Int>] = []
+        var certificateSet = 0..<0
+        var certificates: [Range<Int>] = []
+        var signerIssuer = 0..<0
+        var signerSerial = 0..<0
+        var digest = Digest.sha256
+        var signature: [UInt8] = []
+        var usesIndefiniteLengths = false
+    }
+
+    private static func layout(
+        of buffer: UnsafeBufferPointer<UInt8>, _ bytes: [UInt8]
+    ) throws(VerificationError) -> Layout {
+        var layout = Layout()
+        var outer = BERCursor(buffer, range: 0..<buffer.count)
         let contentInfo: BERReader.Element
-        var fields: BERReader
+        var fields: BERCursor
         do throws(BERReader.Failure) {
             contentInfo = try outer.read(0x30, "ContentInfo")
             fields = try outer.children(of: contentInfo)
             let type = try fields.read(0x06, "contentType")
-            guard bytes[type.contents].elementsEqual(Self.oidSignedData) else {
+            guard buffer[type.contents].elementsEqual(Self.oidSignedData) else {
                 throw BERReader.Failure("not signedData")
             }
         } catch {
@@ -83,7 +112,7 @@ struct ReceiptContainer {
             let encapsulated = try signed.read(0x30, "encapContentInfo")
             var encapsulatedFields = try signed.children(of: encapsulated)
             let contentType = try encapsulatedFields.read(0x06, "eContentType")
-            guard bytes[contentType.contents].elementsEqual(Self.oidData) else {
+            guard buffer[contentType.contents].elementsEqual(Self.oidData) else {
                 throw BERReader.Failure("the signed content is not of type id-data")
             }
             let eContentWrapper = try encapsulatedFields.read(0xA0, "eContent")
@@ -91,23 +120,21 @@ struct ReceiptContainer {
             var eContentReader = try encapsulatedFields.children(of: eContentWrapper)
             guard let eContent = try eContentReader.next() else { throw BERReader.Failure("eContent is empty") }
             try eContentReader.requireEnd("eContent")
-            content = try eContentReader.octetStringSegments(eContent)
+            layout.content = try eContentReader.octetStringSegments(eContent)
             indefinite = indefinite || encapsulated.indefinite || eContentWrapper.indefinite || eContent.indefinite
 
             guard let certificateField = try signed.readIfPresent(0xA0) else {
                 throw BERReader.Failure("the receipt carries no certificates", code: .receiptSignerNotFound)
             }
-            certificateSet = certificateField.whole
+            layout.certificateSet = certificateField.whole
             var certificateReader = try signed.children(of: certificateField)
-            var certificates: [Range<Int>] = []
             while let certificate = try certificateReader.next() {
                 guard certificate.tag == 0x30 else { throw BERReader.Failure("a certificate that is not a SEQUENCE") }
-                certificates.append(certificate.whole)
-                guard certificates.count <= Self.maximumCertificates else {
+                layout.certificates.append(certificate.whole)
+                guard layout.certificates.count <= Self.maximumCertificates else {
                     throw BERReader.Failure("more than \(Self.maximumCertificates) certificates")
                 }
             }
-            self.certificates = certificates
             indefinite = indefinite || certificateField.indefinite
             guard try signed.readIfPresent(0xA1) == nil else { throw BERReader.Failure("the SignedData carries CRLs") }
 
@@ -125,25 +152,27 @@ struct ReceiptContainer {
             }
             let sid = try signer.read(0x30, "issuerAndSerialNumber")
             var sidFields = try signer.children(of: sid)
-            signerIssuer = try sidFields.read(0x30, "the signer's issuer").whole
-            signerSerial = try sidFields.read(0x02, "the signer's serial number").whole
+            layout.signerIssuer = try sidFields.read(0x30, "the signer's issuer").whole
+            layout.signerSerial = try sidFields.read(0x02, "the signer's serial number").whole
             try sidFields.requireEnd("issuerAndSerialNumber")
             let digestAlgorithm = try signer.read(0x30, "digestAlgorithm")
-            digest = try Self.digest(digestAlgorithm, in: signer)
-            guard declaredDigests == [digest] else {
+            layout.digest = try Self.digest(digestAlgorithm, in: signer)
+            guard declaredDigests == [layout.digest] else {
                 throw BERReader.Failure("digestAlgorithms does not list exactly the signer's digest")
             }
             guard try signer.readIfPresent(0xA0) == nil else {
                 throw BERReader.Failure("the SignerInfo has signed attributes; receipts have none")
             }
             let signatureAlgorithm = try signer.read(0x30, "signatureAlgorithm")
-            try Self.checkSignatureAlgorithm(signatureAlgorithm, digest: digest, in: signer)
-            signature = try signer.octetString(try signer.read(0x04, "signature"))
+            try Self.checkSignatureAlgorithm(signatureAlgorithm, digest: layout.digest, in: signer)
+            let signature = try signer.read(0x04, "signature")
+            layout.signature = Array(buffer[signature.contents])
             try signer.requireEnd("the signature (unsigned attributes are not allowed)")
-            usesIndefiniteLengths = indefinite
+            layout.usesIndefiniteLengths = indefinite
         } catch {
             throw VerificationError(error.code ?? .receiptMalformedContainer, "receipt container: \(error.message)")
         }
+        return layout
     }
 
     /// The DER of the certificate at `index`.
@@ -163,7 +192,7 @@ struct ReceiptContainer {
         return VerificationError(.receiptNotAReceipt, "not a PKCS #7 SignedData app receipt (\(detail))")
     }
 
-    private static func digest(_ algorithm: BERReader.Element, in parent: BERReader) throws(BERReader.Failure) -> Digest
+    private static func digest(_ algorithm: BERReader.Element, in parent: BERCursor) throws(BERReader.Failure) -> Digest
     {
         let (oid, _) = try algorithmIdentifier(algorithm, in: parent)
         if oid.elementsEqual(oidSHA1) { return .sha1 }
@@ -172,7 +201,7 @@ struct ReceiptContainer {
     }
 
     private static func checkSignatureAlgorithm(
-        _ algorithm: BERReader.Element, digest: Digest, in parent: BERReader
+        _ algorithm: BERReader.Element, digest: Digest, in parent: BERCursor
     ) throws(BERReader.Failure) {
         let (oid, _) = try algorithmIdentifier(algorithm, in: parent)
         // Apple signs with rsaEncryption; Xcode with sha256WithRSAEncryption. A combined
@@ -187,8 +216,8 @@ struct ReceiptContainer {
 
     /// An AlgorithmIdentifier's OID; parameters must be absent or NULL.
     private static func algorithmIdentifier(
-        _ element: BERReader.Element, in parent: BERReader
-    ) throws(BERReader.Failure) -> (ArraySlice<UInt8>, Bool) {
+        _ element: BERReader.Element, in parent: BERCursor
+    ) throws(BERReader.Failure) -> (Slice<UnsafeBufferPointer<UInt8>>, Bool) {
         guard element.tag == 0x30 else { throw BERReader.Failure("an AlgorithmIdentifier that is not a SEQUENCE") }
         var fields = try parent.children(of: element)
         let oid = try fields.read(0x06, "an algorithm OID")

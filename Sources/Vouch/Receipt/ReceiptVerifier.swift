@@ -129,7 +129,9 @@ public struct VerifiedReceipt: Sendable {
     /// The signed content, exactly as signed.
     public let payload: [UInt8]
     /// The instant the chain was validated at.
-    public let validationTime: Timestamp
+    public var validationTime: Timestamp { Timestamp(milliseconds: validationMilliseconds) }
+    /// ``validationTime`` in milliseconds: a Timestamp spells its number out when made.
+    let validationMilliseconds: Int64
     /// `SHA-1` or `SHA-256`.
     public let digestAlgorithm: String
     /// Whether an Xcode StoreKit testing certificate signed it.
@@ -153,6 +155,8 @@ final class ReceiptSigner: Sendable {
     let serial: [UInt8]
     let anchor: Anchor
     let key: PublicKey
+    /// The key prepared once for the RSA verification of every receipt of this signer.
+    let rsa: ReceiptRSAKey
     /// The signing certificate's subject, read once.
     let subject: String
     let validatedWindow = Locked<ChainValidator.Window?>(nil)
@@ -163,6 +167,7 @@ final class ReceiptSigner: Sendable {
         self.serial = serial
         self.anchor = anchor
         self.key = key
+        self.rsa = ReceiptRSAKey(key)
         switch anchor {
         case .chain(let leaf, _): subject = leaf.subject
         case .xcode(let certificate): subject = certificate.subject
@@ -223,8 +228,7 @@ final class ReceiptEngine: Sendable {
 
         let hash = ReceiptCrypto.hash(container.digest.crypto, of: bytes, segments: container.content)
         guard
-            ReceiptCrypto.verifyRSA(
-                signature: container.signature, digestInfo: container.digest.digestInfoPrefix + hash, key: signer.key)
+            signer.rsa.verify(signature: container.signature, digestInfo: container.digest.digestInfoPrefix + hash)
         else {
             throw VerificationError(
                 .badSignature, "the RSA signature does not verify with the signing certificate's key")
@@ -236,7 +240,7 @@ final class ReceiptEngine: Sendable {
         let receipt = try AppReceipt(payload: payload)
         let isXcode: Bool
         if case .xcode = signer.anchor { isXcode = true } else { isXcode = false }
-        if isXcode != (receipt.receiptType == .xcode) {
+        if isXcode != receipt.hasReceiptType(.xcode) {
             throw VerificationError(
                 .wrongEnvironment,
                 isXcode
@@ -249,22 +253,22 @@ final class ReceiptEngine: Sendable {
         case .now: time = now
         case .fixed(let instant): time = instant.milliseconds
         case .signedDate:
-            guard let created = receipt.receiptCreationDate else {
+            guard let created = receipt.receiptCreationMilliseconds else {
                 throw VerificationError(
                     .receiptMalformedPayload,
                     "receipt payload: no creation date (attribute 12) to validate the chain at")
             }
-            time = created.milliseconds
+            time = created
         }
         try validate(signer, at: time)
         try check(receipt)
         return VerifiedReceipt(
-            receipt: receipt, payload: payload, validationTime: Timestamp(milliseconds: time),
+            receipt: receipt, payload: payload, validationMilliseconds: time,
             digestAlgorithm: container.digest.rawValue, isXcode: isXcode, signer: signer.subject)
     }
 
     private func check(_ receipt: AppReceipt) throws(VerificationError) {
-        if let expected = configuration.bundleId, receipt.bundleId != expected {
+        if let expected = configuration.bundleId, !receipt.table.text(receipt.bundleIdText, equals: expected) {
             throw VerificationError(
                 .wrongBundleId, "the receipt's bundle id is \(receipt.bundleId), expected \(expected)")
         }

@@ -1,0 +1,91 @@
+import Testing
+
+@testable import Vouch
+
+/// `Base64.decodeStandard` against a plain one-symbol-at-a-time decoder of the same rules, on
+/// valid encodings and on every kind of wrong spelling: the table-driven decoder must accept
+/// exactly the same strings and give the same bytes.
+struct Base64StandardDifferentialTests {
+    /// The rules spelled out: the standard alphabet, `=` padding to a multiple of four, no
+    /// symbol after padding, and zero bits below the last whole byte.
+    static func reference(_ input: [UInt8]) -> [UInt8]? {
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+        guard input.count % 4 == 0 else { return nil }
+        var length = input.count
+        if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
+        if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
+        guard length % 4 != 1 else { return nil }
+        var bits: UInt32 = 0
+        var count = 0
+        var output: [UInt8] = []
+        for symbol in input[..<length] {
+            guard let value = alphabet.firstIndex(of: symbol) else { return nil }
+            bits = bits << 6 | UInt32(value)
+            count += 6
+            if count >= 8 {
+                count -= 8
+                output.append(UInt8(truncatingIfNeeded: bits >> UInt32(count)))
+                bits &= (1 << UInt32(count)) - 1
+            }
+        }
+        return bits == 0 ? output : nil
+    }
+
+    struct Generator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state >> 33
+        }
+        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+    }
+
+    @Test func agreesWithTheReferenceOnValidAndMutatedEncodings() {
+        var random = Generator(state: 7)
+        // Valid symbols, padding, bytes just outside the alphabet, whitespace and high bytes.
+        let odd: [UInt8] = Array("=+/-_ \n\r.:AZaz09".utf8) + [0x00, 0x40, 0x5B, 0x60, 0x7B, 0x7F, 0x80, 0xFF]
+        var checked = 0
+        for length in 0..<200 {
+            for _ in 0..<20 {
+                let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                var text = Base64.encodeStandard(bytes)
+                #expect(Base64.decodeStandard(text) == bytes)
+                if !text.isEmpty {
+                    switch random.below(4) {
+                    case 0: text[random.below(text.count)] = odd[random.below(odd.count)]
+                    case 1: text.removeLast(random.below(min(3, text.count)) + 1)
+                    case 2: text.insert(odd[random.below(odd.count)], at: random.below(text.count + 1))
+                    default:
+                        // The last symbols before the padding carry the bits a canonical
+                        // encoding leaves zero.
+                        let index = text.lastIndex { $0 != UInt8(ascii: "=") } ?? 0
+                        text[index] = odd[random.below(odd.count)]
+                    }
+                }
+                #expect(Base64.decodeStandard(text) == Self.reference(text), "\(String(decoding: text, as: UTF8.self))")
+                checked += 1
+            }
+        }
+        #expect(checked == 4000)
+    }
+
+    @Test func agreesWithTheReferenceOnEveryShortString() {
+        // Every string of up to three symbols from a small set, padded or not, and all four.
+        let symbols: [UInt8] = Array("AQgw/+=-".utf8) + [0x00, 0x80]
+        var strings: [[UInt8]] = [[]]
+        for _ in 0..<4 {
+            strings = strings.flatMap { prefix in [prefix] + symbols.map { prefix + [$0] } }
+        }
+        for text in Set(strings) {
+            #expect(Base64.decodeStandard(text) == Self.reference(text), "\(text)")
+        }
+    }
+
+    @Test func decodesFromEveryKindOfCollection() {
+        let text = Array("TWFu".utf8)
+        #expect(Base64.decodeStandard(text) == Array("Man".utf8))
+        #expect(Base64.decodeStandard(text[...]) == Array("Man".utf8))
+        #expect(Base64.decodeStandard("TWFu".utf8) == Array("Man".utf8))
+        #expect(Base64.decodeStandard(text.lazy.map { $0 }) == Array("Man".utf8))
+    }
+}
