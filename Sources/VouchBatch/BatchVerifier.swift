@@ -138,7 +138,7 @@ public struct BatchVerifier: Sendable {
             writer.raw("{")
             if format.lineNumbers {
                 writer.raw("\"line\":")
-                writer.writeRaw(String(format.firstLine - 1 + chunk.firstLineNumber + offset).utf8)
+                writer.write(integer: format.firstLine - 1 + chunk.firstLineNumber + offset)
                 writer.raw(",")
             }
             if let receipt = receipts[offset] {

@@ -433,11 +433,11 @@ public struct DocumentRecordFormat: Sendable {
         writer.raw("{")
         if numbers == .always || numbers == .whereNew && result.showsDocument {
             writer.raw("\"line\":")
-            writer.writeRaw(String(result.line).utf8)
+            writer.write(integer: result.line)
             writer.raw(",")
             if result.showsDocument {
                 writer.raw("\"document\":")
-                writer.writeRaw(String(result.document).utf8)
+                writer.write(integer: result.document)
                 writer.raw(",")
             }
         }

@@ -99,3 +99,19 @@ import VouchTestSupport
         #expect(object.value("offerIdentifiey") == nil)
     }
 }
+
+@Suite struct JSONWriterIntegerTests {
+    @Test func integersAreSpelledAsStringSpellsThem() {
+        var values: [Int] = [0, 1, 9, 10, 99, 100, -1, -10, .max, .min, .max - 1, .min + 1]
+        var power = 1
+        while power < Int.max / 10 {
+            power *= 10
+            values += [power - 1, power, power + 1, -power]
+        }
+        for value in values {
+            var writer = JSONWriter()
+            writer.write(integer: value)
+            #expect(writer.bytes == Array(String(value).utf8), "\(value)")
+        }
+    }
+}

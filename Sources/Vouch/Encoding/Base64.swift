@@ -4,43 +4,33 @@
 /// variant, no whitespace, and zero trailing bits, so two different strings never decode to the
 /// same bytes.
 package enum Base64 {
-    private static let invalid: UInt8 = 0xFF
-
-    private static func table(for alphabet: String) -> [UInt8] {
-        var table = [UInt8](repeating: invalid, count: 256)
-        for (index, byte) in alphabet.utf8.enumerated() {
-            table[Int(byte)] = UInt8(index)
-        }
-        return table
-    }
-
     private static let urlAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
     private static let standardAlphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-    private static let urlTable = table(for: urlAlphabet)
     private static let urlSymbols = Array(urlAlphabet.utf8)
     private static let standardSymbols = Array(standardAlphabet.utf8)
 
     /// Decodes base64url without padding (RFC 7515 §2), or returns `nil` for any other spelling.
     package static func decodeURL(_ input: some Collection<UInt8>) -> [UInt8]? {
-        input.withContiguousStorageIfAvailable { decode($0, table: urlTable, padded: false) }
-            ?? Array(input).withUnsafeBufferPointer { decode($0, table: urlTable, padded: false) }
+        input.withContiguousStorageIfAvailable { decode($0, places: urlPlaces, padded: false) }
+            ?? Array(input).withUnsafeBufferPointer { decode($0, places: urlPlaces, padded: false) }
     }
 
     /// Decodes standard base64 with its required `=` padding (as in the JWS `x5c` header), or
     /// returns `nil` for any other spelling.
     package static func decodeStandard(_ input: some Collection<UInt8>) -> [UInt8]? {
-        input.withContiguousStorageIfAvailable { decodeStandard($0) }
-            ?? Array(input).withUnsafeBufferPointer { decodeStandard($0) }
+        input.withContiguousStorageIfAvailable { decode($0, places: standardPlaces, padded: true) }
+            ?? Array(input).withUnsafeBufferPointer { decode($0, places: standardPlaces, padded: true) }
     }
 
     /// For each of the four places of a symbol in a group, what the symbol contributes to the
     /// group's three bytes, laid out as a little-endian `UInt32` (byte 0 first); a byte outside
-    /// the alphabet contributes ``standardInvalid``, above the three bytes. One table lookup per
+    /// the alphabet contributes ``invalidMark``, above the three bytes. One table lookup per
     /// symbol and three ORs decode a group, and one OR over all groups tells whether any symbol
-    /// was invalid: receipts are kilobytes of base64, so this is on the batch path.
-    private static let standardPlaces: [UInt32] = {
-        var places = [UInt32](repeating: standardInvalid, count: 4 * 256)
-        for (value, symbol) in standardAlphabet.utf8.enumerated() {
+    /// was invalid: receipts are kilobytes of base64 and every token's payload is base64url, so
+    /// this is on the batch path.
+    private static func places(for alphabet: String) -> [UInt32] {
+        var places = [UInt32](repeating: invalidMark, count: 4 * 256)
+        for (value, symbol) in alphabet.utf8.enumerated() {
             let value = UInt32(value)
             let symbol = Int(symbol)
             places[symbol] = value << 2
@@ -49,14 +39,20 @@ package enum Base64 {
             places[768 + symbol] = value << 16
         }
         return places
-    }()
-    private static let standardInvalid: UInt32 = 0x0100_0000
+    }
+    private static let standardPlaces = places(for: standardAlphabet)
+    private static let urlPlaces = places(for: urlAlphabet)
+    private static let invalidMark: UInt32 = 0x0100_0000
 
-    private static func decodeStandard(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    /// Decodes with the symbol places of one alphabet; `padded`: `=` padding to a multiple of
+    /// four is required (standard base64), else no padding at all (base64url).
+    private static func decode(_ input: UnsafeBufferPointer<UInt8>, places: [UInt32], padded: Bool) -> [UInt8]? {
         var length = input.count
-        guard length % 4 == 0 else { return nil }
-        if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
-        if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
+        if padded {
+            guard length % 4 == 0 else { return nil }
+            if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
+            if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
+        }
         guard length % 4 != 1 else { return nil }
         let groups = length / 4
         let rest = length % 4
@@ -65,7 +61,7 @@ package enum Base64 {
         // Each group is stored as four bytes, the fourth overwritten by the next group; a
         // partial last group stores four too: up to three bytes of spare capacity past the end.
         let output = [UInt8](unsafeUninitializedCapacity: groups * 3 + 4) { output, initialized in
-            standardPlaces.withUnsafeBufferPointer { places in
+            places.withUnsafeBufferPointer { places in
                 let output = UnsafeMutableRawPointer(output.baseAddress!)
                 var invalid: UInt32 = 0
                 for group in 0..<groups {
@@ -81,11 +77,11 @@ package enum Base64 {
                     var bytes = places[Int(symbols[0])] | places[256 + Int(symbols[1])]
                     if rest == 3 { bytes |= places[512 + Int(symbols[2])] }
                     // The bits below the last whole byte must be zero (canonical form).
-                    if bytes >> (rest == 2 ? 8 : 16) & 0xFF != 0 { invalid |= standardInvalid }
+                    if bytes >> (rest == 2 ? 8 : 16) & 0xFF != 0 { invalid |= invalidMark }
                     invalid |= bytes
                     output.storeBytes(of: bytes.littleEndian, toByteOffset: groups * 3, as: UInt32.self)
                 }
-                valid = invalid & standardInvalid == 0
+                valid = invalid & invalidMark == 0
             }
             initialized = valid ? outputLength : 0
         }
@@ -100,64 +96,6 @@ package enum Base64 {
     /// Encodes as standard base64 with padding.
     package static func encodeStandard(_ bytes: some Collection<UInt8>) -> [UInt8] {
         encode(bytes, symbols: standardSymbols, padded: true)
-    }
-
-    private static func decode(_ input: UnsafeBufferPointer<UInt8>, table: [UInt8], padded: Bool) -> [UInt8]? {
-        var length = input.count
-        if padded {
-            guard length % 4 == 0 else { return nil }
-            if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
-            if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
-        }
-        guard length % 4 != 1 else { return nil }
-        let outputLength = length / 4 * 3 + (length % 4 == 0 ? 0 : length % 4 - 1)
-        var valid = true
-        let output = [UInt8](unsafeUninitializedCapacity: outputLength) { output, initialized in
-            table.withUnsafeBufferPointer { table in
-                var index = 0
-                var written = 0
-                while index + 4 <= length {
-                    let a = table[Int(input[index])]
-                    let b = table[Int(input[index + 1])]
-                    let c = table[Int(input[index + 2])]
-                    let d = table[Int(input[index + 3])]
-                    guard (a | b | c | d) & 0xC0 == 0 else {
-                        valid = false
-                        return
-                    }
-                    output[written] = a << 2 | b >> 4
-                    output[written + 1] = b << 4 | c >> 2
-                    output[written + 2] = c << 6 | d
-                    index += 4
-                    written += 3
-                }
-                switch length - index {
-                case 2:
-                    let a = table[Int(input[index])]
-                    let b = table[Int(input[index + 1])]
-                    // The bits below the last whole byte must be zero (canonical form).
-                    guard (a | b) & 0xC0 == 0, b & 0x0F == 0 else {
-                        valid = false
-                        return
-                    }
-                    output[written] = a << 2 | b >> 4
-                case 3:
-                    let a = table[Int(input[index])]
-                    let b = table[Int(input[index + 1])]
-                    let c = table[Int(input[index + 2])]
-                    guard (a | b | c) & 0xC0 == 0, c & 0x03 == 0 else {
-                        valid = false
-                        return
-                    }
-                    output[written] = a << 2 | b >> 4
-                    output[written + 1] = b << 4 | c >> 2
-                default:
-                    break
-                }
-            }
-            initialized = valid ? outputLength : 0
-        }
-        return valid ? output : nil
     }
 
     private static func encode(_ bytes: some Collection<UInt8>, symbols: [UInt8], padded: Bool) -> [UInt8] {

@@ -89,6 +89,22 @@ public struct JSONWriter: Sendable {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
     }
 
+    /// Appends `number` in decimal, as `String(number)` spells it, without making the string.
+    package mutating func write(integer number: Int) {
+        if number < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = number.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            repeat {
+                count += 1
+                buffer[buffer.count - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: buffer[(buffer.count - count)...])
+        }
+    }
+
     /// Appends bytes that are already JSON (for example a validated document).
     package mutating func writeRaw(_ json: some Sequence<UInt8>) {
         bytes.append(contentsOf: json)

@@ -2,18 +2,24 @@ import Testing
 
 @testable import Vouch
 
-/// `Base64.decodeStandard` against a plain one-symbol-at-a-time decoder of the same rules, on
-/// valid encodings and on every kind of wrong spelling: the table-driven decoder must accept
-/// exactly the same strings and give the same bytes.
-struct Base64StandardDifferentialTests {
+/// `Base64.decodeStandard` and `Base64.decodeURL` against a plain one-symbol-at-a-time decoder
+/// of the same rules, on valid encodings and on every kind of wrong spelling: the table-driven
+/// decoders must accept exactly the same strings and give the same bytes.
+struct Base64DifferentialTests {
+    static let standard = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
+    static let url = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
     /// The rules spelled out: the standard alphabet, `=` padding to a multiple of four, no
-    /// symbol after padding, and zero bits below the last whole byte.
-    static func reference(_ input: [UInt8]) -> [UInt8]? {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        guard input.count % 4 == 0 else { return nil }
+    /// symbol after padding, and zero bits below the last whole byte; for base64url its own
+    /// alphabet and no padding at all.
+    static func reference(_ input: [UInt8], url: Bool = false) -> [UInt8]? {
+        let alphabet = url ? Self.url : Self.standard
         var length = input.count
-        if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
-        if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
+        if !url {
+            guard input.count % 4 == 0 else { return nil }
+            if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
+            if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
+        }
         guard length % 4 != 1 else { return nil }
         var bits: UInt32 = 0
         var count = 0
@@ -69,6 +75,32 @@ struct Base64StandardDifferentialTests {
         #expect(checked == 4000)
     }
 
+    @Test func base64URLAgreesWithTheReferenceOnValidAndMutatedEncodings() {
+        var random = Generator(state: 11)
+        let odd: [UInt8] = Array("=+/-_ \n\r.:AZaz09".utf8) + [0x00, 0x40, 0x5B, 0x60, 0x7B, 0x7F, 0x80, 0xFF]
+        var checked = 0
+        for length in 0..<200 {
+            for _ in 0..<20 {
+                let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                var text = Base64.encodeURL(bytes)
+                #expect(Base64.decodeURL(text) == bytes)
+                if !text.isEmpty {
+                    switch random.below(4) {
+                    case 0: text[random.below(text.count)] = odd[random.below(odd.count)]
+                    case 1: text.removeLast(random.below(min(3, text.count)) + 1)
+                    case 2: text.insert(odd[random.below(odd.count)], at: random.below(text.count + 1))
+                    default: text[text.count - 1] = odd[random.below(odd.count)]
+                    }
+                }
+                #expect(
+                    Base64.decodeURL(text) == Self.reference(text, url: true),
+                    "\(String(decoding: text, as: UTF8.self))")
+                checked += 1
+            }
+        }
+        #expect(checked == 4000)
+    }
+
     @Test func agreesWithTheReferenceOnEveryShortString() {
         // Every string of up to three symbols from a small set, padded or not, and all four.
         let symbols: [UInt8] = Array("AQgw/+=-".utf8) + [0x00, 0x80]
@@ -78,6 +110,7 @@ struct Base64StandardDifferentialTests {
         }
         for text in Set(strings) {
             #expect(Base64.decodeStandard(text) == Self.reference(text), "\(text)")
+            #expect(Base64.decodeURL(text) == Self.reference(text, url: true), "\(text)")
         }
     }
 
