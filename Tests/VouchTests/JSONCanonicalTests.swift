@@ -91,6 +91,24 @@ import VouchTestSupport
         #expect(object["caf"] == nil)
     }
 
+    @Test func theModelsIndexFindsWhatTheObjectFinds() throws {
+        // Names sharing fingerprints, a missing one, and objects of 5, 32 and 33 members.
+        for count in [5, 32, 33] {
+            var members = (0..<count).map { JSONObject.Member("offerIdentifie\($0 % 10)_\($0)", .number(String($0))) }
+            members.append(.init("offerIdentifier", 1))
+            members.append(.init("offerIdentifiex", 2))
+            let object = JSONObject(members)
+            let index = JSONObject.NameIndex(object)
+            #expect(index.value("offerIdentifier") == 1)
+            #expect(index.value("offerIdentifiex") == 2)
+            #expect(index.value("offerIdentifiey") == nil)
+            #expect(index.value("offerIdentifie3_3") == object["offerIdentifie3_3"])
+            #expect(index.value("") == nil)
+        }
+        let accented = try StrictJSON.parseObject(Array(#"{"caf\#u{E9}":1,"cafe":2}"#.utf8))
+        #expect(JSONObject.NameIndex(accented).value("cafe") == 2)
+    }
+
     @Test func namesSharingLengthAndFirstBytesAreTold() throws {
         let object = try StrictJSON.parseObject(Array(#"{"offerIdentifier":1,"offerIdentifiex":2}"#.utf8))
         #expect(object["offerIdentifier"] == 1)

@@ -150,6 +150,60 @@ public struct JSONObject: Sendable, Hashable {
 }
 
 extension JSONObject {
+    /// The members of one object by name, for the models, which read some thirty names from
+    /// an object of about twenty members: a 64-slot table of member positions, by fingerprint,
+    /// built once (no allocation), so that a read looks at one or two members instead of all.
+    /// Objects it cannot serve (over 32 members, or names outside ASCII) are read through
+    /// ``JSONObject/value(_:)``.
+    struct NameIndex {
+        let object: JSONObject
+        /// Position + 1 of a member in each slot, 0 for none; `nil` when not used.
+        private let slots: SIMD64<UInt8>?
+
+        init(_ object: JSONObject) {
+            self.object = object
+            let members = object.members
+            guard members.count <= 32, !members.contains(where: { $0.fingerprint == JSONObject.anyName }) else {
+                slots = nil
+                return
+            }
+            var slots = SIMD64<UInt8>(repeating: 0)
+            for (index, member) in members.enumerated() {
+                var slot = Self.slot(member.fingerprint)
+                while slots[slot] != 0 { slot = (slot + 1) & 63 }
+                slots[slot] = UInt8(index + 1)
+            }
+            self.slots = slots
+        }
+
+        @inline(__always)
+        static func slot(_ fingerprint: UInt64) -> Int {
+            Int(truncatingIfNeeded: (fingerprint &* 0x9E37_79B9_7F4A_7C15) >> 58)
+        }
+
+        /// The value of the member `name` (ASCII, as every name Apple uses).
+        func value(_ name: StaticString) -> JSONValue? {
+            guard let slots else { return object.value(name) }
+            let key = name.withUTF8Buffer { JSONObject.fingerprint(ascii: $0) }
+            var slot = Self.slot(key)
+            return object.members.withUnsafeBufferPointer { members in
+                while slots[slot] != 0 {
+                    let index = Int(slots[slot]) - 1
+                    if members[index].fingerprint == key {
+                        var text = members[index].name
+                        let equal = text.withUTF8 { bytes in
+                            bytes.count == name.utf8CodeUnitCount
+                                && (bytes.isEmpty || memcmp(bytes.baseAddress!, name.utf8Start, bytes.count) == 0)
+                        }
+                        if equal { return members[index].value }
+                    }
+                    slot = (slot + 1) & 63
+                }
+                return nil
+            }
+        }
+    }
+
     /// The fingerprint of names with a byte outside ASCII: Swift compares strings by canonical
     /// equivalence, so such a name can equal one of another length or other first bytes ("é"
     /// precomposed and decomposed). It must be compared with every name.

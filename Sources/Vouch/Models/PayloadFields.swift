@@ -102,9 +102,11 @@ extension PayloadEnum {
 /// throws ``PayloadFieldError`` naming it.
 struct PayloadFields {
     let object: JSONObject
+    private let index: JSONObject.NameIndex
 
     init(_ object: JSONObject) {
         self.object = object
+        index = JSONObject.NameIndex(object)
     }
 
     func string(_ name: StaticString) throws(PayloadFieldError) -> String? {
@@ -167,7 +169,7 @@ struct PayloadFields {
     }
 
     private func present(_ name: StaticString) -> JSONValue? {
-        guard let value = object.value(name), !value.isNull else { return nil }
+        guard let value = index.value(name), !value.isNull else { return nil }
         return value
     }
 
