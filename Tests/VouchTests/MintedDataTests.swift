@@ -201,6 +201,25 @@ struct MintedDataTests {
         #expect(verifier.rejection(try Self.signer.sign(payload: payload)) == nil)
     }
 
+    @Test func oneChunkStillRejectsTheTimesOutsideItsSignersWindow() throws {
+        // The tokens of a chunk share what they learn of their signer's validity: a token dated
+        // outside the window must still fail, wherever it sits in the chunk.
+        let generator = MintGenerator(seed: 5, date: Self.signingDate)
+        let verifier = try Self.runVerifier()
+        let payload = try generator.payload(.transaction, index: 0, signer: Self.signer)
+        var late = payload
+        late["signedDate"] = .number(String(Int64(MintDate.parse("2046-01-01")!.timeIntervalSince1970 * 1000)))
+        var early = payload
+        early["signedDate"] = .number(String(Int64(MintDate.parse("2019-01-01")!.timeIntervalSince1970 * 1000)))
+        let tokens = try [payload, late, payload, early, payload].map {
+            Array(try Self.signer.sign(payload: $0).utf8)[...]
+        }
+        let codes = verifier.verifyChunk(tokens).map { result -> VerificationError.Code? in
+            if case .failure(let error) = result { return error.code } else { return nil }
+        }
+        #expect(codes == [nil, .certificateExpired, nil, .certificateNotYetValid, nil])
+    }
+
     @Test func productionClaimsAreCheckedOnMintedData() throws {
         let generator = MintGenerator(
             seed: 6, date: Self.signingDate, overrides: [try MintOverride(parsing: "environment=Production")])

@@ -32,6 +32,14 @@ final class Signer: Sendable {
         self.key = key
         headerDigest = HeaderDigest(segment: segment)
     }
+
+    /// Whether `segment` is this signer's header segment, byte for byte.
+    func hasSegment(_ segment: UnsafeBufferPointer<UInt8>) -> Bool {
+        self.segment.count == segment.count
+            && self.segment.withUnsafeBufferPointer { stored in
+                segment.isEmpty || memcmp(stored.baseAddress!, segment.baseAddress!, segment.count) == 0
+            }
+    }
 }
 
 /// A small, bounded, thread-safe set of recently seen signers, found by comparing the header
@@ -47,16 +55,9 @@ final class SignerCache: Sendable {
 
     func signer(forHeader segment: UnsafeBufferPointer<UInt8>) -> Signer? {
         entries.withLock { entries in
-            for (index, signer) in entries.enumerated() where signer.segment.count == segment.count {
-                let equal = signer.segment.withUnsafeBufferPointer { stored in
-                    memcmp(stored.baseAddress!, segment.baseAddress!, segment.count) == 0
-                }
-                if equal {
-                    if index > 0 { entries.swapAt(index, index - 1) }
-                    return signer
-                }
-            }
-            return nil
+            guard let index = entries.firstIndex(where: { $0.hasSegment(segment) }) else { return nil }
+            if index > 0 { entries.swapAt(index, index - 1) }
+            return entries[index > 0 ? index - 1 : 0]
         }
     }
 

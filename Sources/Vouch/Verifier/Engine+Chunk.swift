@@ -26,9 +26,21 @@ extension Verifier {
 extension Engine {
     /// Everything before the signature check: the compact form, the header (cached signer),
     /// canonical base64url of payload and signature, the signature's length.
-    func prepare(_ bytes: UnsafeBufferPointer<UInt8>) throws(VerificationError) -> PreparedToken {
+    ///
+    /// - Parameter recent: the signer of the chunk's previous token, compared first (its
+    ///   header bytes are immutable, so without the cache's lock); updated to this token's.
+    func prepare(_ bytes: UnsafeBufferPointer<UInt8>, recent: inout Signer?) throws(VerificationError)
+        -> PreparedToken
+    {
         let jws = try CompactJWS(locatingIn: bytes, maximumSize: maximumTokenSize)
-        let signer = try signer(forHeader: UnsafeBufferPointer(rebasing: bytes[jws.header]))
+        let header = UnsafeBufferPointer(rebasing: bytes[jws.header])
+        let signer: Signer
+        if let recent, recent.hasSegment(header) {
+            signer = recent
+        } else {
+            signer = try self.signer(forHeader: header)
+            recent = signer
+        }
 
         guard let payloadBytes = Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[jws.payload])) else {
             throw VerificationError(.badBase64URL, "the payload segment is not canonical unpadded base64url")
@@ -81,9 +93,10 @@ extension Engine {
         var prepared: [PreparedToken?] = Array(repeating: nil, count: tokens.count)
         // Positions by signer, in order of first appearance.
         var groups: [(signer: Signer, positions: [Int])] = []
+        var recent: Signer? = nil
         for (position, token) in tokens.enumerated() {
             let outcome: Result<PreparedToken, VerificationError> = token.withUnsafeBufferPointer { bytes in
-                Result { () throws(VerificationError) in try prepare(bytes) }
+                Result { () throws(VerificationError) in try prepare(bytes, recent: &recent) }
             }
             switch outcome {
             case .failure(let error):
@@ -108,10 +121,11 @@ extension Engine {
                 prepared[position] = nil
             }
         }
+        var memo = ValidationMemo()
         for position in tokens.indices {
             guard let token = prepared[position] else { continue }
             results[position] = Result { () throws(VerificationError) in
-                try finish(token, kind: kind, expectations: expectations, now: now)
+                try finish(token, kind: kind, expectations: expectations, now: now, memo: &memo)
             }
         }
         return results.map { $0! }

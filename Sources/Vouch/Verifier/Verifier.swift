@@ -145,6 +145,14 @@ public struct Verifier: Sendable {
     }
 }
 
+/// What the tokens of one chunk learnt of their signer's validity: the last signer whose
+/// chain held and the window in which that holds, so that the next token of the same signer
+/// need not take the signer's lock to read it.
+struct ValidationMemo {
+    var signer: Signer? = nil
+    var window: ChainValidator.Window? = nil
+}
+
 /// What the claims must match; a `nil` member is not checked.
 struct Expectations: Sendable {
     var bundleId: String?
@@ -225,7 +233,8 @@ final class Engine: Sendable {
     func verify(
         _ bytes: UnsafeBufferPointer<UInt8>, kind requiredKind: PayloadKind?, expectations: Expectations, now: Int64
     ) throws(VerificationError) -> VerifiedPayload {
-        let token = try prepare(bytes)
+        var recent: Signer? = nil
+        let token = try prepare(bytes, recent: &recent)
         try Self.signatureVerdict(signaturesHold([token], signer: token.signer)[0])
         return try finish(token, kind: requiredKind, expectations: expectations, now: now)
     }
@@ -233,6 +242,16 @@ final class Engine: Sendable {
     /// The rest of a token's checks, once its signature holds.
     func finish(
         _ token: PreparedToken, kind requiredKind: PayloadKind?, expectations: Expectations, now: Int64
+    ) throws(VerificationError) -> VerifiedPayload {
+        var memo = ValidationMemo()
+        return try finish(token, kind: requiredKind, expectations: expectations, now: now, memo: &memo)
+    }
+
+    /// The rest of a token's checks; `memo` carries what earlier tokens of a chunk learnt of
+    /// their signer's validity.
+    func finish(
+        _ token: PreparedToken, kind requiredKind: PayloadKind?, expectations: Expectations, now: Int64,
+        memo: inout ValidationMemo
     ) throws(VerificationError) -> VerifiedPayload {
         let signer = token.signer
         let payloadBytes = token.payload
@@ -247,7 +266,7 @@ final class Engine: Sendable {
         }
         let detectedKind = PayloadKind.detect(in: payload)
         let time = validationInstant(payload: payload, kind: requiredKind ?? detectedKind, now: now)
-        try validate(signer, at: time.milliseconds)
+        try validate(signer, at: time.milliseconds, memo: &memo)
 
         let kind: PayloadKind
         switch (requiredKind, detectedKind) {
@@ -371,15 +390,20 @@ final class Engine: Sendable {
 
     /// Validates the signer's certificates at `milliseconds`, reusing an earlier result when the
     /// instant lies inside the window where it holds.
-    private func validate(_ signer: Signer, at milliseconds: Int64) throws(VerificationError) {
+    private func validate(_ signer: Signer, at milliseconds: Int64, memo: inout ValidationMemo)
+        throws(VerificationError)
+    {
         let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
+        if memo.signer === signer, let window = memo.window, window.strictlyContains(seconds) { return }
         if let window = signer.validatedWindow.withLock({ $0 }), window.strictlyContains(seconds) {
+            memo = ValidationMemo(signer: signer, window: window)
             return
         }
         switch signer.anchor {
         case .chain(let leaf, let intermediate):
             let window = try validateAppleChain(leaf: leaf, intermediate: intermediate, at: seconds)
             signer.validatedWindow.withLock { $0 = window }
+            memo = ValidationMemo(signer: signer, window: window)
         case .xcode(let certificate):
             let notBefore = certificate.notBefore ?? .min
             let notAfter = certificate.notAfter ?? .max
