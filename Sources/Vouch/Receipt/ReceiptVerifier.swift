@@ -299,12 +299,9 @@ final class ReceiptEngine: Sendable {
 
     /// The signer of `container`, from the cache or found and checked now.
     func signer(for container: ReceiptContainer) throws(VerificationError) -> ReceiptSigner {
-        let cached = signers.withLock { entries -> ReceiptSigner? in
-            guard let index = entries.firstIndex(where: { $0.matches(container) }) else { return nil }
-            if index > 0 { entries.swapAt(index, index - 1) }
-            return entries[index > 0 ? index - 1 : 0]
-        }
-        if let cached { return cached }
+        // The entries are read under the lock, compared (kilobytes of certificates) outside it,
+        // so that threads verifying receipts of one signer do not wait on each other.
+        if let cached = signers.withLock({ $0 }).first(where: { $0.matches(container) }) { return cached }
 
         var certificates: [Certificate] = []
         for index in container.certificates.indices {
