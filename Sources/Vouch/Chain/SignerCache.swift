@@ -24,6 +24,13 @@ final class Signer: Sendable {
     let fixedKey = FixedKeySlot()
     /// SHA-256 of the segment and its ".", to continue with each token's payload.
     let headerDigest: HeaderDigest
+    /// What every verified token of this signer carries, read once: the certificate whose key
+    /// signs, the header's `kid`, and whether a trusted Xcode certificate is the anchor. (Every
+    /// thread reads a shared signer; copying its header or its anchor per token would retain
+    /// and release what they hold.)
+    let leafCertificate: Certificate
+    let keyIdentifier: String?
+    let isXcode: Bool
 
     init(segment: [UInt8], header: ProtectedHeader, anchor: Anchor, key: PublicKey) {
         self.segment = segment
@@ -31,6 +38,15 @@ final class Signer: Sendable {
         self.anchor = anchor
         self.key = key
         headerDigest = HeaderDigest(segment: segment)
+        keyIdentifier = header.keyIdentifier
+        switch anchor {
+        case .chain(let leaf, _):
+            leafCertificate = leaf
+            isXcode = false
+        case .xcode(let certificate):
+            leafCertificate = certificate
+            isXcode = true
+        }
     }
 
     /// Whether `segment` is this signer's header segment, byte for byte.
@@ -68,16 +84,6 @@ final class SignerCache: Sendable {
         entries.withLock { entries in
             if entries.count >= capacity { entries.removeLast() }
             entries.insert(signer, at: 0)
-        }
-    }
-}
-
-extension Signer {
-    /// The certificate whose key signed the token.
-    var leafCertificate: Certificate {
-        switch anchor {
-        case .chain(let leaf, _): leaf
-        case .xcode(let certificate): certificate
         }
     }
 }

@@ -3,21 +3,25 @@ internal import Foundation
 /// Texts a parser meets again and again (the member names and enum values of App Store
 /// payloads), each held once: the parser hands out the held `String` for bytes that spell one,
 /// instead of decoding and allocating a new string per occurrence.
-package final class JSONVocabulary: Sendable {
+///
+/// The table lives in memory of its own, read through pointers: every payload's parse looks
+/// names up here, on every thread at once, and reading a Swift array held by a shared object
+/// would retain and release its buffer, a contended reference count on each lookup.
+package final class JSONVocabulary: @unchecked Sendable {
     /// Open addressing, a power of two slots, at most a quarter full: slot `i` holds the
     /// index + 1 of a word, 0 when empty.
-    private let slots: [Int32]
+    private let slots: UnsafeMutableBufferPointer<Int32>
     private let mask: Int
-    private let hashes: [UInt64]
-    private let words: [String]
+    private let hashes: UnsafeMutableBufferPointer<UInt64>
+    private let words: UnsafeMutableBufferPointer<String>
     /// The words' UTF-8 bytes one after another; word `i` spans `starts[i]..<starts[i + 1]`.
-    private let bytes: [UInt8]
-    private let starts: [Int]
+    private let bytes: UnsafeMutableBufferPointer<UInt8>
+    private let starts: UnsafeMutableBufferPointer<Int>
 
     /// The longest word held: longer bytes are not looked up.
     let maximumLength: Int
 
-    /// A vocabulary of `words` (duplicates are held once).
+    /// A vocabulary of `words` (duplicates are held once). Written once here, only read after.
     package init(_ words: some Sequence<String>) {
         var unique: [String] = []
         var seen = Set<String>()
@@ -39,13 +43,30 @@ package final class JSONVocabulary: Sendable {
             while slots[slot] != 0 { slot = (slot + 1) & (capacity - 1) }
             slots[slot] = Int32(index + 1)
         }
-        self.slots = slots
+        func copy<Element>(_ array: [Element]) -> UnsafeMutableBufferPointer<Element> {
+            let buffer = UnsafeMutableBufferPointer<Element>.allocate(capacity: max(array.count, 1))
+            _ = buffer.initialize(from: array)
+            return buffer
+        }
+        self.slots = copy(slots)
         mask = capacity - 1
-        self.hashes = hashes
-        self.words = unique
-        self.bytes = bytes
-        self.starts = starts
+        self.hashes = copy(hashes)
+        self.words = copy(unique)
+        self.bytes = copy(bytes)
+        self.starts = copy(starts)
         maximumLength = unique.map(\.utf8.count).max() ?? 0
+        wordCount = unique.count
+    }
+
+    private let wordCount: Int
+
+    deinit {
+        words.baseAddress!.deinitialize(count: wordCount)
+        slots.deallocate()
+        hashes.deallocate()
+        words.deallocate()
+        bytes.deallocate()
+        starts.deallocate()
     }
 
     /// The length and the first and last eight bytes, mixed: a constant number of steps
@@ -77,11 +98,10 @@ package final class JSONVocabulary: Sendable {
             let entry = Int(slots[slot])
             if entry == 0 { return nil }
             let index = entry - 1
-            if hashes[index] == hash, starts[index + 1] - starts[index] == text.count {
-                let equal = bytes.withUnsafeBufferPointer { held in
-                    text.isEmpty || memcmp(held.baseAddress! + starts[index], text.baseAddress!, text.count) == 0
-                }
-                if equal { return words[index] }
+            if hashes[index] == hash, starts[index + 1] - starts[index] == text.count,
+                text.isEmpty || memcmp(bytes.baseAddress! + starts[index], text.baseAddress!, text.count) == 0
+            {
+                return words[index]
             }
             slot = (slot + 1) & mask
         }

@@ -281,14 +281,14 @@ final class Engine: Sendable {
                 .unknownKind, "the payload's kind cannot be told from its members; name it explicitly")
         }
         let decoded = try DecodedPayload(kind: kind, json: payload)
-        if case .xcode = signer.anchor {
+        if signer.isXcode {
             try ClaimPolicy.requireXcodeEnvironment(decoded)
         }
         try ClaimPolicy.check(decoded, against: expectations)
         let nested = try verifyNested(in: decoded, now: now)
         return VerifiedPayload(
             kind: kind, payload: payload, decoded: decoded, validationTime: time, nested: nested,
-            keyIdentifier: signer.header.keyIdentifier, leafCertificate: signer.leafCertificate,
+            keyIdentifier: signer.keyIdentifier, leafCertificate: signer.leafCertificate,
             canonicalPayload: isCanonical ? payloadBytes : nil)
     }
 
