@@ -66,6 +66,31 @@ import VouchTestSupport
         #expect(receipt.jsonObject["otherAttributes"]?.arrayValue?.count == 2)
     }
 
+    /// Attribute 32 (preorder date) and 21 (expiration date) are ISO 8601 text: typed as
+    /// timestamps, written in the record and in the `verifyReceipt` shape, and not repeated
+    /// among the other attributes.
+    @Test func theExpirationAndPreorderDatesAreDecoded() throws {
+        var content = Self.content
+        content.expirationDate = Self.created.addingTimeInterval(86_400)
+        content.extraAttributes = [(32, ReceiptDER.ia5String("2023-11-01T08:00:00Z"))]
+        let receipt = try Self.verifier().verify(try Self.signer.sign(content)).receipt
+        #expect(receipt.preorderDate?.milliseconds == 1_698_825_600_000)
+        #expect(receipt.receiptExpirationDate?.milliseconds == 1_700_086_400_000)
+        var writer = JSONWriter()
+        receipt.writeJSON(into: &writer)
+        let record = try StrictJSON.parse(writer.bytes).objectValue
+        #expect(record?["preorderDate"]?.int64Value == 1_698_825_600_000)
+        #expect(record?["receiptExpirationDate"]?.int64Value == 1_700_086_400_000)
+        #expect(record?["otherAttributes"] == nil)
+        #expect(receipt.jsonObject["preorderDate"]?.int64Value == 1_698_825_600_000)
+        let old = receipt.verifyReceiptResponse["receipt"]?.objectValue
+        #expect(old?["preorder_date_ms"]?.stringValue == "1698825600000")
+        #expect(old?["preorder_date"]?.stringValue == "2023-11-01 08:00:00 Etc/GMT")
+
+        content.extraAttributes = [(32, ReceiptDER.ia5String("1 November 2023"))]
+        #expect(try Self.verifier().rejection(try Self.signer.sign(content))?.code == .receiptMalformedPayload)
+    }
+
     @Test(arguments: MintReceiptDefect.allCases)
     func everyMintedDefectIsRejectedWithItsCode(defect: MintReceiptDefect) throws {
         let bytes = try Self.signer.sign(Self.content, defect: defect)
