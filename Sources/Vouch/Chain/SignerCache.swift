@@ -15,7 +15,6 @@ final class Signer: Sendable {
     }
 
     let segment: [UInt8]
-    let header: ProtectedHeader
     let anchor: Anchor
     let key: PublicKey
     /// Set after the first successful validation; the certificates alone decide it.
@@ -26,15 +25,14 @@ final class Signer: Sendable {
     let headerDigest: HeaderDigest
     /// What every verified token of this signer carries, read once: the certificate whose key
     /// signs, the header's `kid`, and whether a trusted Xcode certificate is the anchor. (Every
-    /// thread reads a shared signer; copying its header or its anchor per token would retain
-    /// and release what they hold.)
+    /// thread reads a shared signer; copying its anchor per token would retain and release
+    /// what it holds.)
     let leafCertificate: Certificate
     let keyIdentifier: String?
     let isXcode: Bool
 
     init(segment: [UInt8], header: ProtectedHeader, anchor: Anchor, key: PublicKey) {
         self.segment = segment
-        self.header = header
         self.anchor = anchor
         self.key = key
         headerDigest = HeaderDigest(segment: segment)

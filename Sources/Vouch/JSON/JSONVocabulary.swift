@@ -17,6 +17,8 @@ package final class JSONVocabulary: @unchecked Sendable {
     /// The words' UTF-8 bytes one after another; word `i` spans `starts[i]..<starts[i + 1]`.
     private let bytes: UnsafeMutableBufferPointer<UInt8>
     private let starts: UnsafeMutableBufferPointer<Int>
+    /// How many of `words` are initialized (the buffers hold at least one slot).
+    private let wordCount: Int
 
     /// The longest word held: longer bytes are not looked up.
     let maximumLength: Int
@@ -57,8 +59,6 @@ package final class JSONVocabulary: @unchecked Sendable {
         maximumLength = unique.map(\.utf8.count).max() ?? 0
         wordCount = unique.count
     }
-
-    private let wordCount: Int
 
     deinit {
         words.baseAddress!.deinitialize(count: wordCount)
