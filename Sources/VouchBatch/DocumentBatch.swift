@@ -60,8 +60,13 @@ extension BatchVerifier {
     ) throws -> BatchSummary {
         var summary = BatchSummary()
         let format = options.format
-        let pipeline = OrderedPipeline<[DocumentWork], (bytes: [UInt8], summary: BatchSummary)>(jobs: jobs) {
-            [self] works in
+        // Each chunk carries the reader's byte count once it was read: the reader is busy on a
+        // worker thread while the sink runs.
+        let pipeline = OrderedPipeline<
+            (works: [DocumentWork], consumed: Int), (bytes: [UInt8], summary: BatchSummary, consumed: Int)
+        >(jobs: jobs) {
+            [self] chunk in
+            let works = chunk.works
             var writer = JSONWriter(reservingCapacity: works.count * (format.payload == .none ? 128 : 1536))
             var counts = BatchSummary()
             // Every token of the chunk's documents in one call: tokens sharing a signer share
@@ -80,7 +85,7 @@ extension BatchVerifier {
                     format.write(result, echo: work.context.echo, kind: kind, into: &writer)
                 }
             }
-            return (writer.bytes, counts)
+            return (writer.bytes, counts, chunk.consumed)
         }
         var consumed = 0
         try pipeline.run(
@@ -93,13 +98,13 @@ extension BatchVerifier {
                     weight += work.weight
                     works.append(work)
                 }
-                return works.isEmpty ? nil : works
+                return works.isEmpty ? nil : (works, reader.bytesConsumed)
             },
             sink: { output in
                 try write(output.bytes)
                 // Counted once written, so that a closed output leaves true counts.
                 summary.add(output.summary)
-                summary.bytesConsumed = reader.bytesConsumed - consumed
+                summary.bytesConsumed = output.consumed - consumed
                 progress(summary)
             })
         consumed = reader.bytesConsumed

@@ -3,6 +3,10 @@ internal import Foundation
 /// Runs `transform` over a stream of inputs on `jobs` threads and hands the outputs back in
 /// input order on the calling thread. At most `window` inputs are read ahead of the output,
 /// so memory stays bounded however long the stream is.
+///
+/// The workers read the inputs themselves, one at a time in turn, each transforming what it
+/// has just read: the bytes of an input are first touched, copied and verified by one core,
+/// and the calling thread only hands outputs to the sink.
 final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Sendable {
     private let jobs: Int
     private let window: Int
@@ -10,9 +14,14 @@ final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Senda
 
     // Guarded by `condition`.
     private let condition = NSCondition()
-    /// At most `window` entries: removing from the front is cheap.
-    private var queue: [(index: Int, input: Input)] = []
     private var finished: [Int: Output] = [:]
+    /// Inputs read (and numbered) so far, and outputs taken by the sink.
+    private var produced = 0
+    private var consumed = 0
+    /// A worker is calling the source: the others wait for their turn.
+    private var reading = false
+    private var sourceDone = false
+    private var sourceError: (any Error)?
     private var closed = false
     private var running = 0
 
@@ -22,79 +31,87 @@ final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Senda
         self.transform = transform
     }
 
-    /// Pulls inputs from `next` until it returns `nil`, and passes each output to `sink` in
-    /// order. An error from `next` is thrown after every input read before it has reached
-    /// `sink`; an error from `sink` stops the run at once.
-    func run(next: () throws -> Input?, sink: (Output) throws -> Void) throws {
-        startWorkers()
-        defer { stopWorkers() }
-        var produced = 0
-        var consumed = 0
-        var sourceDone = false
-        var sourceError: (any Error)? = nil
-        while true {
-            while !sourceDone, produced - consumed < window {
-                let input: Input?
-                do {
-                    input = try next()
-                } catch {
-                    sourceError = error
-                    input = nil
-                }
-                guard let input else {
-                    sourceDone = true
-                    break
-                }
-                condition.lock()
-                queue.append((produced, input))
-                condition.signal()
-                condition.unlock()
-                produced += 1
-            }
-            if sourceDone, consumed == produced { break }
-            condition.lock()
-            while finished[consumed] == nil { condition.wait() }
-            let output = finished.removeValue(forKey: consumed)!
-            condition.unlock()
-            consumed += 1
-            try sink(output)
-        }
-        if let sourceError { throw sourceError }
+    /// The source as the workers call it: only ever by one at a time, each call after the
+    /// lock that ended the one before, and only while `run` waits for them, which is what
+    /// makes sharing a non-sendable closure sound.
+    private struct Source: @unchecked Sendable {
+        let next: () throws -> Input?
     }
 
-    private func startWorkers() {
+    /// Pulls inputs from `next` until it returns `nil`, and passes each output to `sink` in
+    /// order. `next` is called on the worker threads, never two calls at once, each call
+    /// seeing what the one before did. An error from `next` is thrown after every input read
+    /// before it has reached `sink`; an error from `sink` stops the run at once.
+    func run(next: @escaping () throws -> Input?, sink: (Output) throws -> Void) throws {
+        startWorkers(Source(next: next))
+        defer { stopWorkers() }
+        while true {
+            condition.lock()
+            while finished[consumed] == nil, !(sourceDone && consumed == produced) { condition.wait() }
+            guard let output = finished.removeValue(forKey: consumed) else {
+                condition.unlock()
+                break
+            }
+            consumed += 1
+            // Room in the window for another read.
+            condition.broadcast()
+            condition.unlock()
+            try sink(output)
+        }
+        condition.lock()
+        let error = sourceError
+        condition.unlock()
+        if let error { throw error }
+    }
+
+    private func startWorkers(_ source: Source) {
         running = jobs
         for _ in 0..<jobs {
-            let thread = Thread { [self] in work() }
+            let thread = Thread { [self] in work(source) }
             thread.stackSize = 4 << 20
             thread.start()
         }
     }
 
-    private func work() {
+    private func work(_ source: Source) {
+        condition.lock()
         while true {
-            condition.lock()
-            while queue.isEmpty, !closed { condition.wait() }
-            if queue.isEmpty {
-                running -= 1
-                condition.broadcast()
-                condition.unlock()
-                return
+            while !closed, !sourceDone, reading || produced - consumed >= window { condition.wait() }
+            if closed || sourceDone { break }
+            reading = true
+            let index = produced
+            condition.unlock()
+            var input: Input? = nil
+            var failure: (any Error)? = nil
+            do {
+                input = try source.next()
+            } catch {
+                failure = error
             }
-            let (index, input) = queue.removeFirst()
+            condition.lock()
+            reading = false
+            if input != nil {
+                produced += 1
+            } else {
+                sourceDone = true
+                sourceError = failure
+            }
+            condition.broadcast()
+            guard let input else { continue }
             condition.unlock()
             let output = transform(input)
             condition.lock()
             finished[index] = output
             condition.broadcast()
-            condition.unlock()
         }
+        running -= 1
+        condition.broadcast()
+        condition.unlock()
     }
 
     private func stopWorkers() {
         condition.lock()
         closed = true
-        queue.removeAll()
         condition.broadcast()
         while running > 0 { condition.wait() }
         finished.removeAll()

@@ -1,0 +1,117 @@
+import Foundation
+import Testing
+
+@testable import VouchBatch
+
+/// The pipeline under every batch: inputs read by the workers in turn, outputs in order.
+struct OrderedPipelineTests {
+    /// What the source saw, shared between the threads that call it.
+    final class SourceLog: @unchecked Sendable {
+        private let lock = NSLock()
+        private var inside = false
+        private(set) var overlapped = false
+        private(set) var onCallingThread = false
+        private(set) var reads = 0
+        private(set) var delivered = 0
+        private(set) var largestLead = 0
+
+        func enter(callingThread: Thread) {
+            lock.lock()
+            defer { lock.unlock() }
+            if inside { overlapped = true }
+            inside = true
+            if Thread.current == callingThread { onCallingThread = true }
+        }
+
+        func leave(read: Bool) {
+            lock.lock()
+            defer { lock.unlock() }
+            inside = false
+            if read { reads += 1 }
+            largestLead = max(largestLead, reads - delivered)
+        }
+
+        func deliver() {
+            lock.lock()
+            defer { lock.unlock() }
+            delivered += 1
+        }
+    }
+
+    struct Failure: Error, Equatable {
+        let name: String
+    }
+
+    /// Runs `count` inputs through `jobs` workers whose transform takes a varying time; the
+    /// source throws `failing` after `count` inputs, when given, and the sink after `sinkFailsAt` outputs.
+    func run(
+        count: Int, jobs: Int, window: Int, failing: Failure? = nil, sinkFailsAt: Int? = nil
+    ) -> (outputs: [Int], error: (any Error)?, log: SourceLog) {
+        let log = SourceLog()
+        let pipeline = OrderedPipeline<Int, Int>(jobs: jobs, window: window) { input in
+            usleep(UInt32((input * 7919) % 5) * 200)
+            return input * 10
+        }
+        let caller = Thread.current
+        var next = 0
+        var outputs: [Int] = []
+        var thrown: (any Error)? = nil
+        do {
+            try pipeline.run(
+                next: {
+                    log.enter(callingThread: caller)
+                    // Long enough for another worker to try to read at the same time.
+                    usleep(100)
+                    guard next < count else {
+                        log.leave(read: false)
+                        if let failing { throw failing }
+                        return nil
+                    }
+                    next += 1
+                    log.leave(read: true)
+                    return next - 1
+                },
+                sink: { output in
+                    if outputs.count == sinkFailsAt { throw Failure(name: "sink") }
+                    outputs.append(output)
+                    log.deliver()
+                })
+        } catch {
+            thrown = error
+        }
+        return (outputs, thrown, log)
+    }
+
+    @Test(arguments: [1, 2, 4])
+    func outputsComeInInputOrderFromASourceTheWorkersReadInTurn(jobs: Int) {
+        let (outputs, error, log) = run(count: 300, jobs: jobs, window: 6)
+        #expect(error == nil)
+        #expect(outputs == (0..<300).map { $0 * 10 })
+        #expect(log.reads == 300)
+        #expect(!log.overlapped, "two workers called the source at once")
+        #expect(!log.onCallingThread, "the calling thread read the source")
+        // The window bounds what is read ahead of the sink.
+        #expect(log.largestLead <= 6)
+    }
+
+    @Test func aSourceErrorComesAfterEveryInputReadBeforeIt() {
+        let (outputs, error, _) = run(count: 57, jobs: 3, window: 4, failing: Failure(name: "source"))
+        #expect(outputs == (0..<57).map { $0 * 10 })
+        #expect(error as? Failure == Failure(name: "source"))
+    }
+
+    @Test func aSinkErrorStopsTheRunAtOnce() {
+        let (outputs, error, log) = run(count: 10_000, jobs: 2, window: 4, sinkFailsAt: 20)
+        #expect(outputs == (0..<20).map { $0 * 10 })
+        #expect(error as? Failure == Failure(name: "sink"))
+        // Nothing is read beyond the window once the sink has stopped taking outputs.
+        #expect(log.reads <= 20 + 1 + 4)
+    }
+
+    @Test func anEmptySourceEndsAtOnce() {
+        let (outputs, error, log) = run(count: 0, jobs: 2, window: 4)
+        #expect(outputs.isEmpty)
+        #expect(error == nil)
+        #expect(log.reads == 0)
+    }
+}
