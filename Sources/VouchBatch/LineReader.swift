@@ -160,6 +160,9 @@ public final class LineReader {
     private var pendingFailure: InputFailure?
     private var nextLineNumber = 1
     private var consumedBefore = 0
+    /// The bytes of the last chunk: the next one reserves as much (and a little more) at
+    /// once, rather than growing by doubling and copying the chunk five times over.
+    private var lastChunkBytes = 0
 
     /// Reads from an open file descriptor (not closed here), inflating the input when it
     /// starts with the gzip magic number (1F 8B).
@@ -203,8 +206,9 @@ public final class LineReader {
             throw failure
         }
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(64 * 1024)
+        bytes.reserveCapacity(max(64 * 1024, min(lastChunkBytes + lastChunkBytes / 8, chunkBytes + 64 * 1024)))
         var lines: [LineChunk.Line] = []
+        lines.reserveCapacity(chunkLines)
         let first = nextLineNumber
         while lines.count < chunkLines, bytes.count < chunkBytes {
             guard let line = nextLine(appendingTo: &bytes) else { break }
@@ -216,6 +220,7 @@ public final class LineReader {
             throw failure
         }
         guard !lines.isEmpty else { return nil }
+        lastChunkBytes = bytes.count
         // What the source has delivered, less what still waits in the read buffer (whose
         // bytes are inflated ones for gzip, so not comparable there).
         let consumed = source is GzipSource ? source.consumed : source.consumed - (filled - position)
