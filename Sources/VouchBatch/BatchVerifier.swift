@@ -154,6 +154,10 @@ public struct BatchVerifier: Sendable {
         return (writer.bytes, summary)
     }
 
+    /// What ``results(of:skipping:)`` gives a line handled elsewhere.
+    private static let handledElsewhere: Result<VerifiedPayload, LineRejection> = .failure(
+        .input(BatchInputError(.emptyLine, "handled as a receipt")))
+
     /// The result of each line of `chunk`; the tokens go to ``Verifier/verifyChunk(_:as:)``
     /// together, so those sharing a signer share the signature work.
     /// - Parameter skipping: lines handled elsewhere (receipts); their results are empty-line
@@ -164,7 +168,7 @@ public struct BatchVerifier: Sendable {
         var positions: [Int] = []
         for (offset, line) in chunk.lines.enumerated() {
             if skipping?[offset] == true {
-                results[offset] = .failure(.input(BatchInputError(.emptyLine, "handled as a receipt")))
+                results[offset] = Self.handledElsewhere
                 continue
             }
             switch line {
