@@ -3,10 +3,11 @@ public import Vouch
 
 /// Verifies many tokens on several threads, delivering results in input order.
 ///
-/// Work is split in chunks; each thread verifies a chunk at a time with the shared
-/// `Verifier` (whose chain cache makes every token after the first of a chain cost one
-/// P-256 check). At most a few chunks per thread are in flight, so memory does not grow with
-/// the input.
+/// Work is split in chunks; each thread reads a chunk (the threads take turns at the input)
+/// and verifies it with the shared `Verifier` (whose chain cache makes every token after the
+/// first of a chain cost one P-256 check), so a chunk's bytes are read, copied and verified on
+/// one core, and the calling thread only receives the results. At most a few chunks per
+/// thread are in flight, so memory does not grow with the input.
 public struct BatchVerifier: Sendable {
     /// The verifier every token goes through.
     public let verifier: Verifier
@@ -45,7 +46,9 @@ public struct BatchVerifier: Sendable {
     }
 
     /// Verifies `tokens` and calls `deliver` with each one's position and result, in order, on
-    /// the calling thread.
+    /// the calling thread. The sequence is iterated on the worker threads, one at a time (each
+    /// takes the next chunk and verifies it), so an iterator that must stay on one thread does
+    /// not belong here.
     public func verify<Tokens: Sequence>(
         _ tokens: Tokens, chunkSize: Int = 64,
         deliver: (Int, Result<VerifiedPayload, VerificationError>) throws -> Void
