@@ -82,6 +82,61 @@ struct DocumentTests {
         return String(decoding: data, as: UTF8.self)
     }
 
+    // MARK: Through the batch pipeline
+
+    /// A mixed dump spanning several chunks: bare tokens, one-token lines, pretty-printed and
+    /// concatenated pages, blank lines, a broken document over two lines, a document followed
+    /// by other data on its line, a tampered token.
+    static func mixedDump(repeats: Int) -> String {
+        let page = history([transaction, renewed], pretty: true)
+        var text = ""
+        for round in 0..<repeats {
+            text += transaction + "\n"
+            text += #"{"signedTransactionInfo":"\#(renewed)"}"# + "\n"
+            text += "\n"
+            text += page + page + "\n"
+            text += statuses() + "\n"
+            if round % 3 == 0 { text += #"{"signedTransactions":["\#(transaction)","# + "\n" + "oops\n" }
+            if round % 4 == 1 { text += #"{"signedPayload":"x"} trailing"# + "\n" }
+            text += tampered(otherTransaction) + "\n"
+        }
+        return text
+    }
+
+    /// The records one sequential reader gives, verified document by document.
+    func sequentialRecords(_ text: String, step: Int) throws -> [UInt8] {
+        let reader = try DocumentReader.open(MemorySource(Array(text.utf8), step: step))
+        let format = DocumentRecordFormat()
+        var writer = JSONWriter()
+        while let work = try reader.next() {
+            for result in work.verify(with: verifier, kind: nil) {
+                format.write(result, echo: work.context.echo, kind: nil, into: &writer)
+            }
+        }
+        return writer.bytes
+    }
+
+    /// The workers take turns at one reader: whatever the number of workers, the records are
+    /// byte for byte those of one reader read from start to end.
+    @Test(arguments: [1, 2, 5])
+    func theBatchPipelineWritesWhatOneSequentialReaderGives(jobs: Int) throws {
+        let text = Self.mixedDump(repeats: 60)
+        let expected = try sequentialRecords(text, step: 997)
+        let reader = try DocumentReader.open(MemorySource(Array(text.utf8), step: 997))
+        var output: [UInt8] = []
+        var chunks = 0
+        let summary = try BatchVerifier(verifier: verifier, jobs: jobs).verifyDocuments(from: reader) {
+            output += $0
+            chunks += 1
+        }
+        #expect(chunks > 2, "the dump must span several chunks")
+        #expect(output.count == expected.count)
+        #expect(output == expected)
+        let lines = output.split(separator: 0x0A)
+        #expect(summary.verified + summary.rejected == lines.count)
+        #expect(summary.verified > 0 && summary.rejected > 0)
+    }
+
     // MARK: Response shapes
 
     @Test func aTransactionHistoryPageVerifiesEveryTokenWithItsPath() throws {
