@@ -87,7 +87,6 @@ extension BatchVerifier {
             }
             return (writer.bytes, counts, chunk.consumed)
         }
-        var consumed = 0
         try pipeline.run(
             next: {
                 var works: [DocumentWork] = []
@@ -104,11 +103,10 @@ extension BatchVerifier {
                 try write(output.bytes)
                 // Counted once written, so that a closed output leaves true counts.
                 summary.add(output.summary)
-                summary.bytesConsumed = output.consumed - consumed
+                summary.bytesConsumed = output.consumed
                 progress(summary)
             })
-        consumed = reader.bytesConsumed
-        summary.bytesConsumed = consumed
+        summary.bytesConsumed = reader.bytesConsumed
         return summary
     }
 }
