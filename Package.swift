@@ -34,9 +34,11 @@ let package = Package(
             dependencies: ["COpenSSL"],
             linkerSettings: [.linkedLibrary("crypto")]
         ),
+        // Base64 decoding of long runs with SSSE3 byte shuffles.
+        .target(name: "CVouchBase64"),
         .target(
             name: "Vouch",
-            dependencies: ["VouchOpenSSL", "CVouchECDSA"]
+            dependencies: ["VouchOpenSSL", "CVouchECDSA", "CVouchBase64"]
         ),
         // Many tokens at once: line reading (plain or gzip), the ordered pipeline, the batch
         // verifier and its JSON Lines records.
@@ -84,8 +86,8 @@ let package = Package(
     ]
 )
 
-// The same strict settings for every Swift target (CVouchECDSA is C).
-for target in package.targets where target.type != .system && target.name != "CVouchECDSA" {
+// The same strict settings for every Swift target (CVouchECDSA and CVouchBase64 are C).
+for target in package.targets where target.type != .system && !target.name.hasPrefix("CVouch") {
     var settings = target.swiftSettings ?? []
     settings.append(.enableUpcomingFeature("ExistentialAny"))
     settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
