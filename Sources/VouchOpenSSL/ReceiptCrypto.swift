@@ -88,6 +88,13 @@ package final class ReceiptRSAKey: @unchecked Sendable {
     private let correction: OpaquePointer?
     /// The modulus' length in bytes: the length of the recovered block.
     private let size: Int
+    /// Bignum contexts ready for reuse, each owned by the pool while it sits there and by one
+    /// thread while borrowed: a fresh context allocates its bignums again on every receipt.
+    private let contexts = Locked<[Context]>([])
+    private struct Context: @unchecked Sendable {
+        let pointer: OpaquePointer
+    }
+    private static let pooledContexts = 64
 
     package init(_ key: PublicKey) {
         self.key = key
@@ -112,6 +119,7 @@ package final class ReceiptRSAKey: @unchecked Sendable {
     }
 
     deinit {
+        for context in contexts.withLock({ $0 }) { BN_CTX_free(context.pointer) }
         BN_MONT_CTX_free(montgomery)
         BN_free(correction)
         BN_free(modulus)
@@ -165,10 +173,17 @@ package final class ReceiptRSAKey: @unchecked Sendable {
         // What RSA_public_decrypt and its padding check refuse before any arithmetic, and
         // empty recovered data, which the provider's rsa_verify takes for a failure.
         guard signature.count <= size, !digestInfo.isEmpty, digestInfo.count + 11 <= size else { return false }
-        guard let context = BN_CTX_new() else {
+        guard let context = contexts.withLock({ $0.popLast() })?.pointer ?? BN_CTX_new() else {
             return ReceiptCrypto.verifyRSA(signature: signature, digestInfo: digestInfo, key: key)
         }
-        defer { BN_CTX_free(context) }
+        defer {
+            let kept = contexts.withLock { pool in
+                guard pool.count < Self.pooledContexts else { return false }
+                pool.append(Context(pointer: context))
+                return true
+            }
+            if !kept { BN_CTX_free(context) }
+        }
         BN_CTX_start(context)
         defer { BN_CTX_end(context) }
         guard let base = BN_CTX_get(context), let power = BN_CTX_get(context),
