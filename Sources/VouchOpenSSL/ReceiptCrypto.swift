@@ -1,4 +1,5 @@
 internal import COpenSSL
+internal import Foundation
 
 /// Digests, RSA PKCS #1 v1.5 verification and signing, and SignerInfo identifiers, for legacy
 /// app receipts (PKCS #7 SignedData).
@@ -88,13 +89,23 @@ package final class ReceiptRSAKey: @unchecked Sendable {
     private let correction: OpaquePointer?
     /// The modulus' length in bytes: the length of the recovered block.
     private let size: Int
-    /// Bignum contexts ready for reuse, each owned by the pool while it sits there and by one
-    /// thread while borrowed: a fresh context allocates its bignums again on every receipt.
-    private let contexts = Locked<[Context]>([])
-    private struct Context: @unchecked Sendable {
-        let pointer: OpaquePointer
+    /// One bignum context per thread, for every key, freed when the thread ends: a fresh context
+    /// allocates its bignums again on every receipt, and a pool shared by the threads would be
+    /// one more lock per receipt.
+    private static let threadContext: pthread_key_t = {
+        var key = pthread_key_t()
+        // The destructor runs at thread exit with the thread's context, which this key owns.
+        pthread_key_create(&key) { context in BN_CTX_free(context.map(OpaquePointer.init)) }
+        return key
+    }()
+
+    /// This thread's context, made on first use; `nil` when OpenSSL cannot make one.
+    private static func context() -> OpaquePointer? {
+        if let context = pthread_getspecific(threadContext) { return OpaquePointer(context) }
+        guard let context = BN_CTX_new() else { return nil }
+        pthread_setspecific(threadContext, UnsafeRawPointer(context))
+        return context
     }
-    private static let pooledContexts = 64
 
     package init(_ key: PublicKey) {
         self.key = key
@@ -119,7 +130,6 @@ package final class ReceiptRSAKey: @unchecked Sendable {
     }
 
     deinit {
-        for context in contexts.withLock({ $0 }) { BN_CTX_free(context.pointer) }
         BN_MONT_CTX_free(montgomery)
         BN_free(correction)
         BN_free(modulus)
@@ -173,17 +183,10 @@ package final class ReceiptRSAKey: @unchecked Sendable {
         // What RSA_public_decrypt and its padding check refuse before any arithmetic, and
         // empty recovered data, which the provider's rsa_verify takes for a failure.
         guard signature.count <= size, !digestInfo.isEmpty, digestInfo.count + 11 <= size else { return false }
-        guard let context = contexts.withLock({ $0.popLast() })?.pointer ?? BN_CTX_new() else {
+        guard let context = Self.context() else {
             return ReceiptCrypto.verifyRSA(signature: signature, digestInfo: digestInfo, key: key)
         }
-        defer {
-            let kept = contexts.withLock { pool in
-                guard pool.count < Self.pooledContexts else { return false }
-                pool.append(Context(pointer: context))
-                return true
-            }
-            if !kept { BN_CTX_free(context) }
-        }
+        // Everything taken from the context is given back before returning.
         BN_CTX_start(context)
         defer { BN_CTX_end(context) }
         guard let base = BN_CTX_get(context), let power = BN_CTX_get(context),
