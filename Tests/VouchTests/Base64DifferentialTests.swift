@@ -141,7 +141,7 @@ struct Base64DifferentialTests {
 
     @Test func wholeBlocksAreDecodedWithVectorsOnX86() {
         #if arch(x86_64)
-        #expect(Base64.decodesBlocksWithVectors)
+            #expect(Base64.decodesBlocksWithVectors)
         #endif
         let text = Array("QUJDREVGR0hJSktMTU5PUA==".utf8)
         #expect(Base64.decodeStandard(text) == Array("ABCDEFGHIJKLMNOP".utf8))
