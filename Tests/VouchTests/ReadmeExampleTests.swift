@@ -79,10 +79,12 @@ import VouchTestSupport
             else { throw TestFailure("cannot read \(map.path)") }
             arguments += entries.values.compactMap { $0["object"] }.sorted()
         }
-        // The C target's objects (a C target has no output file map).
-        let objects = products.appendingPathComponent("CVouchECDSA.build")
-        let cObjects = (try? FileManager.default.contentsOfDirectory(atPath: objects.path)) ?? []
-        arguments += cObjects.filter { $0.hasSuffix(".o") }.sorted().map { objects.appendingPathComponent($0).path }
+        // The C targets' objects (a C target has no output file map).
+        for target in ["CVouchECDSA", "CVouchBase64"] {
+            let objects = products.appendingPathComponent("\(target).build")
+            let cObjects = (try? FileManager.default.contentsOfDirectory(atPath: objects.path)) ?? []
+            arguments += cObjects.filter { $0.hasSuffix(".o") }.sorted().map { objects.appendingPathComponent($0).path }
+        }
         let path = products.path
         if path.contains("sanitize-address") { arguments.append("-sanitize=address") }
         if path.contains("sanitize-thread") { arguments.append("-sanitize=thread") }
