@@ -91,7 +91,9 @@ extension BatchVerifier {
             next: {
                 var works: [DocumentWork] = []
                 var weight = 0
-                while weight < 256, let work = try reader.next() {
+                // As for lines (LineReader.open): a chunk small enough to stay in the core's
+                // cache from reading to verifying.
+                while weight < 64, let work = try reader.next() {
                     if options.skipEmpty, work.isBlank { continue }
                     if let shard = options.shard, !shard.includes(work.document) { continue }
                     weight += work.weight
