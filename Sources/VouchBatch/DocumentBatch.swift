@@ -91,9 +91,7 @@ extension BatchVerifier {
             next: {
                 var works: [DocumentWork] = []
                 var weight = 0
-                // As for lines (LineReader.open): a chunk small enough to stay in the core's
-                // cache from reading to verifying.
-                while weight < 64, let work = try reader.next() {
+                while weight < LineReader.defaultChunkLines, let work = try reader.next() {
                     if options.skipEmpty, work.isBlank { continue }
                     if let shard = options.shard, !shard.includes(work.document) { continue }
                     weight += work.weight

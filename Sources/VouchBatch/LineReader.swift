@@ -172,14 +172,17 @@ public final class LineReader {
         try open(FileDescriptorSource(descriptor: descriptor), maximumLineLength: maximumLineLength)
     }
 
-    /// Opens a source, inflating it when it starts with the gzip magic number (1F 8B).
-    ///
-    /// A chunk holds at most `chunkLines` lines and 512 KiB (or one longer line): small enough
-    /// that the bytes a worker has just copied are still in its core's cache when it verifies
-    /// them (with 256 receipt lines, 1.5 MB, they were not, and a dump of receipts ran 10 %
-    /// slower on 2 threads).
+    /// Lines (or documents, for `DocumentReader` runs) per chunk of work: few enough that the
+    /// bytes a worker has just copied are still in its core's cache when it verifies them (with
+    /// 256 receipt lines, 1.5 MB, they were not, and a dump of receipts ran 10 % slower on 2
+    /// threads).
+    package static let defaultChunkLines = 64
+
+    /// Opens a source, inflating it when it starts with the gzip magic number (1F 8B). A chunk
+    /// holds at most `chunkLines` lines and 512 KiB (or one longer line).
     package static func open(
-        _ base: any ByteSource, maximumLineLength: Int = defaultMaximumLineLength, chunkLines: Int = 64
+        _ base: any ByteSource, maximumLineLength: Int = defaultMaximumLineLength,
+        chunkLines: Int = defaultChunkLines
     ) throws(InputFailure) -> LineReader {
         let (source, prefix) = try GzipSource.sniffing(base)
         return LineReader(source: source, maximumLineLength: maximumLineLength, chunkLines: chunkLines, prefix: prefix)

@@ -65,8 +65,11 @@ enum ReceiptBench {
         // a real dump, without minting (RSA signing) five times as many.
         let repeats = 5
         let file = scratch.appendingPathComponent("receipts.txt")
-        let text = receipts.map { Base64.encodeStandard($0) + [0x0A] }.flatMap { $0 }
-        try Data((0..<repeats).flatMap { _ in text }).write(to: file)
+        let text = Data(receipts.map { Base64.encodeStandard($0) + [0x0A] }.flatMap { $0 })
+        FileManager.default.createFile(atPath: file.path, contents: nil)
+        let output = try FileHandle(forWritingTo: file)
+        for _ in 0..<repeats { try output.write(contentsOf: text) }
+        try output.close()
         let fileLines = lines * repeats
         let root = scratch.appendingPathComponent("receipt-root.der")
         try Data(try authority.anchorDER()).write(to: root)

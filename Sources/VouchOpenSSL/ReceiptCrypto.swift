@@ -103,7 +103,11 @@ package final class ReceiptRSAKey: @unchecked Sendable {
     private static func context() -> OpaquePointer? {
         if let context = pthread_getspecific(threadContext) { return OpaquePointer(context) }
         guard let context = BN_CTX_new() else { return nil }
-        pthread_setspecific(threadContext, UnsafeRawPointer(context))
+        // Not kept (the key could not be made, or no memory): no context rather than one leaked per call.
+        guard pthread_setspecific(threadContext, UnsafeRawPointer(context)) == 0 else {
+            BN_CTX_free(context)
+            return nil
+        }
         return context
     }
 

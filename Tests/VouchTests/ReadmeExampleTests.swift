@@ -79,8 +79,8 @@ import VouchTestSupport
             else { throw TestFailure("cannot read \(map.path)") }
             arguments += entries.values.compactMap { $0["object"] }.sorted()
         }
-        // The C targets' objects (a C target has no output file map).
-        for target in ["CVouchECDSA", "CVouchBase64"] {
+        // The C targets' objects (a C target has no output file map; a system library has none).
+        for target in try FileManager.default.contentsOfDirectory(atPath: sources.path) where target.hasPrefix("C") {
             let objects = products.appendingPathComponent("\(target).build")
             let cObjects = (try? FileManager.default.contentsOfDirectory(atPath: objects.path)) ?? []
             arguments += cObjects.filter { $0.hasSuffix(".o") }.sorted().map { objects.appendingPathComponent($0).path }
