@@ -6,8 +6,9 @@ public import Vouch
 /// Work is split in chunks; each thread reads a chunk (the threads take turns at the input)
 /// and verifies it with the shared `Verifier` (whose chain cache makes every token after the
 /// first of a chain cost one P-256 check), so a chunk's bytes are read, copied and verified on
-/// one core, and the calling thread only receives the results. At most a few chunks per
-/// thread are in flight, so memory does not grow with the input.
+/// one core. The calling thread is one of the `jobs` threads: it verifies chunks too, and
+/// receives the results of every chunk, in order, between chunks of its own. At most a few
+/// chunks per thread are in flight, so memory does not grow with the input.
 public struct BatchVerifier: Sendable {
     /// The verifier every token goes through.
     public let verifier: Verifier
@@ -46,9 +47,9 @@ public struct BatchVerifier: Sendable {
     }
 
     /// Verifies `tokens` and calls `deliver` with each one's position and result, in order, on
-    /// the calling thread. The sequence is iterated on the worker threads, one at a time (each
-    /// takes the next chunk and verifies it), so an iterator that must stay on one thread does
-    /// not belong here.
+    /// the calling thread. The sequence is iterated on the `jobs` threads (the calling thread
+    /// and `jobs - 1` others), one at a time (each takes the next chunk and verifies it), so an
+    /// iterator that must stay on one thread does not belong here.
     public func verify<Tokens: Sequence>(
         _ tokens: Tokens, chunkSize: Int = 64,
         deliver: (Int, Result<VerifiedPayload, VerificationError>) throws -> Void

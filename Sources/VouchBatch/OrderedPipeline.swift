@@ -4,9 +4,11 @@ internal import Foundation
 /// input order on the calling thread. At most `window` inputs are read ahead of the output,
 /// so memory stays bounded however long the stream is.
 ///
-/// The workers read the inputs themselves, one at a time in turn, each transforming what it
-/// has just read: the bytes of an input are first touched, copied and verified by one core,
-/// and the calling thread only hands outputs to the sink.
+/// The threads read the inputs themselves, one at a time in turn, each transforming what it
+/// has just read: the bytes of an input are first touched, copied and verified by one core.
+/// The calling thread is one of the `jobs`: between inputs of its own it hands the outputs
+/// ready to the sink, so `jobs` threads run on `jobs` cores and none of them only waits (a
+/// thread that only waited for outputs was woken for each, and took a core from a worker).
 final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Sendable {
     private let jobs: Int
     private let window: Int
@@ -39,38 +41,76 @@ final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Senda
     }
 
     /// Pulls inputs from `next` until it returns `nil`, and passes each output to `sink` in
-    /// order. `next` is called on the worker threads, never two calls at once, each call
-    /// seeing what the one before did. An error from `next` is thrown after every input read
-    /// before it has reached `sink`; an error from `sink` stops the run at once.
+    /// order. `jobs` threads transform: the calling thread and `jobs - 1` others, so that on
+    /// `jobs` cores no thread waits for a core. `next` is called on any of them, never two
+    /// calls at once, each call seeing what the one before did; `sink` only on the calling
+    /// thread, which hands over every output ready before it takes an input of its own. An
+    /// error from `next` is thrown after every input read before it has reached `sink`; an
+    /// error from `sink` stops the run at once.
     func run(next: @escaping () throws -> Input?, sink: (Output) throws -> Void) throws {
-        startWorkers(Source(next: next))
+        let source = Source(next: next)
+        startWorkers(source, count: jobs - 1)
         defer { stopWorkers() }
-        while true {
-            condition.lock()
-            while finished[consumed] == nil, !(sourceDone && consumed == produced) { condition.wait() }
-            guard let output = finished.removeValue(forKey: consumed) else {
-                condition.unlock()
-                break
-            }
-            consumed += 1
-            // Room in the window for another read.
-            condition.broadcast()
-            condition.unlock()
-            try sink(output)
-        }
         condition.lock()
+        while true {
+            if let output = finished.removeValue(forKey: consumed) {
+                consumed += 1
+                // Room in the window for another read.
+                condition.broadcast()
+                condition.unlock()
+                try sink(output)
+                condition.lock()
+            } else if sourceDone {
+                if consumed == produced { break }
+                condition.wait()
+            } else if reading || produced - consumed >= window {
+                condition.wait()
+            } else {
+                take(source)
+            }
+        }
         let error = sourceError
         condition.unlock()
         if let error { throw error }
     }
 
-    private func startWorkers(_ source: Source) {
-        running = jobs
-        for _ in 0..<jobs {
+    private func startWorkers(_ source: Source, count: Int) {
+        running = count
+        for _ in 0..<count {
             let thread = Thread { [self] in work(source) }
             thread.stackSize = 4 << 20
             thread.start()
         }
+    }
+
+    /// Reads the next input and transforms it, its output left in `finished`. Called and
+    /// returns with the lock held, when no one else is reading and the window has room.
+    private func take(_ source: Source) {
+        reading = true
+        let index = produced
+        condition.unlock()
+        var input: Input? = nil
+        var failure: (any Error)? = nil
+        do {
+            input = try source.next()
+        } catch {
+            failure = error
+        }
+        condition.lock()
+        reading = false
+        if input != nil {
+            produced += 1
+        } else {
+            sourceDone = true
+            sourceError = failure
+        }
+        condition.broadcast()
+        guard let input else { return }
+        condition.unlock()
+        let output = transform(input)
+        condition.lock()
+        finished[index] = output
+        condition.broadcast()
     }
 
     private func work(_ source: Source) {
@@ -78,31 +118,7 @@ final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Senda
         while true {
             while !closed, !sourceDone, reading || produced - consumed >= window { condition.wait() }
             if closed || sourceDone { break }
-            reading = true
-            let index = produced
-            condition.unlock()
-            var input: Input? = nil
-            var failure: (any Error)? = nil
-            do {
-                input = try source.next()
-            } catch {
-                failure = error
-            }
-            condition.lock()
-            reading = false
-            if input != nil {
-                produced += 1
-            } else {
-                sourceDone = true
-                sourceError = failure
-            }
-            condition.broadcast()
-            guard let input else { continue }
-            condition.unlock()
-            let output = transform(input)
-            condition.lock()
-            finished[index] = output
-            condition.broadcast()
+            take(source)
         }
         running -= 1
         condition.broadcast()

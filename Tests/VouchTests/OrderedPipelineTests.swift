@@ -11,6 +11,14 @@ struct OrderedPipelineTests {
         private var inside = false
         private(set) var overlapped = false
         private(set) var onCallingThread = false
+        private(set) var sinkOffCallingThread = false
+        /// The threads that called the source.
+        private var readers: Set<ObjectIdentifier> = []
+        var readerCount: Int {
+            lock.lock()
+            defer { lock.unlock() }
+            return readers.count
+        }
         private(set) var reads = 0
         private(set) var delivered = 0
         private(set) var largestLead = 0
@@ -21,6 +29,7 @@ struct OrderedPipelineTests {
             if inside { overlapped = true }
             inside = true
             if Thread.current == callingThread { onCallingThread = true }
+            readers.insert(ObjectIdentifier(Thread.current))
         }
 
         func leave(read: Bool) {
@@ -31,10 +40,11 @@ struct OrderedPipelineTests {
             largestLead = max(largestLead, reads - delivered)
         }
 
-        func deliver() {
+        func deliver(callingThread: Thread) {
             lock.lock()
             defer { lock.unlock() }
             delivered += 1
+            if Thread.current != callingThread { sinkOffCallingThread = true }
         }
     }
 
@@ -74,7 +84,7 @@ struct OrderedPipelineTests {
                 sink: { output in
                     if outputs.count == sinkFailsAt { throw Failure(name: "sink") }
                     outputs.append(output)
-                    log.deliver()
+                    log.deliver(callingThread: caller)
                 })
         } catch {
             thrown = error
@@ -89,7 +99,14 @@ struct OrderedPipelineTests {
         #expect(outputs == (0..<300).map { $0 * 10 })
         #expect(log.reads == 300)
         #expect(!log.overlapped, "two workers called the source at once")
-        #expect(!log.onCallingThread, "the calling thread read the source")
+        // `jobs` threads take part, the calling thread among them: alone when `jobs` is 1, so
+        // no thread only waits for the others' outputs.
+        #expect(log.readerCount <= jobs)
+        if jobs == 1 {
+            #expect(log.onCallingThread, "the calling thread did not read the source")
+            #expect(log.readerCount == 1)
+        }
+        #expect(!log.sinkOffCallingThread, "the sink ran on another thread")
         // The window bounds what is read ahead of the sink.
         #expect(log.largestLead <= 6)
     }
