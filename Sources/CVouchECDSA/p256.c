@@ -128,7 +128,7 @@ fail:
 static int x_matches(const vouch_p256_key *key, const EC_POINT *point, const BIGNUM *r, BN_CTX *ctx, int *matches) {
     int ok = 0;
     BN_CTX_start(ctx);
-    BIGNUM *x = BN_CTX_get(ctx), *y = BN_CTX_get(ctx), *z = BN_CTX_get(ctx);
+    BIGNUM *x = BN_CTX_get(ctx), *z = BN_CTX_get(ctx);
     BIGNUM *zz = BN_CTX_get(ctx), *t = BN_CTX_get(ctx);
     if (t == NULL) goto done;
     if (key->mode == VOUCH_P256_PRECOMPUTED_AFFINE) {
@@ -138,7 +138,8 @@ static int x_matches(const vouch_p256_key *key, const EC_POINT *point, const BIG
         ok = 1;
         goto done;
     }
-    if (!EC_POINT_get_Jprojective_coordinates_GFp(key->standard, point, x, y, z, ctx)) goto done;
+    // Y is not needed: OpenSSL decodes only the coordinates asked for.
+    if (!EC_POINT_get_Jprojective_coordinates_GFp(key->standard, point, x, NULL, z, ctx)) goto done;
     // Z̃ = Z·R; Z̃·Z̃·R⁻¹ = Z²·R (the Montgomery form of Z²); then r·Z²R·R⁻¹ = r·Z², plain.
     if (!BN_to_montgomery(zz, z, key->field, ctx) || !BN_mod_mul_montgomery(zz, zz, zz, key->field, ctx)) goto done;
     if (!BN_mod_mul_montgomery(t, r, zz, key->field, ctx)) goto done;
