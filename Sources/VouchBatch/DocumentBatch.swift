@@ -60,8 +60,8 @@ extension BatchVerifier {
     ) throws -> BatchSummary {
         var summary = BatchSummary()
         let format = options.format
-        // Each chunk carries the reader's byte count once it was read: the reader is busy on a
-        // worker thread while the sink runs.
+        // Each chunk carries the reader's byte count once it was read: the reader may be busy
+        // on another thread while the sink runs.
         let pipeline = OrderedPipeline<
             (works: [DocumentWork], consumed: Int), (bytes: [UInt8], summary: BatchSummary, consumed: Int)
         >(jobs: jobs) {
