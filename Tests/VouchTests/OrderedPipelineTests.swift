@@ -111,22 +111,25 @@ struct OrderedPipelineTests {
         #expect(log.largestLead <= 6)
     }
 
-    @Test func aSourceErrorComesAfterEveryInputReadBeforeIt() {
-        let (outputs, error, _) = run(count: 57, jobs: 3, window: 4, failing: Failure(name: "source"))
+    @Test(arguments: [1, 3])
+    func aSourceErrorComesAfterEveryInputReadBeforeIt(jobs: Int) {
+        let (outputs, error, _) = run(count: 57, jobs: jobs, window: 4, failing: Failure(name: "source"))
         #expect(outputs == (0..<57).map { $0 * 10 })
         #expect(error as? Failure == Failure(name: "source"))
     }
 
-    @Test func aSinkErrorStopsTheRunAtOnce() {
-        let (outputs, error, log) = run(count: 10_000, jobs: 2, window: 4, sinkFailsAt: 20)
+    @Test(arguments: [1, 2])
+    func aSinkErrorStopsTheRunAtOnce(jobs: Int) {
+        let (outputs, error, log) = run(count: 10_000, jobs: jobs, window: 4, sinkFailsAt: 20)
         #expect(outputs == (0..<20).map { $0 * 10 })
         #expect(error as? Failure == Failure(name: "sink"))
         // Nothing is read beyond the window once the sink has stopped taking outputs.
         #expect(log.reads <= 20 + 1 + 4)
     }
 
-    @Test func anEmptySourceEndsAtOnce() {
-        let (outputs, error, log) = run(count: 0, jobs: 2, window: 4)
+    @Test(arguments: [1, 2])
+    func anEmptySourceEndsAtOnce(jobs: Int) {
+        let (outputs, error, log) = run(count: 0, jobs: jobs, window: 4)
         #expect(outputs.isEmpty)
         #expect(error == nil)
         #expect(log.reads == 0)
