@@ -18,6 +18,45 @@ struct StrictJSONTests {
         #expect(JSONWriter.string(value) == #"{"b":1.50,"a":[true,null,"x"],"c":-0e+1}"#)
     }
 
+    /// Strings are scanned eight bytes at a time while every byte is plain ASCII: each byte
+    /// that ends the plain run must be found at whatever offset it falls, in a name or a value,
+    /// with the same outcome as the byte-by-byte reading (a raw control character rejected,
+    /// DEL and escapes kept but not canonical, multi-byte UTF-8 decoded, a quote ending it).
+    @Test func findsEachSpecialByteAtEveryOffsetOfAScannedWord() throws {
+        enum Outcome: Equatable { case rejected, parsed(text: String, canonical: Bool) }
+        let cases: [(bytes: [UInt8], outcome: (String, String) -> Outcome)] = [
+            ([0x00], { _, _ in .rejected }), ([0x0A], { _, _ in .rejected }), ([0x1F], { _, _ in .rejected }),
+            ([0x7F], { head, tail in .parsed(text: head + "\u{7F}" + tail, canonical: false) }),
+            ([0xC3, 0xA9], { head, tail in .parsed(text: head + "\u{E9}" + tail, canonical: true) }),
+            ([0xF0, 0x9F, 0x98, 0x80], { head, tail in .parsed(text: head + "\u{1F600}" + tail, canonical: true) }),
+            ([0x5C, 0x22], { head, tail in .parsed(text: head + "\"" + tail, canonical: true) }),
+            ([0x5C, 0x2F], { head, tail in .parsed(text: head + "/" + tail, canonical: false) }),
+            ([0x20, 0x21, 0x7E], { head, tail in .parsed(text: head + " !~" + tail, canonical: true) }),
+        ]
+        for (special, expected) in cases {
+            for offset in 0..<20 {
+                let head = String(repeating: "a", count: offset)
+                let tail = String(repeating: "b", count: 19 - offset)
+                let text = Array(head.utf8) + special + Array(tail.utf8)
+                for asName in [true, false] {
+                    let document: [UInt8] =
+                        asName
+                        ? Array(#"{""#.utf8) + text + Array(#"":0}"#.utf8)
+                        : Array(#"{"k":""#.utf8) + text + Array(#""}"#.utf8)
+                    let outcome: Outcome
+                    if let (object, canonical) = try? StrictJSON.parseObjectTellingCanonical(document) {
+                        let member = try #require(object.members.first)
+                        outcome = .parsed(
+                            text: asName ? member.name : try #require(member.value.stringValue), canonical: canonical)
+                    } else {
+                        outcome = .rejected
+                    }
+                    #expect(outcome == expected(head, tail), "bytes \(special) at \(offset), in a \(asName ? "name" : "value")")
+                }
+            }
+        }
+    }
+
     @Test func rejectsDuplicateMemberNames() {
         #expect(rejects(#"{"a":1,"a":2}"#))
         let many = (0..<40).map { "\"k\($0)\":\($0)" }.joined(separator: ",")

@@ -162,18 +162,24 @@ extension JSONObject {
 
         init(_ object: JSONObject) {
             self.object = object
-            let members = object.members
-            guard members.count <= 32, !members.contains(where: { $0.fingerprint == JSONObject.anyName }) else {
-                slots = nil
-                return
-            }
+            // The table is written through its bytes and the members read in place: a SIMD
+            // lane written by index goes through memory each time, and a member taken out of
+            // the array is a copy (its name and value retained).
             var slots = SIMD64<UInt8>(repeating: 0)
-            for (index, member) in members.enumerated() {
-                var slot = Self.slot(member.fingerprint)
-                while slots[slot] != 0 { slot = (slot + 1) & 63 }
-                slots[slot] = UInt8(index + 1)
+            let usable = object.members.withUnsafeBufferPointer { members in
+                guard members.count <= 32 else { return false }
+                return withUnsafeMutableBytes(of: &slots) { table in
+                    for index in members.indices {
+                        let fingerprint = members[index].fingerprint
+                        if fingerprint == JSONObject.anyName { return false }
+                        var slot = Self.slot(fingerprint)
+                        while table[slot] != 0 { slot = (slot + 1) & 63 }
+                        table[slot] = UInt8(index + 1)
+                    }
+                    return true
+                }
             }
-            self.slots = slots
+            self.slots = usable ? slots : nil
         }
 
         @inline(__always)
@@ -186,20 +192,22 @@ extension JSONObject {
             guard let slots else { return object.value(name) }
             let key = name.withUTF8Buffer { JSONObject.fingerprint(ascii: $0) }
             var slot = Self.slot(key)
-            return object.members.withUnsafeBufferPointer { members in
-                while slots[slot] != 0 {
-                    let index = Int(slots[slot]) - 1
-                    if members[index].fingerprint == key {
-                        var text = members[index].name
-                        let equal = text.withUTF8 { bytes in
-                            bytes.count == name.utf8CodeUnitCount
-                                && (bytes.isEmpty || memcmp(bytes.baseAddress!, name.utf8Start, bytes.count) == 0)
+            return withUnsafeBytes(of: slots) { table in
+                object.members.withUnsafeBufferPointer { members in
+                    while table[slot] != 0 {
+                        let index = Int(table[slot]) - 1
+                        if members[index].fingerprint == key {
+                            var text = members[index].name
+                            let equal = text.withUTF8 { bytes in
+                                bytes.count == name.utf8CodeUnitCount
+                                    && (bytes.isEmpty || memcmp(bytes.baseAddress!, name.utf8Start, bytes.count) == 0)
+                            }
+                            if equal { return members[index].value }
                         }
-                        if equal { return members[index].value }
+                        slot = (slot + 1) & 63
                     }
-                    slot = (slot + 1) & 63
+                    return nil
                 }
-                return nil
             }
         }
     }

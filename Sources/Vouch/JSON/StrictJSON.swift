@@ -73,7 +73,8 @@ package enum StrictJSON {
     private static func parseBufferTellingCanonical(_ buffer: UnsafeBufferPointer<UInt8>, limits: Limits) -> (
         value: Result<JSONValue, ParseError>, isCanonical: Bool
     ) {
-        var parser = Parser(bytes: buffer, maximumDepth: limits.maximumDepth, vocabulary: limits.vocabulary)
+        // `limits` holds the vocabulary for the whole parse; the parser reads its table.
+        var parser = Parser(bytes: buffer, maximumDepth: limits.maximumDepth, vocabulary: limits.vocabulary?.table)
         do throws(StrictJSON.ParseError) {
             parser.skipWhitespace()
             let value = try parser.parseValue(depth: 0)
@@ -91,14 +92,15 @@ package enum StrictJSON {
 private struct Parser {
     let bytes: UnsafeBufferPointer<UInt8>
     let maximumDepth: Int
-    // Borrowed for the parse (its owner outlives it): no reference count traffic per document.
-    unowned(unsafe) let vocabulary: JSONVocabulary?
+    /// The vocabulary's table, whose owner outlives the parse: pointers only, so looking a
+    /// word up retains nothing.
+    let vocabulary: JSONVocabulary.Table?
     var position = 0
     /// Whether everything read so far is what ``JSONWriter`` writes for it: no whitespace
     /// between tokens, no escape and no DEL (which the writer escapes) in strings.
     var isCanonical = true
 
-    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, vocabulary: JSONVocabulary? = nil) {
+    init(bytes: UnsafeBufferPointer<UInt8>, maximumDepth: Int, vocabulary: JSONVocabulary.Table? = nil) {
         self.bytes = bytes
         self.maximumDepth = maximumDepth
         self.vocabulary = vocabulary
@@ -182,9 +184,10 @@ private struct Parser {
             position += 1
             return JSONObject(members)
         }
-        // One allocation for the members of most objects (an App Store payload has up to
-        // about 30), rather than four or five as the array doubles.
-        members.reserveCapacity(16)
+        // One allocation for the members of most objects, rather than four or five as the
+        // array doubles: a payload's top level has up to about 30 (a transaction 20 to 30),
+        // the objects inside it far fewer.
+        members.reserveCapacity(depth == 1 ? 32 : 16)
         while true {
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else {
                 throw error("expected a member name")
@@ -242,16 +245,11 @@ private struct Parser {
     /// (the rule for every name Apple uses), else from the decoded string.
     mutating func parseName() throws(StrictJSON.ParseError) -> (String, UInt64) {
         let start = position + 1
-        var end = start
-        while end < bytes.count {
-            let byte = bytes[end]
-            if byte == UInt8(ascii: "\"") {
-                let name = UnsafeBufferPointer(rebasing: bytes[start..<end])
-                position = end + 1
-                return (string(name, isName: true), Self.fingerprint(ascii: name))
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x7F { break }
-            end += 1
+        let end = plainRunEnd(from: start)
+        if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+            let name = UnsafeBufferPointer(rebasing: bytes[start..<end])
+            position = end + 1
+            return (string(name, isName: true), Self.fingerprint(ascii: name))
         }
         let name = try parseString()
         return (name, Self.fingerprint(name))
@@ -316,19 +314,48 @@ private struct Parser {
 
     func isDigit(_ byte: UInt8) -> Bool { byte &- UInt8(ascii: "0") < 10 }
 
+    /// The position of the first byte from `start` on that ends a string's plain run: a quote,
+    /// a backslash, a control character, DEL or any byte of a multi-byte sequence; the end of
+    /// the input if none does. Eight bytes at a time while they are all plain: a payload's
+    /// strings (nested tokens above all) are most of its bytes.
+    @inline(__always)
+    func plainRunEnd(from start: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        /// High bit set in some byte where `word` has a zero byte, and only if it has one.
+        func zeroByte(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
+        var index = start
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while bytes.count - index >= 8 {
+                let word = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+                // Below 0x20: subtracting 0x20 borrows into the high bit of a byte that had it
+                // clear. DEL and quote and backslash: a zero byte after the XOR. 0x80 and up:
+                // the high bit itself.
+                let stop =
+                    ((word &- ones &* 0x20) & ~word & highs) | zeroByte(word ^ (ones &* 0x22))
+                    | zeroByte(word ^ (ones &* 0x5C)) | zeroByte(word ^ (ones &* 0x7F)) | (word & highs)
+                if stop != 0 { break }
+                index += 8
+            }
+        }
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x7F { break }
+            index += 1
+        }
+        return index
+    }
+
     mutating func parseString() throws(StrictJSON.ParseError) -> String {
         position += 1  // opening quote
         let start = position
         // Fast path: printable ASCII without escapes.
-        while position < bytes.count {
-            let byte = bytes[position]
-            if byte == UInt8(ascii: "\"") {
-                let text = string(UnsafeBufferPointer(rebasing: bytes[start..<position]))
-                position += 1
-                return text
-            }
-            if byte == UInt8(ascii: "\\") || byte < 0x20 || byte >= 0x7F { break }
+        position = plainRunEnd(from: start)
+        if position < bytes.count, bytes[position] == UInt8(ascii: "\"") {
+            let text = string(UnsafeBufferPointer(rebasing: bytes[start..<position]))
             position += 1
+            return text
         }
         var utf8 = Array(UnsafeBufferPointer(rebasing: bytes[start..<position]))
         while true {

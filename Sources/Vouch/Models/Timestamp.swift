@@ -139,20 +139,22 @@ public struct Timestamp: Sendable, Hashable, RawRepresentable, Comparable, Codab
 
     /// The floor of a JSON number, computed on its decimal digits so no binary rounding occurs.
     private static func floor(ofNumber text: String) -> Int64? {
-        // The common case, a plain positive integer of up to 18 digits, needs no general parse.
-        let utf8 = text.utf8
-        if utf8.count <= 18, let first = utf8.first, first != UInt8(ascii: "0") || utf8.count == 1 {
+        // The common case, a plain positive integer of up to 18 digits, needs no general parse
+        // (read from the string's contiguous bytes: a byte at a time through `utf8` costs
+        // more than the arithmetic).
+        var contiguous = text
+        let plain: Int64? = contiguous.withUTF8 { utf8 in
+            guard utf8.count <= 18, let first = utf8.first, first != UInt8(ascii: "0") || utf8.count == 1 else {
+                return nil
+            }
             var value: Int64 = 0
-            var plain = true
             for byte in utf8 {
-                guard isDigit(byte) else {
-                    plain = false
-                    break
-                }
+                guard isDigit(byte) else { return nil }
                 value = value * 10 + Int64(byte - UInt8(ascii: "0"))
             }
-            if plain { return value }
+            return value
         }
+        if let plain { return plain }
         var bytes = text.utf8[...]
         let negative = bytes.first == UInt8(ascii: "-")
         if negative { bytes = bytes.dropFirst() }
