@@ -23,7 +23,10 @@ struct StrictJSONTests {
     /// with the same outcome as the byte-by-byte reading (a raw control character rejected,
     /// DEL and escapes kept but not canonical, multi-byte UTF-8 decoded, a quote ending it).
     @Test func findsEachSpecialByteAtEveryOffsetOfAScannedWord() throws {
-        enum Outcome: Equatable { case rejected, parsed(text: String, canonical: Bool) }
+        enum Outcome: Equatable {
+            case rejected
+            case parsed(text: String, canonical: Bool)
+        }
         let cases: [(bytes: [UInt8], outcome: (String, String) -> Outcome)] = [
             ([0x00], { _, _ in .rejected }), ([0x0A], { _, _ in .rejected }), ([0x1F], { _, _ in .rejected }),
             ([0x7F], { head, tail in .parsed(text: head + "\u{7F}" + tail, canonical: false) }),
@@ -51,7 +54,8 @@ struct StrictJSONTests {
                     } else {
                         outcome = .rejected
                     }
-                    #expect(outcome == expected(head, tail), "bytes \(special) at \(offset), in a \(asName ? "name" : "value")")
+                    let place = "bytes \(special) at \(offset), in a \(asName ? "name" : "value")"
+                    #expect(outcome == expected(head, tail), "\(place)")
                 }
             }
         }
