@@ -1,8 +1,9 @@
 internal import Foundation
 
 /// Runs `transform` over a stream of inputs on `jobs` threads and hands the outputs back in
-/// input order on the calling thread. At most `window` inputs are read ahead of the output,
-/// so memory stays bounded however long the stream is.
+/// input order on the calling thread. At most `window` inputs are read ahead of the output
+/// the sink has finished with (the one it is handed counts), so memory stays bounded however
+/// long the stream is.
 ///
 /// The threads read the inputs themselves, one at a time in turn, each transforming what it
 /// has just read: the bytes of an input are first touched, copied and verified by one core.
@@ -54,12 +55,14 @@ final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Senda
         condition.lock()
         while true {
             if let output = finished.removeValue(forKey: consumed) {
-                consumed += 1
-                // Room in the window for another read.
-                condition.broadcast()
+                // Counted as consumed once the sink has it: the output in the sink's hands is
+                // still within the window, so no more than `window` are ever out at once.
                 condition.unlock()
                 try sink(output)
                 condition.lock()
+                consumed += 1
+                // Room in the window for another read.
+                condition.broadcast()
             } else if sourceDone {
                 if consumed == produced { break }
                 condition.wait()

@@ -55,7 +55,8 @@ struct OrderedPipelineTests {
     /// Runs `count` inputs through `jobs` workers whose transform takes a varying time; the
     /// source throws `failing` after `count` inputs, when given, and the sink after `sinkFailsAt` outputs.
     func run(
-        count: Int, jobs: Int, window: Int, failing: Failure? = nil, sinkFailsAt: Int? = nil
+        count: Int, jobs: Int, window: Int, failing: Failure? = nil, sinkFailsAt: Int? = nil,
+        sinkMicroseconds: UInt32 = 0
     ) -> (outputs: [Int], error: (any Error)?, log: SourceLog) {
         let log = SourceLog()
         let pipeline = OrderedPipeline<Int, Int>(jobs: jobs, window: window) { input in
@@ -83,6 +84,7 @@ struct OrderedPipelineTests {
                 },
                 sink: { output in
                     if outputs.count == sinkFailsAt { throw Failure(name: "sink") }
+                    if sinkMicroseconds > 0 { usleep(sinkMicroseconds) }
                     outputs.append(output)
                     log.deliver(callingThread: caller)
                 })
@@ -108,6 +110,17 @@ struct OrderedPipelineTests {
         }
         #expect(!log.sinkOffCallingThread, "the sink ran on another thread")
         // The window bounds what is read ahead of the sink.
+        #expect(log.largestLead <= 6)
+    }
+
+    /// A slow sink: while it holds an output, the other threads read until the window is
+    /// full, and the output it holds counts in the window (it used to count as taken as soon
+    /// as the sink was handed it, so one more input than the window was read).
+    @Test(arguments: [2, 3])
+    func theOutputInTheSinkCountsInTheWindow(jobs: Int) {
+        let (outputs, error, log) = run(count: 60, jobs: jobs, window: 6, sinkMicroseconds: 3_000)
+        #expect(error == nil)
+        #expect(outputs == (0..<60).map { $0 * 10 })
         #expect(log.largestLead <= 6)
     }
 
