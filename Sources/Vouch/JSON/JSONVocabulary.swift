@@ -10,7 +10,7 @@ internal import Foundation
 /// count on each lookup.
 package final class JSONVocabulary: @unchecked Sendable {
     /// The table, owned here and freed with the vocabulary.
-    package let table: Table
+    let table: Table
 
     /// A vocabulary of `words` (duplicates are held once). Written once here, only read after.
     package init(_ words: some Sequence<String>) {
@@ -60,7 +60,7 @@ package final class JSONVocabulary: @unchecked Sendable {
     /// (while something holds the vocabulary) rather than the object, since every use of a
     /// shared object's reference retains and releases it, and the threads parsing at once
     /// would contend for its reference count on every name.
-    package struct Table: @unchecked Sendable {
+    struct Table: @unchecked Sendable {
         /// Open addressing, a power of two slots, at most a quarter full: slot `i` holds the
         /// index + 1 of a word, 0 when empty.
         fileprivate let slots: UnsafeMutableBufferPointer<Int32>
