@@ -115,7 +115,7 @@ enum ReceiptBench {
             return Double(fileLines) / elapsed
         }
 
-        var floors: [Int: [Double]] = [1: [], jobs: []]
+        var floors: [Int: [Double]] = Dictionary(uniqueKeysWithValues: Set([1, jobs]).map { ($0, []) })
         var ratios: [String: [Double]] = [:]
         var rates: [String: [Double]] = [:]
         for round in 1...rounds {

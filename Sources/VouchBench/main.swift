@@ -334,7 +334,7 @@ func bracketed(threads: Int, _ measure: () throws -> Double) rethrows -> (rate: 
 }
 
 // Each measurement runs `options.rounds` times, rounds interleaved; the table gives medians.
-var floors: [Int: [Double]] = [1: [], jobs: []]
+var floors: [Int: [Double]] = Dictionary(uniqueKeysWithValues: Set([1, jobs]).map { ($0, []) })
 var fresh = Paired()
 var cli1 = Paired()
 var cliN = Paired()
@@ -386,7 +386,7 @@ func bracketedRaw(threads: Int, _ measure: () throws -> Double) rethrows -> (rat
 let table = leafPoint.withUnsafeBufferPointer { vouch_p256_key_new($0.baseAddress, $0.count) }!
 defer { vouch_p256_key_free(table) }
 let tableMode = vouch_p256_key_mode(table)
-var raws: [Int: [Double]] = [1: [], jobs: []]
+var raws: [Int: [Double]] = Dictionary(uniqueKeysWithValues: Set([1, jobs]).map { ($0, []) })
 var fixed1 = Paired()
 var fixedN = Paired()
 var rawCLI1 = Paired()
@@ -399,7 +399,7 @@ var genericCLIN = Paired()
 var genericLinesN = Paired()
 // `openssl speed` in every round, between two raw runs like the rest: its ratio to the raw rate
 // is then a median too, and the goals below divide by it.
-var speeds: [Int: Paired] = [1: Paired(), jobs: Paired()]
+var speeds: [Int: Paired] = Dictionary(uniqueKeysWithValues: Set([1, jobs]).map { ($0, Paired()) })
 var speedMissing = false
 for round in 1...options.rounds {
     log("round \(round) of \(options.rounds): fixed-key path and generic path, each between two raw verify runs …")
@@ -567,6 +567,7 @@ print(
 // divided by how `openssl speed` compares with that raw rate (both medians of the rounds), so
 // no figure rests on one `openssl speed` run taken minutes away from it.
 if let speedN {
+    let speedCommand = jobs > 1 ? "openssl speed -multi \(jobs)" : "openssl speed"
     func goal(_ name: String, _ run: Paired, _ target: Double) -> String {
         let against = run.ratio / speedN.ratio
         let figures = "\(String(format: "%.2f", run.ratio)) | \(String(format: "%.2f", against))×"
@@ -576,10 +577,10 @@ if let speedN {
     print(
         """
 
-        Goals on \(jobs) threads, against `openssl speed -multi \(jobs) ecdsap256` (which ran at \(String(format: "%.2f", speedN.ratio)) of the
+        Goals on \(jobs) threads, against `\(speedCommand) ecdsap256` (which ran at \(String(format: "%.2f", speedN.ratio)) of the
         raw rate, median of \(options.rounds) rounds):
 
-        | run | ratio to raw verify | against `openssl speed -multi \(jobs)` | goal | |
+        | run | ratio to raw verify | against `\(speedCommand)` | goal | |
         |---|---:|---:|---:|---|
         \(goal("`vouch batch --jobs \(jobs)`, full payload output", rawCLIN, 2.0))
         \(goal("`BatchVerifier.verifyLines` (records written)", rawLinesN, 2.5))
