@@ -115,12 +115,12 @@ enum ReceiptBench {
             return Double(fileLines) / elapsed
         }
 
-        var floors: [Int: [Double]] = Dictionary(uniqueKeysWithValues: Set([1, jobs]).map { ($0, []) })
+        var floors: [Int: [Double]] = perThreadCount(jobs: jobs, [])
         var ratios: [String: [Double]] = [:]
         var rates: [String: [Double]] = [:]
         for round in 1...rounds {
             log("receipts, round \(round) of \(rounds) …")
-            for threads in Set([1, jobs]).sorted() {
+            for threads in threadCounts(jobs: jobs) {
                 floors[threads, default: []].append(rate(floor, threads: threads, sample: sample))
                 var measured = 0.0
                 let cliRatio = bracketed(threads: threads) {
@@ -150,15 +150,15 @@ enum ReceiptBench {
             "| measurement | threads | receipts/s | ratio to floor |",
             "|---|---:|---:|---:|",
         ]
-        for threads in Set([1, jobs]).sorted() {
+        for threads in threadCounts(jobs: jobs) {
             table.append(
                 "| floor: OpenSSL SHA-256 + RSA-2048 verify, prepared key and context | \(threads) | \(String(format: "%.0f", median(floors[threads]!))) | 1.00 |"
             )
         }
-        for threads in Set([1, jobs]).sorted() {
+        for threads in threadCounts(jobs: jobs) {
             table.append(row("`vouch batch`, receipt lines, full payload output", "cli", threads))
         }
-        for threads in Set([1, jobs]).sorted() {
+        for threads in threadCounts(jobs: jobs) {
             table.append(row("`BatchVerifier.verifyLines`, receipt lines", "lib", threads))
         }
         return table.joined(separator: "\n")
