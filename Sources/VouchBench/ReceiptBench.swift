@@ -66,7 +66,7 @@ enum ReceiptBench {
         let repeats = 5
         let file = scratch.appendingPathComponent("receipts.txt")
         let text = Data(receipts.map { Base64.encodeStandard($0) + [0x0A] }.flatMap { $0 })
-        FileManager.default.createFile(atPath: file.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         let output = try FileHandle(forWritingTo: file)
         for _ in 0..<repeats { try output.write(contentsOf: text) }
         try output.close()

@@ -79,6 +79,9 @@ func now() -> Double {
 }
 
 func log(_ text: String) {
+    // What the report has printed so far goes out first (every output stream is flushed), so
+    // that both streams sent to one file keep their order.
+    fflush(nil)
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
@@ -391,6 +394,38 @@ func bracketedRaw(threads: Int, _ measure: () throws -> Double) rethrows -> (rat
     return (rate, (before + after) / 2)
 }
 
+/// The tokens' payloads, decoded from base64url: what the verifier parses once a signature holds.
+let payloads = tokens.map { token in
+    let bytes = Array(token.utf8)
+    let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
+    return Base64.decodeURL(bytes[(dots[0] + 1)..<dots[1]])!
+}
+
+/// Payloads the payload step cycles through: about 600 KB, which stays in this machine's
+/// per-core cache as a chunk's freshly decoded payloads do (all of them would not).
+let payloadWorkingSet = Array(payloads.prefix(1_000))
+
+/// Payloads per second on one thread through the verifier's own payload step: the strict parse
+/// alone, or the parse and the typed model (`DecodedPayload`) on top; as many as there are tokens.
+func payloadRate(typed: Bool) throws -> Double {
+    var members = 0
+    let start = now()
+    for index in payloads.indices {
+        let object = try Verifier.parsePayload(payloadWorkingSet[index % payloadWorkingSet.count]).object
+        if typed {
+            guard case .transaction(let transaction) = try DecodedPayload(kind: .transaction, json: object) else {
+                preconditionFailure("a minted transaction decoded as another kind")
+            }
+            members += transaction.json.members.count
+        } else {
+            members += object.members.count
+        }
+    }
+    let elapsed = now() - start
+    precondition(members > 0)
+    return Double(payloads.count) / elapsed
+}
+
 let table = leafPoint.withUnsafeBufferPointer { vouch_p256_key_new($0.baseAddress, $0.count) }!
 defer { vouch_p256_key_free(table) }
 let tableMode = vouch_p256_key_mode(table)
@@ -405,6 +440,8 @@ var rawAll1 = Paired()
 var rawAllN = Paired()
 var genericCLIN = Paired()
 var genericLinesN = Paired()
+var parse1 = Paired()
+var typed1 = Paired()
 // `openssl speed` in every round, between two raw runs like the rest: its ratio to the raw rate
 // is then a median too, and the goals below divide by it.
 var speeds: [Int: Paired] = perThreadCount(jobs: jobs, Paired())
@@ -425,7 +462,13 @@ for round in 1...options.rounds {
         if threads == 1 { rawLines1.add(rate: result.rate, floor: result.floor) }
         if threads == jobs { rawLinesN.add(rate: result.rate, floor: result.floor) }
         result = try bracketedRaw(threads: threads) { try verifyAllRate(jobs: threads) }
-        if threads == 1 { rawAll1.add(rate: result.rate, floor: result.floor) }
+        if threads == 1 {
+            rawAll1.add(rate: result.rate, floor: result.floor)
+            result = try bracketedRaw(threads: 1) { try payloadRate(typed: false) }
+            parse1.add(rate: result.rate, floor: result.floor)
+            result = try bracketedRaw(threads: 1) { try payloadRate(typed: true) }
+            typed1.add(rate: result.rate, floor: result.floor)
+        }
         if threads == jobs { rawAllN.add(rate: result.rate, floor: result.floor) }
         if !speedMissing {
             var speed: Double? = nil
@@ -569,6 +612,41 @@ print(
     | how `x(R)` is compared | \(tableMode == VOUCH_P256_PRECOMPUTED_JACOBIAN ? "Jacobian (X = r·Z²)" : tableMode == VOUCH_P256_PRECOMPUTED_AFFINE ? "affine" : "generic EVP (no deprecated EC API)") |
     | build time, median of 16 | \(String(format: "%.1f ms", tableCosts.seconds * 1e3)) (\(String(format: "%.0f", tableCosts.seconds * raw1)) raw verifications) |
     | memory held (resident set growth per table) | \(String(format: "%.0f KiB", Double(tableCosts.bytes) / 1024)) |
+    """)
+
+// A token's time on one thread, by part: each part's ratio to the raw rate around it, over the
+// median raw rate, so that parts measured minutes apart compare as if measured together.
+func microseconds(_ run: Paired) -> Double { 1e6 / (run.ratio * raw1) }
+let tokenTime = microseconds(rawLines1)
+var parts: [(String, Double)] = [
+    ("the signature: fixed-key path (chunks of 64, digests given)", microseconds(fixed1)),
+    ("the payload's strict JSON parse (`Verifier.parsePayload`)", microseconds(parse1)),
+    ("the typed model on top (`DecodedPayload`)", microseconds(typed1) - microseconds(parse1)),
+]
+// The tokens before the threshold take the generic path, and one of them waits for the table:
+// a fixed cost, spread over the run's tokens (taken from the raw rate and the table's build time).
+let switching =
+    (Double(threshold) * max(0, 1e6 / raw1 - microseconds(fixed1)) + tableCosts.seconds * 1e6) / Double(options.lines)
+parts.append(
+    (
+        "the first \(threshold) tokens' generic verify and the table's build, over \(options.lines) (estimated)",
+        switching
+    ))
+let rest = tokenTime - parts.reduce(0) { $0 + $1.1 }
+func share(_ value: Double) -> String { String(format: "%.1f µs | %.0f %%", value, 100 * value / tokenTime) }
+print(
+    """
+
+    Where a token's time goes on one thread, in `BatchVerifier.verifyLines` (records written). The
+    payload steps run on their own, \(payloads.count) times over the first \(payloadWorkingSet.count) payloads (\(payloadWorkingSet.reduce(0) { $0 + $1.count } / max(payloadWorkingSet.count, 1)) bytes on
+    average), which stay in cache as a chunk's freshly decoded payloads do. Each part's figure is its
+    ratio to the raw rate around it, over the median raw rate.
+
+    | part | µs per token | share |
+    |---|---:|---:|
+    | whole token | \(share(tokenTime)) |
+    \(parts.map { "| \($0.0) | \(share($0.1)) |" }.joined(separator: "\n"))
+    | the rest: reading, splitting, base64url, SHA-256, signer lookup, claims, record, release | \(share(rest)) |
     """)
 
 // The goals are ratios to `openssl speed -multi N`: a run's ratio to the raw rate around it,
