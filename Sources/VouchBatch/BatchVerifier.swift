@@ -58,7 +58,7 @@ public struct BatchVerifier: Sendable {
         var position = 0
         let pipeline = OrderedPipeline<[String], [Result<VerifiedPayload, VerificationError>]>(jobs: jobs) {
             [self] chunk in
-            verifier.verifyChunk(chunk.map { Array($0.utf8)[...] }, as: kind)
+            verifier.verifyChunk(strings: chunk, as: kind)
         }
         try pipeline.run(
             next: {

@@ -21,6 +21,15 @@ extension Verifier {
     ) -> [Result<VerifiedPayload, VerificationError>] {
         engine.verifyChunk(tokens, kind: kind, expectations: Expectations(configuration), now: Self.clock())
     }
+
+    /// ``verifyChunk(_:as:)`` for tokens given as strings, each one's UTF-8 read in place (a
+    /// native string is not copied); for ``BatchVerifier``'s `verify` and `verifyAll`.
+    package func verifyChunk(strings tokens: [String], as kind: PayloadKind? = nil)
+        -> [Result<VerifiedPayload, VerificationError>]
+    {
+        engine.verifyChunk(
+            tokens.map(\.utf8), kind: kind, expectations: Expectations(configuration), now: Self.clock())
+    }
 }
 
 extension Engine {
@@ -86,18 +95,21 @@ extension Engine {
 
     /// Verifies `tokens` with the verdicts of one-by-one verification; the signatures of the
     /// tokens that share a signer are checked together.
-    func verifyChunk(
-        _ tokens: [ArraySlice<UInt8>], kind: PayloadKind?, expectations: Expectations, now: Int64
+    func verifyChunk<Token: Collection<UInt8>>(
+        _ tokens: [Token], kind: PayloadKind?, expectations: Expectations, now: Int64
     ) -> [Result<VerifiedPayload, VerificationError>] {
         var results: [Result<VerifiedPayload, VerificationError>?] = Array(repeating: nil, count: tokens.count)
         var prepared: [PreparedToken?] = Array(repeating: nil, count: tokens.count)
         // Positions by signer, in order of first appearance.
         var groups: [(signer: Signer, positions: [Int])] = []
         var recent: Signer? = nil
+        let attempt = { (bytes: UnsafeBufferPointer<UInt8>) in
+            Result { () throws(VerificationError) in try self.prepare(bytes, recent: &recent) }
+        }
         for (position, token) in tokens.enumerated() {
-            let outcome: Result<PreparedToken, VerificationError> = token.withUnsafeBufferPointer { bytes in
-                Result { () throws(VerificationError) in try prepare(bytes, recent: &recent) }
-            }
+            // A native string's UTF-8 and an array's bytes are read in place.
+            let outcome =
+                token.withContiguousStorageIfAvailable(attempt) ?? Array(token).withUnsafeBufferPointer(attempt)
             switch outcome {
             case .failure(let error):
                 results[position] = .failure(error)
