@@ -23,7 +23,7 @@ extension Verifier {
     }
 
     /// ``verifyChunk(_:as:)`` for tokens given as strings, each one's UTF-8 read in place (a
-    /// native string is not copied); for ``BatchVerifier``'s `verify` and `verifyAll`.
+    /// native string is not copied); for `BatchVerifier`'s `verify` and `verifyAll`.
     package func verifyChunk(strings tokens: [String], as kind: PayloadKind? = nil)
         -> [Result<VerifiedPayload, VerificationError>]
     {
