@@ -319,6 +319,20 @@ func verifyAllRate(jobs: Int) throws -> Double {
     return Double(options.lines) / elapsed
 }
 
+/// `BatchVerifier.verify(_:deliver:)`: the same tokens, each typed result delivered in order
+/// and dropped, none kept.
+func streamRate(jobs: Int) throws -> Double {
+    let verifier = try Verifier(configuration: configuration)
+    var verified = 0
+    let start = now()
+    try BatchVerifier(verifier: verifier, jobs: jobs).verify(tokens) { _, result in
+        if case .success = result { verified += 1 }
+    }
+    let elapsed = now() - start
+    precondition(verified == options.lines)
+    return Double(options.lines) / elapsed
+}
+
 /// A throughput and the floor measured around it: a short floor run on the same number of
 /// threads just before and just after, so both see the same load on the machine.
 struct Paired {
@@ -353,6 +367,8 @@ var lines1 = Paired()
 var linesN = Paired()
 var all1 = Paired()
 var allN = Paired()
+var stream1 = Paired()
+var streamN = Paired()
 for round in 1...options.rounds {
     log("round \(round) of \(options.rounds): vouch batch, library, each between two floor runs …")
     var peak = 0
@@ -380,6 +396,10 @@ for round in 1...options.rounds {
     all1.add(rate: result.rate, floor: result.floor)
     result = try bracketed(threads: jobs) { try verifyAllRate(jobs: jobs) }
     allN.add(rate: result.rate, floor: result.floor)
+    result = try bracketed(threads: 1) { try streamRate(jobs: 1) }
+    stream1.add(rate: result.rate, floor: result.floor)
+    result = try bracketed(threads: jobs) { try streamRate(jobs: jobs) }
+    streamN.add(rate: result.rate, floor: result.floor)
 }
 let floor1 = Paired.median(floors[1]!)
 let floorN = Paired.median(floors[jobs]!)
@@ -436,6 +456,8 @@ var rawLines1 = Paired()
 var rawLinesN = Paired()
 var rawAll1 = Paired()
 var rawAllN = Paired()
+var rawStream1 = Paired()
+var rawStreamN = Paired()
 var genericCLIN = Paired()
 var genericLinesN = Paired()
 var parse1 = Paired()
@@ -462,6 +484,9 @@ for round in 1...options.rounds {
         result = try bracketedRaw(threads: threads) { try verifyAllRate(jobs: threads) }
         if threads == 1 { rawAll1.add(rate: result.rate, floor: result.floor) }
         if threads == jobs { rawAllN.add(rate: result.rate, floor: result.floor) }
+        result = try bracketedRaw(threads: threads) { try streamRate(jobs: threads) }
+        if threads == 1 { rawStream1.add(rate: result.rate, floor: result.floor) }
+        if threads == jobs { rawStreamN.add(rate: result.rate, floor: result.floor) }
         if threads == 1 {
             result = try bracketedRaw(threads: 1) { try payloadRate(typed: false) }
             parse1.add(rate: result.rate, floor: result.floor)
@@ -562,6 +587,8 @@ print(
     | `BatchVerifier.verifyLines` (records written) | \(jobs) | \(format(linesN.rate)) | \(String(format: "%.2f", linesN.ratio)) |
     | `BatchVerifier.verifyAll` (typed results) | 1 | \(format(all1.rate)) | \(String(format: "%.2f", all1.ratio)) |
     | `BatchVerifier.verifyAll` (typed results) | \(jobs) | \(format(allN.rate)) | \(String(format: "%.2f", allN.ratio)) |
+    | `BatchVerifier.verify(_:deliver:)` (typed results, delivered, none kept) | 1 | \(format(stream1.rate)) | \(String(format: "%.2f", stream1.ratio)) |
+    | `BatchVerifier.verify(_:deliver:)` (typed results, delivered, none kept) | \(jobs) | \(format(streamN.rate)) | \(String(format: "%.2f", streamN.ratio)) |
 
     | latency | µs | ratio to one floor verification |
     |---|---:|---:|
@@ -601,6 +628,8 @@ print(
     | `BatchVerifier.verifyLines` (records written) | \(jobs) | \(format(rawLinesN.rate)) | \(String(format: "%.2f", rawLinesN.ratio)) |
     | `BatchVerifier.verifyAll` (typed results) | 1 | \(format(rawAll1.rate)) | \(String(format: "%.2f", rawAll1.ratio)) |
     | `BatchVerifier.verifyAll` (typed results) | \(jobs) | \(format(rawAllN.rate)) | \(String(format: "%.2f", rawAllN.ratio)) |
+    | `BatchVerifier.verify(_:deliver:)` (typed results, delivered, none kept) | 1 | \(format(rawStream1.rate)) | \(String(format: "%.2f", rawStream1.ratio)) |
+    | `BatchVerifier.verify(_:deliver:)` (typed results, delivered, none kept) | \(jobs) | \(format(rawStreamN.rate)) | \(String(format: "%.2f", rawStreamN.ratio)) |
     | `vouch batch --no-fast-verify`, full payload output | \(jobs) | \(format(genericCLIN.rate)) | \(String(format: "%.2f", genericCLIN.ratio)) |
     | `vouch batch`, full payload output | 1 | \(format(rawCLI1.rate)) | \(String(format: "%.2f", rawCLI1.ratio)) |
     | `vouch batch`, full payload output | \(jobs) | \(format(rawCLIN.rate)) | \(String(format: "%.2f", rawCLIN.ratio)) |
@@ -670,6 +699,7 @@ if let speedN {
         \(goal("`vouch batch --jobs \(jobs)`, full payload output", rawCLIN, 2.0))
         \(goal("`BatchVerifier.verifyLines` (records written)", rawLinesN, 2.5))
         \(goal("`BatchVerifier.verifyAll` (typed results)", rawAllN, 2.5))
+        \(goal("`BatchVerifier.verify(_:deliver:)` (typed results, delivered, none kept)", rawStreamN, 2.5))
         """)
 }
 
