@@ -26,9 +26,9 @@ let package = Package(
         // Owns every OpenSSL object (certificates, keys, the trust store) for Vouch and VouchMint.
         .target(
             name: "VouchOpenSSL",
-            dependencies: ["COpenSSL"]
+            dependencies: ["COpenSSL", "CVouchECDSA"]
         ),
-        // Fixed-key ECDSA P-256 verification on OpenSSL's BN/EC API.
+        // Fixed-key ECDSA P-256 verification on OpenSSL's BN/EC API; SHA-256 midstates.
         .target(
             name: "CVouchECDSA",
             dependencies: ["COpenSSL"],

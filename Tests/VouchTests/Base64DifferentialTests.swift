@@ -139,6 +139,48 @@ struct Base64DifferentialTests {
         #expect(accepted >= 68 * 64)
     }
 
+    /// The inline decoder of a token's signature accepts exactly the strings that decode to 64
+    /// bytes, with the same bytes: every byte value at every place of a signature's 86 symbols,
+    /// and valid and mutated encodings of 60 to 68 bytes.
+    @Test func inlineSignatureDecodingAgreesWithTheReference() {
+        var random = Generator(state: 19)
+        func inline(_ text: [UInt8]) -> [UInt8]? {
+            var value = SIMD64<UInt8>()
+            let decoded = text.withUnsafeBufferPointer { Base64.decodeURL($0, exactlyInto: &value) }
+            return decoded ? withUnsafeBytes(of: value) { Array($0) } : nil
+        }
+        func expected(_ text: [UInt8]) -> [UInt8]? {
+            Self.reference(text, url: true).flatMap { $0.count == 64 ? $0 : nil }
+        }
+        let signature = (0..<64).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+        let encoded = Base64.encodeURL(signature)
+        #expect(encoded.count == 86)
+        #expect(inline(encoded) == signature)
+        var mismatches = 0
+        var accepted = 0
+        for place in encoded.indices {
+            for value in 0...255 {
+                var text = encoded
+                text[place] = UInt8(value)
+                let decoded = inline(text)
+                if decoded != expected(text) { mismatches += 1 }
+                if decoded != nil { accepted += 1 }
+            }
+        }
+        let odd: [UInt8] = Array("=+/-_ .AZaz09".utf8) + [0x00, 0x80, 0xFF]
+        for length in 60...68 {
+            for _ in 0..<50 {
+                let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
+                var text = Base64.encodeURL(bytes)
+                if random.below(2) == 0 { text[random.below(text.count)] = odd[random.below(odd.count)] }
+                if inline(text) != expected(text) { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0)
+        // 85 places take any of the 64 symbols; the last carries 2 bits, so 4 symbols keep it valid.
+        #expect(accepted == 85 * 64 + 4)
+    }
+
     @Test func wholeBlocksAreDecodedWithVectorsOnX86() {
         #if arch(x86_64)
             #expect(Base64.decodesBlocksWithVectors)

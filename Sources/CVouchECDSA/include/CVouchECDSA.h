@@ -38,4 +38,20 @@ vouch_p256_mode vouch_p256_key_mode(const vouch_p256_key *key);
 int vouch_p256_verify(const vouch_p256_key *key, const uint8_t *digests, const uint8_t *signatures,
                       size_t count, uint8_t *results);
 
+/// SHA-256 stopped after a prefix, to hash many messages that start with it: a token's
+/// signing input starts with its header segment, the same for every token of a signer.
+typedef struct vouch_sha256_midstate vouch_sha256_midstate;
+
+/// The state after hashing `prefix`; NULL when OpenSSL is built without its low-level SHA-256
+/// API (deprecated in 3.0) or memory runs out.
+vouch_sha256_midstate *vouch_sha256_midstate_new(const uint8_t *prefix, size_t length);
+
+void vouch_sha256_midstate_free(vouch_sha256_midstate *midstate);
+
+/// Writes SHA-256(prefix ‖ `rest`) to `digest` (32 bytes) and returns 1, or 0 when OpenSSL
+/// fails. Works on a copy of the state on the stack: no allocation, and safe from many threads
+/// at once with one midstate.
+int vouch_sha256_midstate_finish(const vouch_sha256_midstate *midstate, const uint8_t *rest, size_t length,
+                                 uint8_t *digest);
+
 #endif

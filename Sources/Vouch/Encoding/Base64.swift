@@ -51,56 +51,99 @@ package enum Base64 {
     /// the CPU has it (unless `vector` is false, for tests), the rest a group at a time with the
     /// symbol places.
     static func decode(_ input: UnsafeBufferPointer<UInt8>, standard: Bool, vector: Bool = true) -> [UInt8]? {
-        let places = standard ? standardPlaces : urlPlaces
-        let alphabet = standard ? VOUCH_BASE64_STANDARD : VOUCH_BASE64_URL
-        var length = input.count
-        if standard {
-            guard length % 4 == 0 else { return nil }
-            if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
-            if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
-        }
-        guard length % 4 != 1 else { return nil }
-        let groups = length / 4
-        let rest = length % 4
-        let outputLength = groups * 3 + (rest == 0 ? 0 : rest - 1)
+        guard let layout = Layout(input, standard: standard) else { return nil }
         var valid = false
-        // Each group is stored as four bytes, the fourth overwritten by the next group; a
-        // partial last group stores four too: up to three bytes of spare capacity past the end.
-        let output = [UInt8](unsafeUninitializedCapacity: groups * 3 + 4) { output, initialized in
-            places.withUnsafeBufferPointer { places in
-                let output = UnsafeMutableRawPointer(output.baseAddress!)
-                var invalid: UInt32 = 0
-                var vectorInvalid: Int32 = 0
-                // Whole blocks first; each stores 16 bytes for its 12, within the spare capacity.
-                let decoded =
-                    vector && groups >= 4
-                    ? vouch_base64_decode_blocks(
-                        input.baseAddress!, groups * 4, output.assumingMemoryBound(to: UInt8.self), alphabet,
-                        &vectorInvalid)
-                    : 0
-                if vectorInvalid != 0 { invalid |= invalidMark }
-                for group in decoded / 4..<groups {
-                    let symbols = input.baseAddress! + group * 4
-                    let bytes =
-                        places[Int(symbols[0])] | places[256 + Int(symbols[1])] | places[512 + Int(symbols[2])]
-                        | places[768 + Int(symbols[3])]
-                    invalid |= bytes
-                    output.storeBytes(of: bytes.littleEndian, toByteOffset: group * 3, as: UInt32.self)
-                }
-                if rest > 0 {
-                    let symbols = input.baseAddress! + groups * 4
-                    var bytes = places[Int(symbols[0])] | places[256 + Int(symbols[1])]
-                    if rest == 3 { bytes |= places[512 + Int(symbols[2])] }
-                    // The bits below the last whole byte must be zero (canonical form).
-                    if bytes >> (rest == 2 ? 8 : 16) & 0xFF != 0 { invalid |= invalidMark }
-                    invalid |= bytes
-                    output.storeBytes(of: bytes.littleEndian, toByteOffset: groups * 3, as: UInt32.self)
-                }
-                valid = invalid & invalidMark == 0
-            }
-            initialized = valid ? outputLength : 0
+        let output = [UInt8](unsafeUninitializedCapacity: layout.capacity) { output, initialized in
+            valid = decode(
+                input, layout, standard: standard, vector: vector, into: UnsafeMutableRawPointer(output.baseAddress!))
+            initialized = valid ? layout.outputLength : 0
         }
         return valid ? output : nil
+    }
+
+    /// Decodes base64url without padding that must come to exactly `MemoryLayout<Value>.size`
+    /// bytes into `value`, held inline (a token's 64-byte signature: no allocation); `false`
+    /// for any other spelling or length, `value` then unspecified.
+    package static func decodeURL<Value: BitwiseCopyable>(
+        _ input: UnsafeBufferPointer<UInt8>, exactlyInto value: inout Value
+    ) -> Bool {
+        guard let layout = Layout(input, standard: false), layout.outputLength == MemoryLayout<Value>.size else {
+            return false
+        }
+        return withUnsafeTemporaryAllocation(byteCount: layout.capacity, alignment: 16) { scratch in
+            guard decode(input, layout, standard: false, vector: true, into: scratch.baseAddress!) else { return false }
+            withUnsafeMutableBytes(of: &value) {
+                $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: scratch[..<layout.outputLength]))
+            }
+            return true
+        }
+    }
+
+    /// Where an input's symbols go: whole groups, the symbols of a last partial group, and the
+    /// bytes they decode to.
+    private struct Layout {
+        let groups: Int
+        let rest: Int
+        let outputLength: Int
+        /// Each group is stored as four bytes, the fourth overwritten by the next group; a
+        /// partial last group stores four too: up to three bytes of spare capacity past the end.
+        var capacity: Int { groups * 3 + 4 }
+
+        /// `nil` when the length (after any `=` padding of standard base64) cannot be one.
+        init?(_ input: UnsafeBufferPointer<UInt8>, standard: Bool) {
+            var length = input.count
+            if standard {
+                guard length % 4 == 0 else { return nil }
+                if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
+                if length > 0, input[length - 1] == UInt8(ascii: "=") { length -= 1 }
+            }
+            guard length % 4 != 1 else { return nil }
+            groups = length / 4
+            rest = length % 4
+            outputLength = groups * 3 + (rest == 0 ? 0 : rest - 1)
+        }
+    }
+
+    /// Decodes `input` into `output` (``Layout/capacity`` bytes); whether every symbol was in
+    /// the alphabet and the last group canonical.
+    private static func decode(
+        _ input: UnsafeBufferPointer<UInt8>, _ layout: Layout, standard: Bool, vector: Bool,
+        into output: UnsafeMutableRawPointer
+    ) -> Bool {
+        let places = standard ? standardPlaces : urlPlaces
+        let alphabet = standard ? VOUCH_BASE64_STANDARD : VOUCH_BASE64_URL
+        let groups = layout.groups
+        let rest = layout.rest
+        return places.withUnsafeBufferPointer { places in
+            var invalid: UInt32 = 0
+            var vectorInvalid: Int32 = 0
+            // Whole blocks first; each stores 16 bytes for its 12, within the spare capacity.
+            let decoded =
+                vector && groups >= 4
+                ? vouch_base64_decode_blocks(
+                    input.baseAddress!, groups * 4, output.assumingMemoryBound(to: UInt8.self), alphabet,
+                    &vectorInvalid)
+                : 0
+            if vectorInvalid != 0 { invalid |= invalidMark }
+            for group in decoded / 4..<groups {
+                let symbols = input.baseAddress! + group * 4
+                let bytes =
+                    places[Int(symbols[0])] | places[256 + Int(symbols[1])] | places[512 + Int(symbols[2])]
+                    | places[768 + Int(symbols[3])]
+                invalid |= bytes
+                output.storeBytes(of: bytes.littleEndian, toByteOffset: group * 3, as: UInt32.self)
+            }
+            if rest > 0 {
+                let symbols = input.baseAddress! + groups * 4
+                var bytes = places[Int(symbols[0])] | places[256 + Int(symbols[1])]
+                if rest == 3 { bytes |= places[512 + Int(symbols[2])] }
+                // The bits below the last whole byte must be zero (canonical form).
+                if bytes >> (rest == 2 ? 8 : 16) & 0xFF != 0 { invalid |= invalidMark }
+                invalid |= bytes
+                output.storeBytes(of: bytes.littleEndian, toByteOffset: groups * 3, as: UInt32.self)
+            }
+            return invalid & invalidMark == 0
+        }
     }
 
     /// Whether this machine decodes whole blocks with vector instructions (x86-64 with SSSE3).

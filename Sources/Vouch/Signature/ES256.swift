@@ -30,6 +30,13 @@ package enum ES256 {
     /// The same, given the SHA-256 digest of the message; `nil` when no verification context
     /// could be had.
     package static func check(signature: some Collection<UInt8>, digest: [UInt8], key: PublicKey) -> Bool? {
+        digest.withUnsafeBytes { check(signature: signature, digest: $0, key: key) }
+    }
+
+    /// The same, the digest given in place.
+    package static func check(signature: some Collection<UInt8>, digest: UnsafeRawBufferPointer, key: PublicKey)
+        -> Bool?
+    {
         guard signature.count == 64, digest.count == 32 else { return false }
         var raw = (UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0), UInt64(0))
         var der = (
@@ -40,9 +47,8 @@ package enum ES256 {
             _ = raw.initializeMemory(as: UInt8.self, from: signature)
             return withUnsafeMutableBytes(of: &der) { der -> Bool? in
                 let derLength = derSignature(raw: UnsafeRawBufferPointer(raw), into: der)
-                return digest.withUnsafeBytes { digest in
-                    key.verify(derSignature: UnsafeRawBufferPointer(rebasing: der[..<derLength]), sha256Digest: digest)
-                }
+                return key.verify(
+                    derSignature: UnsafeRawBufferPointer(rebasing: der[..<derLength]), sha256Digest: digest)
             }
         }
     }

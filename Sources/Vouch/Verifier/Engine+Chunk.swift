@@ -1,12 +1,13 @@
 internal import VouchOpenSSL
 
 /// A token parsed up to its signature check: its signer, decoded payload and signature, and
-/// the SHA-256 digest of its signing input.
+/// the SHA-256 digest of its signing input (signature and digest inline: no allocation).
 struct PreparedToken {
     let signer: Signer
     let payload: [UInt8]
-    let signature: [UInt8]
-    let digest: [UInt8]
+    /// `r‖s`, 32 bytes each, big-endian.
+    let signature: SIMD64<UInt8>
+    let digest: SIMD32<UInt8>
 }
 
 extension Verifier {
@@ -54,12 +55,15 @@ extension Engine {
         guard let payloadBytes = Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[jws.payload])) else {
             throw VerificationError(.badBase64URL, "the payload segment is not canonical unpadded base64url")
         }
-        guard let signature = Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[jws.signature])) else {
-            throw VerificationError(.badBase64URL, "the signature segment is not canonical unpadded base64url")
-        }
-        guard signature.count == 64 else {
+        let signatureSegment = UnsafeBufferPointer(rebasing: bytes[jws.signature])
+        var signature = SIMD64<UInt8>()
+        guard Base64.decodeURL(signatureSegment, exactlyInto: &signature) else {
+            // Decoded again only to tell which rule the segment breaks.
+            guard let decoded = Base64.decodeURL(signatureSegment) else {
+                throw VerificationError(.badBase64URL, "the signature segment is not canonical unpadded base64url")
+            }
             throw VerificationError(
-                .badSignatureLength, "the ES256 signature is \(signature.count) bytes; it must be 64 (r‖s)")
+                .badSignatureLength, "the ES256 signature is \(decoded.count) bytes; it must be 64 (r‖s)")
         }
         let raw = UnsafeRawBufferPointer(bytes)
         let digest = signer.headerDigest.digest(
@@ -80,8 +84,8 @@ extension Engine {
             digests.reserveCapacity(32 * tokens.count)
             signatures.reserveCapacity(64 * tokens.count)
             for token in tokens {
-                digests.append(contentsOf: token.digest)
-                signatures.append(contentsOf: token.signature)
+                withUnsafeBytes(of: token.digest) { digests.append(contentsOf: $0) }
+                withUnsafeBytes(of: token.signature) { signatures.append(contentsOf: $0) }
             }
             let verdicts = digests.withUnsafeBytes { digests in
                 signatures.withUnsafeBytes { signatures in
@@ -90,7 +94,11 @@ extension Engine {
             }
             if let verdicts { return verdicts }
         }
-        return tokens.map { ES256.check(signature: $0.signature, digest: $0.digest, key: signer.key) }
+        return tokens.map { token in
+            withUnsafeBytes(of: token.signature) { signature in
+                withUnsafeBytes(of: token.digest) { ES256.check(signature: signature, digest: $0, key: signer.key) }
+            }
+        }
     }
 
     /// Verifies `tokens` with the verdicts of one-by-one verification; the signatures of the

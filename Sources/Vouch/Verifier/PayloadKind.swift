@@ -37,7 +37,7 @@ public enum PayloadKind: String, Sendable, CaseIterable, CustomStringConvertible
     }
 
     /// The payload member that dates the signature: what validation at the signed date uses.
-    var signedDateField: String {
+    var signedDateField: StaticString {
         self == .appTransaction ? "receiptCreationDate" : "signedDate"
     }
 }

@@ -388,13 +388,16 @@ final class Engine: Sendable {
         case .fixed(let instant):
             return instant
         case .signedDate:
-            let fields = kind.map { [$0.signedDateField] } ?? ["signedDate", "receiptCreationDate"]
-            for field in fields {
-                if case .number(let text)? = payload[field], let timestamp = Timestamp(rawValue: text) {
-                    return timestamp
-                }
+            // Read by static name: no array of names and no fingerprint of a string per token.
+            func signed(_ field: StaticString) -> Timestamp? {
+                guard case .number(let text)? = payload.value(field) else { return nil }
+                return Timestamp(rawValue: text)
             }
-            return Timestamp(milliseconds: now)
+            let signedInstant =
+                if let kind { signed(kind.signedDateField) } else {
+                    signed("signedDate") ?? signed("receiptCreationDate")
+                }
+            return signedInstant ?? Timestamp(milliseconds: now)
         }
     }
 
