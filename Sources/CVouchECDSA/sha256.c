@@ -34,11 +34,7 @@ int vouch_sha256_midstate_finish(const vouch_sha256_midstate *midstate, const ui
     return SHA256_Update(&context, rest, length) == 1 && SHA256_Final(digest, &context) == 1;
 }
 
-#else
-
-struct vouch_sha256_midstate {
-    int unused;
-};
+#else // no low-level SHA-256: no midstate, and the caller hashes each message whole.
 
 vouch_sha256_midstate *vouch_sha256_midstate_new(const uint8_t *prefix, size_t length) {
     (void)prefix;

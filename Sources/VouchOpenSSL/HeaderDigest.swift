@@ -1,4 +1,3 @@
-internal import COpenSSL
 internal import CVouchECDSA
 
 /// SHA-256 over a cached header segment and its ".", kept as a midstate: a token's digest then
@@ -28,7 +27,7 @@ package final class HeaderDigest: @unchecked Sendable {
             {
                 return
             }
-            _ = SHA256(signingInput.baseAddress?.assumingMemoryBound(to: UInt8.self), signingInput.count, output)
+            SHA256Digest.hash(signingInput, into: digest)
         }
         return digest
     }

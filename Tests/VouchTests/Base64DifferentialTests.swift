@@ -46,6 +46,17 @@ struct Base64DifferentialTests {
         mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
     }
 
+    /// `encoded` with each place set to each byte value in turn, one string at a time.
+    static func everyByteAtEveryPlace(of encoded: [UInt8], _ body: ([UInt8]) -> Void) {
+        for place in encoded.indices {
+            for value in 0...255 {
+                var text = encoded
+                text[place] = UInt8(value)
+                body(text)
+            }
+        }
+    }
+
     @Test func agreesWithTheReferenceOnValidAndMutatedEncodings() {
         var random = Generator(state: 7)
         // Valid symbols, padding, bytes just outside the alphabet, whitespace and high bytes.
@@ -123,16 +134,12 @@ struct Base64DifferentialTests {
         #expect(encoded.count == 68)
         var mismatches = 0
         var accepted = 0
-        for place in encoded.indices {
-            for value in 0...255 {
-                var text = encoded
-                text[place] = UInt8(value)
-                let expected = Self.reference(text, url: url)
-                let vector = text.withUnsafeBufferPointer { Base64.decode($0, standard: !url) }
-                let scalar = text.withUnsafeBufferPointer { Base64.decode($0, standard: !url, vector: false) }
-                if vector != expected || scalar != expected { mismatches += 1 }
-                if vector != nil { accepted += 1 }
-            }
+        Self.everyByteAtEveryPlace(of: encoded) { text in
+            let expected = Self.reference(text, url: url)
+            let vector = text.withUnsafeBufferPointer { Base64.decode($0, standard: !url) }
+            let scalar = text.withUnsafeBufferPointer { Base64.decode($0, standard: !url, vector: false) }
+            if vector != expected || scalar != expected { mismatches += 1 }
+            if vector != nil { accepted += 1 }
         }
         #expect(mismatches == 0)
         // 51 bytes are 17 whole groups: each of the 64 symbols keeps any place valid.
@@ -158,14 +165,10 @@ struct Base64DifferentialTests {
         #expect(inline(encoded) == signature)
         var mismatches = 0
         var accepted = 0
-        for place in encoded.indices {
-            for value in 0...255 {
-                var text = encoded
-                text[place] = UInt8(value)
-                let decoded = inline(text)
-                if decoded != expected(text) { mismatches += 1 }
-                if decoded != nil { accepted += 1 }
-            }
+        Self.everyByteAtEveryPlace(of: encoded) { text in
+            let decoded = inline(text)
+            if decoded != expected(text) { mismatches += 1 }
+            if decoded != nil { accepted += 1 }
         }
         let odd: [UInt8] = Array("=+/-_ .AZaz09".utf8) + [0x00, 0x80, 0xFF]
         for length in 60...68 {

@@ -52,19 +52,8 @@ extension Engine {
             recent = signer
         }
 
-        guard let payloadBytes = Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[jws.payload])) else {
-            throw VerificationError(.badBase64URL, "the payload segment is not canonical unpadded base64url")
-        }
-        let signatureSegment = UnsafeBufferPointer(rebasing: bytes[jws.signature])
-        var signature = SIMD64<UInt8>()
-        guard Base64.decodeURL(signatureSegment, exactlyInto: &signature) else {
-            // Decoded again only to tell which rule the segment breaks.
-            guard let decoded = Base64.decodeURL(signatureSegment) else {
-                throw VerificationError(.badBase64URL, "the signature segment is not canonical unpadded base64url")
-            }
-            throw VerificationError(
-                .badSignatureLength, "the ES256 signature is \(decoded.count) bytes; it must be 64 (r‖s)")
-        }
+        let payloadBytes = try Self.payload(UnsafeBufferPointer(rebasing: bytes[jws.payload]))
+        let signature = try Self.signature(UnsafeBufferPointer(rebasing: bytes[jws.signature]))
         let raw = UnsafeRawBufferPointer(bytes)
         let digest = signer.headerDigest.digest(
             payload: UnsafeRawBufferPointer(rebasing: raw[jws.payload]),

@@ -308,25 +308,42 @@ final class Engine: Sendable {
     static func checkSignature(
         of jws: CompactJWS, in bytes: UnsafeBufferPointer<UInt8>, key: PublicKey
     ) throws(VerificationError) -> [UInt8] {
-        guard let payloadBytes = Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[jws.payload])) else {
+        let payloadBytes = try payload(UnsafeBufferPointer(rebasing: bytes[jws.payload]))
+        let signature = try signature(UnsafeBufferPointer(rebasing: bytes[jws.signature]))
+        let signingInput = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[jws.signingInput])
+        try withUnsafeBytes(of: signature) { signature throws(VerificationError) in
+            try checkSignature(signature, over: signingInput, key: key)
+        }
+        return payloadBytes
+    }
+
+    /// The payload segment's bytes: canonical unpadded base64url, else
+    /// ``VerificationError/Code/badBase64URL``.
+    static func payload(_ segment: UnsafeBufferPointer<UInt8>) throws(VerificationError) -> [UInt8] {
+        guard let bytes = Base64.decodeURL(segment) else {
             throw VerificationError(.badBase64URL, "the payload segment is not canonical unpadded base64url")
         }
-        guard let signature = Base64.decodeURL(UnsafeBufferPointer(rebasing: bytes[jws.signature])) else {
+        return bytes
+    }
+
+    /// The signature segment as ES256's 64-byte `r‖s`, held inline (no allocation):
+    /// ``VerificationError/Code/badBase64URL`` when it is not canonical unpadded base64url,
+    /// ``VerificationError/Code/badSignatureLength`` when it decodes to another length.
+    static func signature(_ segment: UnsafeBufferPointer<UInt8>) throws(VerificationError) -> SIMD64<UInt8> {
+        var signature = SIMD64<UInt8>()
+        if Base64.decodeURL(segment, exactlyInto: &signature) { return signature }
+        // Decoded again only to tell which rule the segment breaks.
+        guard let decoded = Base64.decodeURL(segment) else {
             throw VerificationError(.badBase64URL, "the signature segment is not canonical unpadded base64url")
         }
-        guard signature.count == 64 else {
-            throw VerificationError(
-                .badSignatureLength, "the ES256 signature is \(signature.count) bytes; it must be 64 (r‖s)")
-        }
-        let signingInput = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[jws.signingInput])
-        try checkSignature(signature, over: signingInput, key: key)
-        return payloadBytes
+        throw VerificationError(
+            .badSignatureLength, "the ES256 signature is \(decoded.count) bytes; it must be 64 (r‖s)")
     }
 
     /// The ES256 check: ``VerificationError/Code/badSignature`` when the signature is wrong,
     /// ``VerificationError/Code/internalError`` when OpenSSL gives no context to check it with.
     static func checkSignature(
-        _ signature: [UInt8], over signingInput: UnsafeRawBufferPointer, key: PublicKey
+        _ signature: some Collection<UInt8>, over signingInput: UnsafeRawBufferPointer, key: PublicKey
     ) throws(VerificationError) {
         try signatureVerdict(ES256.check(signature: signature, message: signingInput, key: key))
     }
