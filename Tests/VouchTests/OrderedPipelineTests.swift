@@ -147,4 +147,47 @@ struct OrderedPipelineTests {
         #expect(error == nil)
         #expect(log.reads == 0)
     }
+
+    /// An output that notes whether it was released on the thread that made it.
+    final class Made: @unchecked Sendable {
+        let maker = ObjectIdentifier(Thread.current)
+        let releases: Releases
+        init(_ releases: Releases) { self.releases = releases }
+        deinit { releases.note(onMaker: ObjectIdentifier(Thread.current) == maker) }
+    }
+
+    final class Releases: @unchecked Sendable {
+        private let lock = NSLock()
+        private(set) var onMaker = 0
+        private(set) var elsewhere = 0
+        func note(onMaker: Bool) {
+            lock.lock()
+            defer { lock.unlock() }
+            if onMaker { self.onMaker += 1 } else { elsewhere += 1 }
+        }
+    }
+
+    /// The outputs the sink is done with are released by the threads that made them, the last
+    /// ones too: memory allocated on a worker is not freed on the calling thread (glibc's
+    /// allocator then makes the two contend for the worker's arena).
+    @Test(arguments: [2, 3])
+    func everyOutputIsReleasedOnTheThreadThatMadeIt(jobs: Int) throws {
+        let releases = Releases()
+        let pipeline = OrderedPipeline<Int, Made>(jobs: jobs, window: 4) { input in
+            usleep(UInt32((input * 7919) % 5) * 100)
+            return Made(releases)
+        }
+        var next = 0
+        var delivered = 0
+        try pipeline.run(
+            next: {
+                guard next < 400 else { return nil }
+                next += 1
+                return next
+            },
+            sink: { _ in delivered += 1 })
+        #expect(delivered == 400)
+        #expect(releases.onMaker == 400)
+        #expect(releases.elsewhere == 0)
+    }
 }
