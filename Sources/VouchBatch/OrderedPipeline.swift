@@ -12,8 +12,8 @@ internal import Foundation
 /// thread that only waited for outputs was woken for each, and took a core from a worker).
 ///
 /// An output the sink is done with goes back to the thread that made it, to be released there
-/// before that thread takes another input (a worker stays until the sink is done with all of
-/// its outputs): memory is freed by the thread that allocated it. Freed on another thread, it
+/// before that thread takes another input (a worker stays until the run ends, so its last
+/// outputs go back to it too): memory is freed by the thread that allocated it. Freed on another thread, it
 /// makes that thread wait for the lock of the allocating thread's arena in glibc's allocator,
 /// and the two contend for it: `verify(_:deliver:)` on two threads ran 15 % slower so.
 final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Sendable {
@@ -27,8 +27,6 @@ final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Senda
     /// Outputs the sink is done with, by the worker that made them (the calling thread is 0 and
     /// releases its own at once), for that worker to release.
     private var spent: [[Output]]
-    /// Outputs made by each worker that the sink has not finished with.
-    private var outstanding: [Int]
     /// Inputs read (and numbered) so far, and outputs taken by the sink.
     private var produced = 0
     private var consumed = 0
@@ -44,7 +42,6 @@ final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Senda
         self.window = max(window ?? 4 * max(1, jobs), 1)
         self.transform = transform
         self.spent = Array(repeating: [], count: self.jobs)
-        self.outstanding = Array(repeating: 0, count: self.jobs)
     }
 
     /// The source as the workers call it: only ever by one at a time, each call after the
@@ -74,10 +71,7 @@ final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Senda
                 try sink(output)
                 condition.lock()
                 consumed += 1
-                if maker != 0 {
-                    spent[maker].append(output)
-                    outstanding[maker] -= 1
-                }
+                if maker != 0 { spent[maker].append(output) }
                 // Room in the window for another read, and an output for its maker to release.
                 condition.broadcast()
             } else if sourceDone {
@@ -131,7 +125,6 @@ final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Senda
         let output = transform(input)
         condition.lock()
         finished[index] = (output, maker)
-        if maker != 0 { outstanding[maker] += 1 }
         condition.broadcast()
     }
 
@@ -144,7 +137,9 @@ final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Senda
                 condition.unlock()
                 released.removeAll()
                 condition.lock()
-            } else if closed || (sourceDone && outstanding[worker] == 0) {
+            } else if closed {
+                // Only once `run` is over (every output delivered, or the sink threw), after
+                // releasing, above, what the sink was done with of this worker's.
                 break
             } else if sourceDone || reading || produced - consumed >= window {
                 condition.wait()
@@ -163,7 +158,6 @@ final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Senda
         condition.broadcast()
         while running > 0 { condition.wait() }
         finished.removeAll()
-        spent = Array(repeating: [], count: jobs)
         condition.unlock()
     }
 }
