@@ -16,7 +16,7 @@ let fuzzTargets: [String: @Sendable (UnsafeRawBufferPointer) -> Void] = [
     "json": fuzzStrictJSON,
     "verify": fuzzVerify,
     "payload": fuzzSignedPayload,
-    "lines": fuzzLineReader,
+    "input": fuzzInputReader,
     "ecdsa": fuzzFixedKeyES256,
     "receipt": fuzzReceipt,
     "receipt-payload": fuzzReceiptPayload,

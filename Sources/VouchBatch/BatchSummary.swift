@@ -2,15 +2,15 @@ internal import Vouch
 
 /// Counts of a batch run.
 public struct BatchSummary: Sendable, Equatable {
-    /// Lines read.
+    /// Results (records): one per token or receipt, one per line that holds none.
     public internal(set) var lines = 0
-    /// Lines whose token verified.
+    /// Results that verified.
     public internal(set) var verified = 0
-    /// Lines that were rejected (blank and over-long lines included).
+    /// Results that were rejected (blank and over-long lines included).
     public internal(set) var rejected = 0
-    /// Verified lines by kind.
+    /// Verified results by kind (`transaction`, …, `receipt`).
     public internal(set) var kinds: [String: Int] = [:]
-    /// Rejected lines by error code.
+    /// Rejected results by error code.
     public internal(set) var errors: [String: Int] = [:]
     /// Input bytes consumed (compressed bytes for gzip).
     public internal(set) var bytesConsumed = 0
@@ -18,15 +18,15 @@ public struct BatchSummary: Sendable, Equatable {
     /// A summary with every count at zero.
     public init() {}
 
-    mutating func count(_ result: Result<VerifiedPayload, LineRejection>) {
+    mutating func count(_ result: InputResult) {
         lines += 1
-        switch result {
-        case .success(let payload):
+        switch result.result {
+        case .success(let input):
             verified += 1
-            kinds[payload.kind.rawValue, default: 0] += 1
+            kinds[input.kind, default: 0] += 1
         case .failure(let error):
             rejected += 1
-            errors[error.code, default: 0] += 1
+            errors[error.code.rawValue, default: 0] += 1
         }
     }
 

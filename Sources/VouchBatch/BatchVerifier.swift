@@ -1,7 +1,7 @@
 internal import Foundation
 public import Vouch
 
-/// Verifies many tokens on several threads, delivering results in input order.
+/// Verifies many tokens and receipts on several threads, delivering results in input order.
 ///
 /// Work is split in chunks; each thread reads a chunk (the threads take turns at the input)
 /// and verifies it with the shared `Verifier` (whose chain cache makes every token after the
@@ -9,6 +9,13 @@ public import Vouch
 /// one core. The calling thread is one of the `jobs` threads: it verifies chunks too, and
 /// receives the results of every chunk, in order, between chunks of its own. At most a few
 /// chunks per thread are in flight, so memory does not grow with the input.
+///
+/// Two kinds of input, two shapes of output each:
+/// - tokens already in memory: ``verify(_:chunkSize:deliver:)`` and ``verifyAll(_:)``;
+/// - an ``InputReader`` (files, pipes, gzip, App Store Server API responses, receipts):
+///   ``verify(from:options:deliver:)`` hands over each typed ``InputResult``, and
+///   ``verify(from:options:format:write:progress:)`` writes records (``RecordFormat``), as
+///   `vouch batch` does.
 public struct BatchVerifier: Sendable {
     /// The verifier every token goes through.
     public let verifier: Verifier
@@ -16,13 +23,8 @@ public struct BatchVerifier: Sendable {
     public var jobs: Int
     /// The kind every token must be, or `nil` to detect each.
     public var kind: PayloadKind?
-    /// For JSON lines: the member holding the token, or `nil` to try
-    /// `SignedInput.knownFields`.
-    public var field: String?
-
-    /// Verifies the legacy app receipts of the input (a line of base64 `receipt-data`, or a
-    /// JSON object holding one), detected per line; `nil` (the default) verifies none: they are
-    /// rejected as `malformed_token`.
+    /// Verifies the legacy app receipts of an input (``InputToken/Form``); `nil` (the default)
+    /// verifies none: they are rejected as `malformed_token`.
     public var receiptVerifier: ReceiptVerifier?
 
     /// A batch verifier of tokens with `verifier`.
@@ -31,20 +33,17 @@ public struct BatchVerifier: Sendable {
     ///   - verifier: the verifier every token goes through.
     ///   - jobs: threads to use; `nil` for one per active processor.
     ///   - kind: the kind every token must be, or `nil` to detect each.
-    ///   - field: for JSON lines, the member holding the token, or `nil` to try
-    ///     `SignedInput.knownFields`.
-    ///   - receiptVerifier: verifies the receipts of the input, or `nil` for none
-    ///     (``verifyLines(from:format:write:progress:)`` and ``verifyDocuments(from:options:write:progress:)``).
+    ///   - receiptVerifier: verifies the receipts of an input, or `nil` for none.
     public init(
-        verifier: Verifier, jobs: Int? = nil, kind: PayloadKind? = nil, field: String? = nil,
-        receiptVerifier: ReceiptVerifier? = nil
+        verifier: Verifier, jobs: Int? = nil, kind: PayloadKind? = nil, receiptVerifier: ReceiptVerifier? = nil
     ) {
         self.verifier = verifier
         self.receiptVerifier = receiptVerifier
         self.jobs = max(1, jobs ?? ProcessInfo.processInfo.activeProcessorCount)
         self.kind = kind
-        self.field = field
     }
+
+    // MARK: Tokens in memory
 
     /// Verifies `tokens` and calls `deliver` with each one's position and result, in order, on
     /// the calling thread. The sequence is iterated on the `jobs` threads (the calling thread
@@ -87,121 +86,168 @@ public struct BatchVerifier: Sendable {
         return results
     }
 
-    /// What each JSON Lines record holds.
-    public struct RecordFormat: Sendable {
-        /// How much of each verified payload to write.
-        public var payload: VerificationRecord.PayloadSelection = .full
-        /// Write `"line":N` first in each record.
-        public var lineNumbers = true
-        /// The number of the first line read (for a part of a larger dump).
-        public var firstLine = 1
+    // MARK: Input
 
-        /// A record format with `payload`, `lineNumbers` and `firstLine`.
-        public init(payload: VerificationRecord.PayloadSelection = .full, lineNumbers: Bool = true, firstLine: Int = 1)
-        {
-            self.payload = payload
-            self.lineNumbers = lineNumbers
-            self.firstLine = firstLine
+    /// Which units of an input are verified.
+    public struct RunOptions: Sendable {
+        /// Blank lines give no result.
+        public var skipEmpty: Bool
+        /// Only this share of the units is verified.
+        public var shard: Shard?
+
+        /// Every unit verified, blank lines included, by default.
+        public init(skipEmpty: Bool = false, shard: Shard? = nil) {
+            self.skipEmpty = skipEmpty
+            self.shard = shard
         }
     }
 
-    /// Verifies each line of `reader` and writes one JSON Lines record per line, in order:
-    /// `{"line":N,"status":…,"kind":…,"payload":…,"error":…}`. Blank lines and over-long
-    /// lines get a rejected record of their own.
+    /// Verifies every token and receipt `reader` finds and hands each result to `deliver` in
+    /// input order, on the calling thread: what a consumer of the verified payloads (a ledger,
+    /// a server's import) reads a dump with. Every unit gets its results: a line that holds no
+    /// token is a rejected result of its own (`empty_line`, `line_too_long`, `malformed_token`).
     ///
-    /// - Parameters:
-    ///   - reader: the lines to verify.
-    ///   - format: what each record holds.
-    ///   - write: receives the records of a chunk of lines, newline-terminated.
-    ///   - progress: called after each chunk with the counts so far.
-    /// - Returns: what was seen. Throws the reader's ``InputFailure`` after writing the records
-    ///   of every line read before it, or what `write` throws.
-    public func verifyLines(
-        from reader: LineReader, format: RecordFormat = RecordFormat(),
-        write: ([UInt8]) throws -> Void, progress: (BatchSummary) -> Void = { _ in }
+    /// - Returns: the counts of the results delivered. Throws the reader's ``InputFailure``
+    ///   after delivering the results of everything read before it, or what `deliver` throws.
+    public func verify(
+        from reader: InputReader, options: RunOptions = RunOptions(), deliver: (InputResult) throws -> Void
     ) throws -> BatchSummary {
         var summary = BatchSummary()
-        let pipeline = OrderedPipeline<LineChunk, (bytes: [UInt8], summary: BatchSummary)>(jobs: jobs) { [self] chunk in
-            verify(chunk, format: format)
+        let pipeline = OrderedPipeline<InputChunk, (results: [InputResult], consumed: Int)>(jobs: jobs) {
+            [self] chunk in
+            var results: [InputResult] = []
+            results.reserveCapacity(chunk.units.count)
+            verify(chunk) { results.append($0) }
+            return (results, chunk.consumed)
         }
         try pipeline.run(
-            next: { try reader.nextChunk() },
+            next: chunks(of: reader, options: options),
             sink: { output in
-                summary.add(output.summary)
-                try write(output.bytes)
-                progress(summary)
+                for result in output.results {
+                    summary.count(result)
+                    try deliver(result)
+                }
+                summary.bytesConsumed = output.consumed
             })
+        summary.bytesConsumed = reader.bytesConsumed
         return summary
     }
 
-    /// Verifies one chunk of lines into its records.
-    func verify(_ chunk: LineChunk, format: RecordFormat) -> (bytes: [UInt8], summary: BatchSummary) {
-        var writer = JSONWriter(reservingCapacity: chunk.lines.count * (format.payload == .none ? 128 : 1536))
+    /// Verifies every token and receipt `reader` finds and writes one record per result
+    /// (``RecordFormat``), in input order, as `vouch batch` does.
+    ///
+    /// - Parameters:
+    ///   - reader: the input.
+    ///   - options: whether blank lines give a record, which shard to take.
+    ///   - format: how records are written.
+    ///   - write: receives the records of a chunk of units, newline-terminated.
+    ///   - progress: called after each chunk with the counts so far.
+    /// - Returns: the counts of the records written. Throws the reader's ``InputFailure``
+    ///   after writing the records of everything read before it, or what `write` throws.
+    public func verify(
+        from reader: InputReader, options: RunOptions = RunOptions(), format: RecordFormat,
+        write: ([UInt8]) throws -> Void, progress: (BatchSummary) -> Void = { _ in }
+    ) throws -> BatchSummary {
         var summary = BatchSummary()
-        summary.bytesConsumed = chunk.inputBytes
-        // Receipt lines first; the JWS lines of the chunk then go to the verifier together.
-        let receipts = chunk.lines.map { verifyReceipt($0, in: chunk.bytes) }
-        for (offset, result) in results(of: chunk, skipping: receipts.map { $0 != nil }).enumerated() {
-            writer.raw("{")
-            if format.lineNumbers {
-                writer.raw("\"line\":")
-                writer.write(integer: format.firstLine - 1 + chunk.firstLineNumber + offset)
-                writer.raw(",")
+        var format = format
+        if format.kind == nil { format.kind = kind }
+        let pipeline = OrderedPipeline<InputChunk, (bytes: [UInt8], summary: BatchSummary, consumed: Int)>(
+            jobs: jobs
+        ) {
+            [self, format] chunk in
+            var writer = JSONWriter(reservingCapacity: chunk.units.count * (format.payload == .none ? 128 : 1536))
+            var counts = BatchSummary()
+            verify(chunk) { result in
+                counts.count(result)
+                format.write(result, into: &writer)
             }
-            if let receipt = receipts[offset] {
-                let receipt = receipt.mapError(LineRejection.verification)
-                summary.count(receipt: receipt)
-                ReceiptRecord.writeMembers(of: receipt, payload: format.payload, into: &writer)
-            } else {
-                summary.count(result)
-                VerificationRecord.writeMembers(of: result, kind: kind, payload: format.payload, into: &writer)
-            }
-            writer.raw("}\n")
+            return (writer.bytes, counts, chunk.consumed)
         }
-        return (writer.bytes, summary)
+        try pipeline.run(
+            next: chunks(of: reader, options: options),
+            sink: { output in
+                try write(output.bytes)
+                // Counted once written, so that a closed output leaves true counts.
+                summary.add(output.summary)
+                summary.bytesConsumed = output.consumed
+                progress(summary)
+            })
+        summary.bytesConsumed = reader.bytesConsumed
+        return summary
     }
 
-    /// What ``results(of:skipping:)`` gives a line handled elsewhere.
-    private static let handledElsewhere: Result<VerifiedPayload, LineRejection> = .failure(
-        .input(BatchInputError(.emptyLine, "handled as a receipt")))
+    /// Units read together and verified by one thread, with the reader's byte count once they
+    /// were read (the reader may be busy on another thread while the sink runs).
+    struct InputChunk: Sendable {
+        var units: [InputUnit]
+        var consumed: Int
+    }
 
-    /// The result of each line of `chunk`; the tokens go to ``Verifier/verifyChunk(_:as:)``
-    /// together, so those sharing a signer share the signature work.
-    /// - Parameter skipping: lines handled elsewhere (receipts); their results are empty-line
-    ///   placeholders the caller does not use.
-    func results(of chunk: LineChunk, skipping: [Bool]? = nil) -> [Result<VerifiedPayload, LineRejection>] {
-        var results: [Result<VerifiedPayload, LineRejection>?] = Array(repeating: nil, count: chunk.lines.count)
-        var tokens: [ArraySlice<UInt8>] = []
-        var positions: [Int] = []
-        for (offset, line) in chunk.lines.enumerated() {
-            if skipping?[offset] == true {
-                results[offset] = Self.handledElsewhere
-                continue
+    /// The source of a run's chunks: up to ``chunkWeight`` tokens' worth of units each. When the
+    /// reader fails, the units read before the failure still make a chunk; the failure is thrown
+    /// by the call after it.
+    private func chunks(of reader: InputReader, options: RunOptions) -> () throws -> InputChunk? {
+        var failure: (any Error)? = nil
+        return {
+            if let error = failure {
+                failure = nil
+                throw error
             }
-            switch line {
-            case .tooLong(let length):
-                results[offset] = .failure(
-                    .input(
-                        BatchInputError(
-                            .lineTooLong,
-                            "the line is \(length) bytes; the limit is \(LineReader.defaultMaximumLineLength)")))
-            case .text(let range):
-                do throws(VerificationError) {
-                    let token = try SignedInput.token(in: chunk.bytes[range], field: field)
-                    if token.isEmpty {
-                        results[offset] = .failure(.input(BatchInputError(.emptyLine, "the line is empty")))
-                    } else {
-                        tokens.append(token)
-                        positions.append(offset)
-                    }
-                } catch {
-                    results[offset] = .failure(.verification(error))
+            var units: [InputUnit] = []
+            var weight = 0
+            do {
+                while weight < Self.chunkWeight, let unit = try reader.next() {
+                    if options.skipEmpty, unit.isBlank { continue }
+                    if let shard = options.shard, !shard.includes(unit.document) { continue }
+                    weight += unit.weight
+                    units.append(unit)
                 }
+            } catch {
+                guard !units.isEmpty else { throw error }
+                failure = error
             }
+            return units.isEmpty ? nil : InputChunk(units: units, consumed: reader.bytesConsumed)
         }
-        for (offset, result) in zip(positions, verifier.verifyChunk(tokens, as: kind)) {
-            results[offset] = result.mapError { .verification($0) }
+    }
+
+    /// Tokens per chunk of work: few enough that the bytes a thread has just copied are still in
+    /// its core's cache when it verifies them (with 256 receipt lines, 1.5 MB, they were not).
+    static let chunkWeight = 64
+
+    /// Verifies one chunk: every token of its units in one call, so that tokens sharing a
+    /// signer share the signature work (the fixed-key path); then each unit's checks, in order.
+    private func verify(_ chunk: InputChunk, deliver: (InputResult) -> Void) {
+        var tokens: [ArraySlice<UInt8>] = []
+        for unit in chunk.units { unit.appendTokens(to: &tokens) }
+        let verdicts = verifier.verifyChunk(tokens, as: kind)
+        var next = 0
+        for unit in chunk.units {
+            unit.verify(verdicts: verdicts, next: &next, receipts: receiptVerifier, deliver: deliver)
         }
-        return results.map { $0! }
+    }
+}
+
+/// One share of an input: the `index`-th (1-based) of `count`, as `--shard I/N` names it.
+public struct Shard: Sendable, Equatable {
+    /// Which share, from 1.
+    public let index: Int
+    /// How many shares.
+    public let count: Int
+
+    /// Parses `I/N` with 1 ≤ I ≤ N.
+    public init?(_ text: String) {
+        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count == 2, let index = Int(parts[0]), let count = Int(parts[1]), count >= 1,
+            (1...count).contains(index)
+        else {
+            return nil
+        }
+        self.index = index
+        self.count = count
+    }
+
+    /// Whether the `number`-th (1-based) file or unit is this shard's.
+    public func includes(_ number: Int) -> Bool {
+        (number - 1) % count == index - 1
     }
 }

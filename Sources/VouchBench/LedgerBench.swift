@@ -11,7 +11,7 @@ import VouchMint
 //
 // Minted per-account histories are written as an App Store Server API export would hold them:
 // each transaction and each renewal info as a token of its own, one per line. The file is
-// verified with `BatchVerifier.verifyLines(from:deliver:)` three times: without a ledger,
+// verified with `BatchVerifier.verify(from:deliver:)` three times: without a ledger,
 // feeding every payload to an `EntitlementLedger`, and without again. The ledger's cost is
 // the CPU time spent in `add` (on the delivering thread) against the CPU time of verifying
 // the same payloads without it (every thread): a ratio the machine's load hardly moves, where
@@ -52,7 +52,7 @@ struct LedgerBenchReport {
             "",
             "| measurement | wall s | CPU s | payloads/s (wall) | CPU ratio to verification |",
             "|---|---:|---:|---:|---:|",
-            "| `BatchVerifier.verifyLines(from:deliver:)`, results dropped (mean of the runs before and after) | \(String(format: "%.2f", verify)) | \(String(format: "%.2f", verifyCPU)) | \(String(format: "%.0f", Double(payloads) / verify)) | 1.000 |",
+            "| `BatchVerifier.verify(from:deliver:)`, results dropped (mean of the runs before and after) | \(String(format: "%.2f", verify)) | \(String(format: "%.2f", verifyCPU)) | \(String(format: "%.0f", Double(payloads) / verify)) | 1.000 |",
             "| the same, each payload added to an `EntitlementLedger` | \(String(format: "%.2f", ledgerRunSeconds)) | \(String(format: "%.2f", ledgerRunCPUSeconds)) | \(String(format: "%.0f", Double(payloads) / ledgerRunSeconds)) | \(String(format: "%.3f", ledgerRunCPUSeconds / verifyCPU)) |",
             "| inside `EntitlementLedger.add` alone (one thread) | \(String(format: "%.2f", addSeconds)) | \(String(format: "%.2f", addCPUSeconds)) | \(String(format: "%.0f", Double(payloads) / addSeconds)) | \(String(format: "%.3f", cpu)) |",
             "| `entitlements(at:)` of all \(ledgerAccounts) accounts (\(entitledAccounts) entitled) | \(String(format: "%.2f", entitlementsSeconds)) | | |",
@@ -164,13 +164,11 @@ func benchLedger(payloads target: Int, jobs: Int, authority: MintAuthority, sign
     let batch = BatchVerifier(verifier: try Verifier(configuration: configuration), jobs: jobs)
 
     func verifyRun(_ deliver: (VerifiedPayload) -> Void) throws -> (wall: Double, cpu: Double) {
-        let descriptor = open(file.path, O_RDONLY)
-        defer { close(descriptor) }
-        let reader = try LineReader.open(descriptor: descriptor)
+        let reader = try InputReader(path: file.path)
         let start = now()
         let startCPU = processCPUSeconds()
-        let summary = try batch.verifyLines(from: reader) { _, result in
-            if case .success(let verified) = result { deliver(verified) }
+        let summary = try batch.verify(from: reader) { result in
+            if let verified = result.payload { deliver(verified) }
         }
         let elapsed = now() - start
         let cpu = processCPUSeconds() - startCPU

@@ -104,11 +104,9 @@ enum ReceiptBench {
             let batch = BatchVerifier(
                 verifier: try Verifier(configuration: .acceptingAnyApp()), jobs: threads,
                 receiptVerifier: try ReceiptVerifier(configuration: configuration))
-            let descriptor = open(file.path, O_RDONLY)
-            defer { close(descriptor) }
-            let reader = try LineReader.open(FileDescriptorSource(descriptor: descriptor))
+            let reader = try InputReader(path: file.path)
             let start = now()
-            let summary = try batch.verifyLines(from: reader) { _ in }
+            let summary = try batch.verify(from: reader, format: RecordFormat()) { _ in }
             let elapsed = now() - start
             precondition(
                 summary.verified == fileLines, "the library verified \(summary.verified) of \(fileLines) receipts")
@@ -159,7 +157,7 @@ enum ReceiptBench {
             table.append(row("`vouch batch`, receipt lines, full payload output", "cli", threads))
         }
         for threads in threadCounts(jobs: jobs) {
-            table.append(row("`BatchVerifier.verifyLines`, receipt lines", "lib", threads))
+            table.append(row("`BatchVerifier.verify(from:format:write:)`, receipt lines", "lib", threads))
         }
         return table.joined(separator: "\n")
     }

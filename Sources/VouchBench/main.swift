@@ -299,12 +299,12 @@ func linesRate(jobs: Int, fastVerify: Bool = true) throws -> Double {
     var configuration = configuration
     configuration.fastVerify = fastVerify
     let verifier = try Verifier(configuration: configuration)
-    let descriptor = open(tokensFile.path, O_RDONLY)
-    defer { close(descriptor) }
-    let reader = try LineReader.open(FileDescriptorSource(descriptor: descriptor))
+    let reader = try InputReader(path: tokensFile.path)
     var written = 0
     let start = now()
-    let summary = try BatchVerifier(verifier: verifier, jobs: jobs).verifyLines(from: reader) { written += $0.count }
+    let summary = try BatchVerifier(verifier: verifier, jobs: jobs).verify(from: reader, format: RecordFormat()) {
+        written += $0.count
+    }
     let elapsed = now() - start
     precondition(summary.verified == options.lines && written > 0)
     return Double(options.lines) / elapsed
@@ -583,8 +583,8 @@ print(
     | `vouch batch`, full payload output | 1 | \(format(cli1.rate)) | \(String(format: "%.2f", cli1.ratio)) |
     | `vouch batch`, full payload output | \(jobs) | \(format(cliN.rate)) | \(String(format: "%.2f", cliN.ratio)) |
     | `vouch batch`, full payload output, \(freshLines) tokens of a CA minted just before (`mint ca` + `mint transaction`) | \(jobs) | \(format(fresh.rate)) | \(String(format: "%.2f", fresh.ratio)) |
-    | `BatchVerifier.verifyLines` (records written) | 1 | \(format(lines1.rate)) | \(String(format: "%.2f", lines1.ratio)) |
-    | `BatchVerifier.verifyLines` (records written) | \(jobs) | \(format(linesN.rate)) | \(String(format: "%.2f", linesN.ratio)) |
+    | `BatchVerifier.verify(from:format:write:)` (records written) | 1 | \(format(lines1.rate)) | \(String(format: "%.2f", lines1.ratio)) |
+    | `BatchVerifier.verify(from:format:write:)` (records written) | \(jobs) | \(format(linesN.rate)) | \(String(format: "%.2f", linesN.ratio)) |
     | `BatchVerifier.verifyAll` (typed results) | 1 | \(format(all1.rate)) | \(String(format: "%.2f", all1.ratio)) |
     | `BatchVerifier.verifyAll` (typed results) | \(jobs) | \(format(allN.rate)) | \(String(format: "%.2f", allN.ratio)) |
     | `BatchVerifier.verify(_:deliver:)` (typed results, delivered, none kept) | 1 | \(format(stream1.rate)) | \(String(format: "%.2f", stream1.ratio)) |
@@ -623,9 +623,9 @@ print(
     | `openssl speed -elapsed -seconds 2 -multi \(jobs) ecdsap256`, same run | \(jobs) | \(speed(speedN)) | \(speedN.map { String(format: "%.2f", $0.ratio) } ?? "") |
     | fixed-key path alone (chunks of 64, digests given) | 1 | \(format(fixed1.rate)) | \(String(format: "%.2f", fixed1.ratio)) |
     | fixed-key path alone (chunks of 64, digests given) | \(jobs) | \(format(fixedN.rate)) | \(String(format: "%.2f", fixedN.ratio)) |
-    | `BatchVerifier.verifyLines`, generic path (`fastVerify = false`) | \(jobs) | \(format(genericLinesN.rate)) | \(String(format: "%.2f", genericLinesN.ratio)) |
-    | `BatchVerifier.verifyLines` (records written) | 1 | \(format(rawLines1.rate)) | \(String(format: "%.2f", rawLines1.ratio)) |
-    | `BatchVerifier.verifyLines` (records written) | \(jobs) | \(format(rawLinesN.rate)) | \(String(format: "%.2f", rawLinesN.ratio)) |
+    | `BatchVerifier.verify(from:format:write:)`, generic path (`fastVerify = false`) | \(jobs) | \(format(genericLinesN.rate)) | \(String(format: "%.2f", genericLinesN.ratio)) |
+    | `BatchVerifier.verify(from:format:write:)` (records written) | 1 | \(format(rawLines1.rate)) | \(String(format: "%.2f", rawLines1.ratio)) |
+    | `BatchVerifier.verify(from:format:write:)` (records written) | \(jobs) | \(format(rawLinesN.rate)) | \(String(format: "%.2f", rawLinesN.ratio)) |
     | `BatchVerifier.verifyAll` (typed results) | 1 | \(format(rawAll1.rate)) | \(String(format: "%.2f", rawAll1.ratio)) |
     | `BatchVerifier.verifyAll` (typed results) | \(jobs) | \(format(rawAllN.rate)) | \(String(format: "%.2f", rawAllN.ratio)) |
     | `BatchVerifier.verify(_:deliver:)` (typed results, delivered, none kept) | 1 | \(format(rawStream1.rate)) | \(String(format: "%.2f", rawStream1.ratio)) |
@@ -664,7 +664,7 @@ func share(_ value: Double) -> String { String(format: "%.1f µs | %.0f %%", val
 print(
     """
 
-    Where a token's time goes on one thread, in `BatchVerifier.verifyLines` (records written). The
+    Where a token's time goes on one thread, in `BatchVerifier.verify(from:format:write:)` (records written). The
     payload steps run on their own, \(tokens.count) times over the first \(payloadWorkingSet.count) payloads (\(payloadWorkingSet.reduce(0) { $0 + $1.count } / max(payloadWorkingSet.count, 1)) bytes on
     average), which stay in cache as a chunk's freshly decoded payloads do. Each part's figure is its
     ratio to the raw rate around it, over the median raw rate.
@@ -697,7 +697,7 @@ if let speedN {
         | run | ratio to raw verify | against `\(speedCommand)` | goal | |
         |---|---:|---:|---:|---|
         \(goal("`vouch batch --jobs \(jobs)`, full payload output", rawCLIN, 2.0))
-        \(goal("`BatchVerifier.verifyLines` (records written)", rawLinesN, 2.5))
+        \(goal("`BatchVerifier.verify(from:format:write:)` (records written)", rawLinesN, 2.5))
         \(goal("`BatchVerifier.verifyAll` (typed results)", rawAllN, 2.5))
         \(goal("`BatchVerifier.verify(_:deliver:)` (typed results, delivered, none kept)", rawStreamN, 2.5))
         """)

@@ -7,7 +7,7 @@ import VouchTestSupport
 
 @testable import VouchMint
 
-/// The error contract: every ``VerificationError/Code`` (and ``BatchInputError/Code``) is
+/// The error contract: every ``VerificationError/Code`` is
 /// reachable from the command line, and `vouch verify --json` (`vouch batch` for the line codes,
 /// `vouch receipt verify --json` for the receipt codes) reports exactly that code for the example
 /// input the README's error table names.
@@ -295,8 +295,8 @@ import VouchTestSupport
     /// from the command line (`VerifierAPITests` covers it through the library).
     static let reachable = VerificationError.Code.all.filter { $0 != .internalError }
 
-    /// The verifier's reachable codes, then the batch input's own.
-    static let codes = reachable.map(\.rawValue) + BatchInputError.Code.all.map(\.rawValue)
+    /// Every reachable code.
+    static let codes = reachable.map(\.rawValue)
 
     @Test func everyCodeHasAnExample() throws {
         let examples = try Self.all.get()

@@ -5,38 +5,21 @@ import VouchTestSupport
 @testable import Vouch
 @testable import VouchBatch
 
-/// A byte source over memory, handing out at most `step` bytes per read.
-struct MemorySource: ByteSource {
-    let bytes: [UInt8]
-    let step: Int
-    var consumed = 0
-
-    init(_ bytes: [UInt8], step: Int = 1 << 16) {
-        self.bytes = bytes
-        self.step = step
-    }
-
-    mutating func read(into buffer: UnsafeMutableRawBufferPointer) throws(InputFailure) -> Int {
-        let count = min(buffer.count, step, bytes.count - consumed)
-        bytes[consumed..<consumed + count].withUnsafeBytes { buffer.copyMemory(from: $0) }
-        consumed += count
-        return count
-    }
-}
-
 struct BatchTests {
     let verifier = try! Verifier(configuration: .acceptingAnyApp())
 
     func records(
-        _ input: [UInt8], jobs: Int = 2, maximumLineLength: Int = LineReader.defaultMaximumLineLength,
+        _ input: [UInt8], jobs: Int = 2, maximumLineLength: Int = InputOptions.defaultMaximumLineLength,
         step: Int = 1 << 16
     )
         throws -> [JSONObject]
     {
-        let reader = try LineReader.open(
-            MemorySource(input, step: step), maximumLineLength: maximumLineLength, chunkLines: 7)
+        let reader = try InputReader(
+            source: MemorySource(input, step: step), options: InputOptions(maximumLineLength: maximumLineLength))
         var output: [UInt8] = []
-        _ = try BatchVerifier(verifier: verifier, jobs: jobs).verifyLines(from: reader, format: .init(payload: .none)) {
+        _ = try BatchVerifier(verifier: verifier, jobs: jobs).verify(
+            from: reader, format: RecordFormat(payload: .none)
+        ) {
             output += $0
         }
         return try output.split(separator: 0x0A).map { try StrictJSON.parseObject($0) }
@@ -100,28 +83,35 @@ struct BatchTests {
         #expect(records.allSatisfy { $0["status"] == "verified" })
     }
 
-    @Test func aTruncatedGzipStreamYieldsTheLinesItHeldThenFails() throws {
+    @Test(arguments: [1, 2, 3, 5, 8, 13])
+    func aTruncatedGzipStreamYieldsEveryCompleteLineBeforeTheCutThenFails(fourteenths: Int) throws {
         let tokens = try TestVectors.realTokens().map(\.token)
         let text = Array(tokens.joined(separator: "\n").utf8) + [0x0A]
         let compressed = try gzip(text)
-        let reader = try LineReader.open(
-            MemorySource(Array(compressed.prefix(compressed.count * 2 / 3))), chunkLines: 4)
-        var lines = 0
+        let cut = Array(compressed.prefix(compressed.count * fourteenths / 14))
+        // What the cut stream holds, as gzip itself inflates it: its complete lines count.
+        let complete = try shell("gzip -dc 2>/dev/null; true", input: cut).count { $0 == 0x0A }
+        let reader = try InputReader(source: MemorySource(cut, step: 997))
+        var lines: [Int] = []
         var failure: InputFailure? = nil
         do {
-            while let chunk = try reader.nextChunk() { lines += chunk.lines.count }
-        } catch {
+            _ = try BatchVerifier(verifier: verifier, jobs: 2).verify(from: reader) { lines.append($0.line) }
+        } catch let error as InputFailure {
             failure = error
         }
         #expect(failure?.description == "the gzip stream is truncated")
-        #expect(lines > 0)
-        #expect(lines < tokens.count + 1)
+        #expect(lines == Array(0..<complete).map { $0 + 1 })
     }
 
     func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        try shell("gzip -c", input: bytes)
+    }
+
+    /// What `command` writes to standard output given `bytes` on standard input.
+    func shell(_ command: String, input bytes: [UInt8]) throws -> [UInt8] {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "gzip -c"]
+        process.arguments = ["-c", command]
         let input = Pipe()
         let output = Pipe()
         process.standardInput = input

@@ -56,10 +56,10 @@ struct ConcurrencyTests {
         let lines = Array(repeating: tokens, count: 4).flatMap { $0 }
         let input = Array(lines.joined(separator: "\n").utf8) + [0x0A]
         let verifier = try Verifier(configuration: .acceptingAnyApp())
-        let reader = try LineReader.open(MemorySource(input, step: 4093), chunkLines: 5)
+        let reader = try InputReader(source: MemorySource(input, step: 4093))
         var output: [UInt8] = []
-        let summary = try BatchVerifier(verifier: verifier, jobs: 8).verifyLines(
-            from: reader, format: .init(payload: .none)
+        let summary = try BatchVerifier(verifier: verifier, jobs: 8).verify(
+            from: reader, format: RecordFormat(payload: .none)
         ) {
             output += $0
         }

@@ -30,19 +30,19 @@ struct DocumentTests {
     }
 
     func read(
-        _ text: String, options: DocumentOptions = DocumentOptions(), verifier: Verifier? = nil, step: Int = 1 << 16
+        _ text: String, options: InputOptions = InputOptions(), verifier: Verifier? = nil, step: Int = 1 << 16
     )
         throws -> [Record]
     {
-        let reader = try DocumentReader.open(MemorySource(Array(text.utf8), step: step), options: options)
+        let reader = try InputReader(source: MemorySource(Array(text.utf8), step: step), options: options)
         var records: [Record] = []
         while let work = try reader.next() {
             for result in work.verify(with: verifier ?? self.verifier, kind: nil) {
                 let code: String?
                 let kind: String?
                 switch result.result {
-                case .success(let verified): (code, kind) = (nil, verified.kind.rawValue)
-                case .failure(let error): (code, kind) = (error.code, nil)
+                case .success(let verified): (code, kind) = (nil, verified.kind)
+                case .failure(let error): (code, kind) = (error.code.rawValue, nil)
                 }
                 records.append(
                     Record(
@@ -105,12 +105,12 @@ struct DocumentTests {
 
     /// The records one sequential reader gives, verified document by document.
     func sequentialRecords(_ text: String, step: Int) throws -> [UInt8] {
-        let reader = try DocumentReader.open(MemorySource(Array(text.utf8), step: step))
-        let format = DocumentRecordFormat()
+        let reader = try InputReader(source: MemorySource(Array(text.utf8), step: step))
+        let format = RecordFormat()
         var writer = JSONWriter()
         while let work = try reader.next() {
             for result in work.verify(with: verifier, kind: nil) {
-                format.write(result, echo: work.context.echo, kind: nil, into: &writer)
+                format.write(result, into: &writer)
             }
         }
         return writer.bytes
@@ -122,10 +122,10 @@ struct DocumentTests {
     func theBatchPipelineWritesWhatOneSequentialReaderGives(jobs: Int) throws {
         let text = Self.mixedDump(repeats: 60)
         let expected = try sequentialRecords(text, step: 997)
-        let reader = try DocumentReader.open(MemorySource(Array(text.utf8), step: 997))
+        let reader = try InputReader(source: MemorySource(Array(text.utf8), step: 997))
         var output: [UInt8] = []
         var chunks = 0
-        let summary = try BatchVerifier(verifier: verifier, jobs: jobs).verifyDocuments(from: reader) {
+        let summary = try BatchVerifier(verifier: verifier, jobs: jobs).verify(from: reader, format: RecordFormat()) {
             output += $0
             chunks += 1
         }
@@ -223,7 +223,7 @@ struct DocumentTests {
     @Test func aFieldPathWithWildcardsPicksTokensOfAnyShape() throws {
         let body =
             #"{"items":[{"jws":"\#(Self.transaction)","note":"x"},{"jws":"\#(Self.renewal)"}],"signedPayload":"ignored"}"#
-        let records = try read(body, options: DocumentOptions(field: "items[].jws"))
+        let records = try read(body, options: InputOptions(field: "items[].jws"))
         #expect(records.map(\.path) == ["items[0].jws", "items[1].jws"])
         #expect(records.allSatisfy { $0.code == nil })
     }
@@ -302,7 +302,7 @@ struct DocumentTests {
 
     @Test func aHugeStringIsStreamedAndATooLargeTokenRejected() throws {
         let huge = String(repeating: "A", count: 3 << 20)
-        let options = DocumentOptions(documentBuffer: 64 * 1024)
+        let options = InputOptions(documentBuffer: 64 * 1024)
         let records = try read(
             #"{"note":"\#(huge)","signedTransactions":["\#(Self.transaction)","\#(huge)"]}"#, options: options,
             step: 4093)
@@ -314,7 +314,7 @@ struct DocumentTests {
         let tokens = Array(repeating: Self.transaction, count: 30)
         let body =
             #"{"signedTransactions":[\#(tokens.map { "\"\($0)\"" }.joined(separator: ","))],"bundleId":"\#(Self.bundleId)"}"#
-        let streamed = try read(body, options: DocumentOptions(documentBuffer: 16 * 1024))
+        let streamed = try read(body, options: InputOptions(documentBuffer: 16 * 1024))
         #expect(streamed.count == 31)
         #expect(streamed.prefix(30).allSatisfy { $0.code == nil })
         #expect(streamed.last?.code == "document_too_large")

@@ -121,14 +121,14 @@ struct LimitTests {
     }
 
     @Test func aBatchLineOfOneMiBIsVerifiedAndOneByteMoreIsTooLong() throws {
-        let limit = LineReader.defaultMaximumLineLength
+        let limit = InputOptions.defaultMaximumLineLength
         #expect(limit == 1 << 20)
         let padded = Array(repeating: UInt8(ascii: " "), count: limit - token.utf8.count) + Array(token.utf8)
         let input = padded + [0x0A] + [UInt8(ascii: " ")] + padded + [0x0A]
-        let reader = try LineReader.open(MemorySource(input))
+        let reader = try InputReader(source: MemorySource(input))
         var output: [UInt8] = []
-        let summary = try BatchVerifier(verifier: verifier, jobs: 1).verifyLines(
-            from: reader, format: .init(payload: .none)
+        let summary = try BatchVerifier(verifier: verifier, jobs: 1).verify(
+            from: reader, format: RecordFormat(payload: .none)
         ) {
             output += $0
         }

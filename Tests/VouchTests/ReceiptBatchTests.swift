@@ -26,15 +26,15 @@ import VouchTestSupport
         return try ReceiptVerifier(configuration: configuration)
     }
 
-    /// The records of `input` through `verifyDocuments`, parsed.
+    /// The records of `input` through the batch's record writer, parsed.
     static func documentRecords(_ input: String, receipts: ReceiptVerifier?, jobs: Int = 2) throws -> [JSONObject] {
         let batch = BatchVerifier(
             verifier: try Verifier(configuration: .acceptingAnyApp()), jobs: jobs, receiptVerifier: receipts)
-        let reader = try DocumentReader.open(MemorySource(Array(input.utf8), step: 1000))
+        let reader = try InputReader(source: MemorySource(Array(input.utf8), step: 1000))
         var output: [UInt8] = []
-        let summary = try batch.verifyDocuments(
-            from: reader, options: .init(format: .init(payload: .fields(["bundleId"])))
-        ) { output += $0 }
+        let summary = try batch.verify(from: reader, format: RecordFormat(payload: .fields(["bundleId"]))) {
+            output += $0
+        }
         let records = try output.split(separator: 0x0A).map { try StrictJSON.parseObject($0) }
         #expect(summary.lines == records.count)
         return records
@@ -108,18 +108,18 @@ import VouchTestSupport
         #expect(records[0]["error"]?.objectValue?["code"]?.stringValue == "malformed_token")
     }
 
-    @Test func theLinePathVerifiesReceiptLinesToo() throws {
+    @Test func typedResultsHoldTheVerifiedReceiptsBesideTheTokens() throws {
         let token = try TestVectors.text("apple-real/real/transaction-production-1.jws")
         let input = Array(([try Self.receipt(1), token, try Self.receipt(2)].joined(separator: "\n") + "\n").utf8)
         let batch = BatchVerifier(
             verifier: try Verifier(configuration: .acceptingAnyApp()), jobs: 2,
             receiptVerifier: try Self.receiptVerifier())
-        var output: [UInt8] = []
-        let summary = try batch.verifyLines(
-            from: try LineReader.open(MemorySource(input)), format: .init(payload: .none)
-        ) { output += $0 }
+        var results: [InputResult] = []
+        let summary = try batch.verify(from: try InputReader(source: MemorySource(input))) { results.append($0) }
         #expect(summary.kinds == ["receipt": 2, "transaction": 1])
-        let records = try output.split(separator: 0x0A).map { try StrictJSON.parseObject($0) }
-        #expect(records.map { $0["kind"]?.stringValue } == ["receipt", "transaction", "receipt"])
+        #expect(results.map(\.line) == [1, 2, 3])
+        #expect(results.map { $0.receipt != nil } == [true, false, true])
+        #expect(results[1].payload?.kind == .transaction)
+        #expect(results[0].receipt?.receipt.bundleId == results[2].receipt?.receipt.bundleId)
     }
 }

@@ -95,6 +95,10 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
         public static let nestedTokenInvalid = Code(rawValue: "nested_token_invalid")
         /// The token was signed by Xcode's StoreKit testing certificate, which is not trusted.
         public static let xcodeNotTrusted = Code(rawValue: "xcode_not_trusted")
+        /// Line input: the line is empty, or only whitespace.
+        public static let emptyLine = Code(rawValue: "empty_line")
+        /// Line input: the line is longer than the limit; its bytes were skipped.
+        public static let lineTooLong = Code(rawValue: "line_too_long")
         /// Document input: a transaction and a renewal info of one object disagree
         /// (`originalTransactionId` or environment).
         public static let pairMismatch = Code(rawValue: "pair_mismatch")
@@ -112,14 +116,14 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
                 .wrongKeyType, .leafIsCA,
                 .badSignatureLength, .badSignature, .badPayloadJSON, .unknownKind, .wrongKind, .wrongBundleId,
                 .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted, .internalError,
-                .pairMismatch, .documentTooLarge,
+                .emptyLine, .lineTooLong, .pairMismatch, .documentTooLarge,
             ] + receiptCodes
 
         /// The step this code belongs to; `nil` for ``nestedTokenInvalid``, whose category is
         /// the nested error's.
         var category: Category? {
             switch self {
-            case .tokenTooLarge, .malformedToken, .documentTooLarge: .input
+            case .tokenTooLarge, .malformedToken, .emptyLine, .lineTooLong, .documentTooLarge: .input
             case .badBase64URL, .badHeaderJSON, .jsonTooDeep, .unsupportedAlgorithm, .critPresent, .missingX5C,
                 .wrongChainLength, .badCertificateEncoding, .certificateTooLarge, .badPayloadJSON, .unknownKind:
                 .format

@@ -60,7 +60,7 @@ struct BatchCommand: Command {
                 help:
                     "Verify every signature with OpenSSL's generic P-256 path,\nnever with a key's precomputed table (same verdicts)"
             ),
-        ] + DocumentArguments.options + TrustOptions.options + [
+        ] + InputArguments.options + TrustOptions.options + [
             .value(
                 "--receipt-root", "FILE", repeatable: true,
                 help: "Trust this root for receipts instead of the embedded Apple\nInc. Root")
@@ -71,7 +71,18 @@ struct BatchCommand: Command {
         var options = try TrustOptions(arguments, console: console)
         options.configuration.fastVerify = !arguments.flag("--no-fast-verify")
         var batch = BatchVerifier(verifier: try options.makeVerifier(), kind: options.kind)
-        let documents = try DocumentArguments(arguments)
+        var documents = try InputArguments(arguments)
+        documents.options.echo = arguments.values("--echo")
+        if let empty = documents.options.echo.first(where: \.isEmpty) {
+            throw UsageError("--echo needs a member name; got '\(empty)'")
+        }
+        var shard: Shard?
+        if let text = arguments.value("--shard") {
+            guard let parsed = Shard(text) else {
+                throw UsageError("--shard must be I/N with 1 ≤ I ≤ N, such as 2/8; got '\(text)'")
+            }
+            shard = parsed
+        }
         batch.receiptVerifier = try ReceiptCommands.batchVerifier(arguments, options: options, console: console)
         if let text = arguments.value("--jobs") {
             guard let jobs = Int(text), (1...1024).contains(jobs) else {
@@ -79,11 +90,10 @@ struct BatchCommand: Command {
             }
             batch.jobs = jobs
         }
-        var run = BatchVerifier.DocumentRunOptions(
-            format: DocumentRecordFormat(
-                payload: try Self.payloadSelection(arguments.value("--payload") ?? "full"),
-                numbers: arguments.flag("--no-line-number") ? .never : .always, echo: documents.options.echo),
-            skipEmpty: arguments.flag("--skip-empty"))
+        let format = RecordFormat(
+            payload: try Self.payloadSelection(arguments.value("--payload") ?? "full"),
+            numbers: arguments.flag("--no-line-number") ? .never : .always, echo: documents.options.echo)
+        var run = BatchVerifier.RunOptions(skipEmpty: arguments.flag("--skip-empty"))
         var firstLine = 1
         var firstDocument = 1
         if let text = arguments.value("--first-line") {
@@ -100,8 +110,8 @@ struct BatchCommand: Command {
         let totalSize = Self.knownSize(of: inputs.map(\.descriptor))
         let progress = Progress(console: console, enabled: !arguments.flag("--no-progress"), totalBytes: totalSize)
         // Several files are shared out whole (gzip cannot be split); one input by document.
-        let byFile = documents.shard != nil && inputs.count > 1
-        if !byFile { run.shard = documents.shard }
+        let byFile = shard != nil && inputs.count > 1
+        if !byFile { run.shard = shard }
         let start = Date()
 
         var summary = BatchSummary()
@@ -110,16 +120,13 @@ struct BatchCommand: Command {
         var report = BatchReport()
         var failure: (any Error)? = nil
         for (number, input) in inputs.enumerated() {
-            let mine = !byFile || documents.shard!.includes(number + 1)
+            let mine = !byFile || shard!.includes(number + 1)
             // Another shard's file is read only to keep numbers those of one whole run.
-            if !mine, run.format.numbers == .never { continue }
+            if !mine, format.numbers == .never { continue }
             // The pipeline's running totals for this input, as far as the report has them.
             var counted = BatchSummary()
             do {
-                let reader = try DocumentReader.open(
-                    FileDescriptorSource(descriptor: input.descriptor), options: documents.options,
-                    firstLine: firstLine,
-                    firstDocument: firstDocument)
+                let reader = try documents.reader(input, firstLine: firstLine, firstDocument: firstDocument)
                 defer {
                     firstLine += reader.linesRead
                     firstDocument += reader.documentsRead
@@ -129,8 +136,8 @@ struct BatchCommand: Command {
                     continue
                 }
                 let done = summary
-                let part = try batch.verifyDocuments(
-                    from: reader, options: run,
+                let part = try batch.verify(
+                    from: reader, options: run, format: format,
                     write: { bytes in
                         do {
                             try console.output.write(bytes)
@@ -146,6 +153,9 @@ struct BatchCommand: Command {
                     })
                 summary.add(part)
             } catch let error as WriteError {
+                failure = error
+                break
+            } catch let error as InputError {
                 failure = error
                 break
             } catch {

@@ -1,5 +1,6 @@
 import Foundation
 import Vouch
+import VouchBatch
 
 /// `vouch inspect`: a token decoded without trusting anything.
 struct InspectCommand: Command {
@@ -13,28 +14,65 @@ struct InspectCommand: Command {
         milliseconds. The first line of output is always UNVERIFIED.
         (vouch verify checks the app only when told: --bundle-id, --environment.)
         """
-    let options: [CommandOption] = [.value("--field", "NAME", help: "In JSON input, read the token from this member")]
+    let options = InputArguments.options
     let positionals = Positionals.oneInput
     let exitStatus = "0 decoded, 1 not a decodable JWS, 64 usage error, 66 unreadable input,\n74 output write error."
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let (bytes, complete) = try console.readInput(arguments.input, limit: VerifyCommand.inputLimit)
-        let lines: [String]
-        do throws(VerificationError) {
-            guard complete else {
-                throw VerificationError(.tokenTooLarge, "the input is larger than \(VerifyCommand.inputLimit) bytes")
-            }
-            let token = try SignedInput.token(in: bytes, field: arguments.value("--field"))
-            let inspection = try Inspection(token: String(decoding: token, as: UTF8.self))
-            var text = ["UNVERIFIED: decoded without checking the signature, the chain or any claim"]
-            Self.describe(inspection, indent: 0, into: &text)
-            lines = text
-        } catch {
-            console.diagnose("vouch: cannot decode: \(error.code): \(error.reason)")
-            return ExitCode.rejected
+        var input = try SingleInput(arguments.input, arguments: try InputArguments(arguments), console: console)
+        var decoded = true
+        var wroteHeading = false
+        func fail(_ error: VerificationError, place: String = "") {
+            decoded = false
+            console.diagnose("vouch: cannot decode: \(place)\(error.code): \(error.reason)")
         }
-        try console.output.write(lines.joined(separator: "\n") + "\n")
-        return ExitCode.success
+        switch try input.start() {
+        case .empty:
+            fail(
+                VerificationError(
+                    .malformedToken,
+                    "the input is empty: 'vouch inspect' reads a token, or JSON documents holding tokens"))
+        case .several(let count):
+            fail(
+                VerificationError(
+                    .malformedToken,
+                    "the input holds \(count) lines that are not blank: 'vouch inspect' reads one token, or JSON documents holding tokens"
+                ))
+        case .unit(let first):
+            var next: InputUnit? = first
+            while let unit = next {
+                if let failure = unit.failure { fail(VerifyCommand.explain(failure.error, isReceipt: false)) }
+                for token in unit.single.map({ [$0] }) ?? unit.groups.flatMap({ $0 }) where unit.failure == nil {
+                    let place = token.path.map { "\($0) (line \(token.line)): " } ?? ""
+                    let inspection: Inspection
+                    do throws(VerificationError) {
+                        guard token.form == .jws else {
+                            throw VerificationError(
+                                .malformedToken,
+                                "the input holds a legacy app receipt: 'vouch receipt inspect' reads it")
+                        }
+                        switch token.content {
+                        case .failure(let error): throw error
+                        case .token(let bytes):
+                            inspection = try Inspection(token: String(decoding: bytes, as: UTF8.self))
+                        }
+                    } catch {
+                        fail(error, place: place)
+                        continue
+                    }
+                    var lines: [String] = []
+                    if !wroteHeading {
+                        lines.append("UNVERIFIED: decoded without checking the signature, the chain or any claim")
+                        wroteHeading = true
+                    }
+                    if let path = token.path { lines.append("\(path) (line \(token.line)):") }
+                    Self.describe(inspection, indent: token.path == nil ? 0 : 1, into: &lines)
+                    try console.output.write(lines.joined(separator: "\n") + "\n")
+                }
+                next = try input.next()
+            }
+        }
+        return decoded ? ExitCode.success : ExitCode.rejected
     }
 
     static func describe(_ inspection: Inspection, indent: Int, into lines: inout [String]) {

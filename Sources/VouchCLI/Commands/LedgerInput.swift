@@ -4,9 +4,9 @@ import VouchBatch
 import VouchEntitlements
 
 /// Reads dumps into an entitlement ledger for `vouch entitlements` and `vouch refunds`: the
-/// inputs `vouch batch` reads (files or standard input, gzip, one token or JSON body per line),
-/// every token verified with the same trust options; a rejected line is counted and reported
-/// on stderr, never used.
+/// inputs `vouch batch` reads (files or standard input, gzip, tokens and JSON bodies per line,
+/// App Store Server API responses), every token verified with the same trust options and the
+/// same cross-checks; a rejected token is counted and reported on stderr, never used.
 struct LedgerInput {
     /// The options both commands share with `vouch batch`: its trust options less `--kind`,
     /// with `--chain-at` for what `--at` means there.
@@ -14,12 +14,12 @@ struct LedgerInput {
         [
             .value("--summary-json", "FILE", help: "Also write the summary as JSON to FILE (- for stdout)"),
             .value("--jobs", short: "j", "N", help: "Verify on N threads (default: all cores)"),
-            .value("--field", "NAME", help: "In JSON lines, read the token from this member"),
+        ] + InputArguments.options + [
             .value(
                 "--chain-at", "WHEN",
                 help:
                     "Validate chains at: signed (the payload's signed date,\ndefault), now, or a DATE ('vouch batch --at')"
-            ),
+            )
         ] + TrustOptions.options.filter { $0.name != "--kind" && $0.name != "--at" }
 
     /// At most this many rejected lines are reported one by one; all are counted.
@@ -27,6 +27,7 @@ struct LedgerInput {
 
     let command: String
     let batch: BatchVerifier
+    let input: InputArguments
     let paths: [String]
 
     init(command: String, arguments: ParsedArguments, console: Console) throws {
@@ -43,7 +44,8 @@ struct LedgerInput {
                 options.configuration.validationTime = .fixed(Timestamp(date))
             }
         }
-        var batch = BatchVerifier(verifier: try options.makeVerifier(), field: arguments.value("--field"))
+        input = try InputArguments(arguments)
+        var batch = BatchVerifier(verifier: try options.makeVerifier())
         if let text = arguments.value("--jobs") {
             guard let jobs = Int(text), (1...1024).contains(jobs) else {
                 throw UsageError("--jobs must be a whole number from 1 to 1024; got '\(text)'")
@@ -69,19 +71,21 @@ struct LedgerInput {
         let start = Date()
         var reading = Reading()
         var reported = 0
-        for input in inputs {
+        for opened in inputs {
             do {
-                let reader = try LineReader.open(descriptor: input.descriptor)
-                let part = try batch.verifyLines(from: reader) { line, result in
-                    switch result {
-                    case .success(let verified):
+                let reader = try input.reader(opened)
+                let part = try batch.verify(from: reader) { result in
+                    switch result.result {
+                    case .success(.payload(let verified)):
                         ledger.add(verified)
+                    case .success(.receipt):
+                        break
                     case .failure(let error):
                         reported += 1
                         if reported <= Self.reportedRejections {
+                            let place = "\(opened.name):\(result.line)" + (result.path.map { " \($0)" } ?? "")
                             console.diagnose(
-                                "vouch \(command): \(input.name):\(line): rejected, not used: \(error.code): \(error.reason)"
-                            )
+                                "vouch \(command): \(place): rejected, not used: \(error.code): \(error.reason)")
                         } else if reported == Self.reportedRejections + 1 {
                             console.diagnose(
                                 "vouch \(command): further rejected lines are counted only ('vouch batch' lists them all)"
@@ -91,7 +95,7 @@ struct LedgerInput {
                 }
                 reading.summary.add(part)
             } catch let error as InputFailure {
-                throw InputError("cannot read \(input.name): \(error)")
+                throw InputError("cannot read \(opened.name): \(error)")
             }
         }
         reading.seconds = Date().timeIntervalSince(start)

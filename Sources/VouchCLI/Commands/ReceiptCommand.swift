@@ -54,6 +54,74 @@ enum ReceiptCommands {
             throw UsageError(error.reason)
         }
     }
+
+    /// The reader options of the receipt commands: `--field`, and lines up to ``inputLimit``.
+    static func inputArguments(_ arguments: ParsedArguments) throws(UsageError) -> InputArguments {
+        var input = try InputArguments(arguments)
+        input.options.maximumLineLength = inputLimit
+        return input
+    }
+
+    /// The one receipt an input holds: its DER bytes (or, for an input that is no receipt, its
+    /// bytes as they are, for the receipt verifier to name what it is), or why there is none.
+    static func receipt(in input: inout SingleInput, command: String) throws(InputError) -> Result<
+        [UInt8], VerificationError
+    > {
+        switch try input.start() {
+        case .empty:
+            return .failure(VerificationError(.receiptNotAReceipt, "the input is empty"))
+        case .several(let count):
+            return .failure(
+                VerificationError(
+                    .receiptNotAReceipt,
+                    "the input holds \(count) lines that are not blank: '\(command)' reads one receipt; 'vouch batch' verifies a dump of"
+                        + " one receipt per line"))
+        case .unit(let unit):
+            if try input.next() != nil {
+                return .failure(
+                    VerificationError(
+                        .receiptNotAReceipt,
+                        "the input holds several documents: '\(command)' reads one receipt; 'vouch batch' verifies them all"
+                    ))
+            }
+            return Result { () throws(VerificationError) in try receiptBytes(of: unit) }
+        }
+    }
+
+    private static func receiptBytes(of unit: InputUnit) throws(VerificationError) -> [UInt8] {
+        if let failure = unit.failure?.error {
+            if failure.code == .lineTooLong {
+                throw VerificationError(.receiptTooLarge, "the input is larger than \(inputLimit) bytes")
+            }
+            throw VerificationError(.receiptNotAReceipt, failure.reason)
+        }
+        let tokens = unit.single.map { [$0] } ?? unit.groups.flatMap { $0 }
+        let receipts = tokens.filter { $0.form != .jws }
+        let token: InputToken
+        if unit.isBareLine, let single = unit.single {
+            // A line of text: the receipt's base64, or anything else, which decoding names.
+            token = single
+        } else if receipts.count == 1 {
+            token = receipts[0]
+        } else if receipts.isEmpty {
+            throw VerificationError(
+                .receiptNotAReceipt,
+                "the input holds no receipt, only signed tokens (\(tokens.compactMap(\.path).joined(separator: ", "))),"
+                    + " which 'vouch verify' reads")
+        } else {
+            throw VerificationError(
+                .receiptNotAReceipt,
+                "the input holds \(receipts.count) receipts: one is read here; 'vouch batch' verifies them all")
+        }
+        switch token.content {
+        case .failure(let error) where error.code == .tokenTooLarge:
+            throw VerificationError(.receiptTooLarge, error.reason)
+        case .failure(let error):
+            throw VerificationError(.receiptNotAReceipt, error.reason)
+        case .token(let bytes):
+            return token.form == .receiptFile ? bytes : try ReceiptInput.receipt(in: bytes)
+        }
+    }
 }
 
 /// `vouch receipt verify`.
@@ -87,7 +155,7 @@ struct ReceiptVerifyCommand: Command {
             .value("--device-id", "UUID", help: "Check the receipt's hash against this device identifier"),
             .value("--at", "WHEN", help: "Validate the chain at: creation (default), now, or a DATE"),
             .flag("--no-strict-x509", help: "Relax OpenSSL's RFC 5280 strict checks"),
-            .value("--field", "NAME", help: "In JSON input, read the receipt from this member"),
+        ] + InputArguments.options + [
             .flag(
                 "--json",
                 help: "Print one JSON record:\n{\"status\":…,\"kind\":\"receipt\",\"payload\":…[,\"error\":…]}"),
@@ -106,20 +174,13 @@ struct ReceiptVerifyCommand: Command {
                 arguments.value("--format") ?? "text", option: "--format", among: ["text", "json", "verify-receipt"],
                 name: { $0 })
         let verifier = try ReceiptCommands.makeVerifier(try configuration(arguments, console: console))
-        let (bytes, complete) = try console.readInput(arguments.input, limit: ReceiptCommands.inputLimit)
-
-        let result: Result<VerifiedReceipt, VerificationError>
-        if !complete {
-            result = .failure(
-                VerificationError(.receiptTooLarge, "the input is larger than \(ReceiptCommands.inputLimit) bytes"))
-        } else {
-            result = Result { () throws(VerificationError) in
-                try verifier.verify(try ReceiptInput.receipt(in: bytes, field: arguments.value("--field")))
-            }
-        }
+        var input = try SingleInput(
+            arguments.input, arguments: try ReceiptCommands.inputArguments(arguments), console: console)
+        let bytes = try ReceiptCommands.receipt(in: &input, command: "vouch receipt verify")
+        let result = Result { () throws(VerificationError) in try verifier.verify(try bytes.get()) }
         switch (format, result) {
         case ("json", _):
-            try console.output.write(ReceiptRecord.json(for: result) + [0x0A])
+            try console.output.write(VerificationRecord.json(for: result) + [0x0A])
         case ("verify-receipt", .success(let verified)):
             try console.output.write(JSONWriter.encode(.object(verified.receipt.verifyReceiptResponse)) + [0x0A])
         case (_, .success(let verified)):
@@ -197,20 +258,15 @@ struct ReceiptInspectCommand: Command {
     let positionals = Positionals.oneInput
     let exitStatus = "0 decoded, 1 not a decodable receipt, 64 usage error, 66 unreadable input, 74 output write error."
 
-    var options: [CommandOption] {
-        [.value("--field", "NAME", help: "In JSON input, read the receipt from this member")]
-    }
+    var options: [CommandOption] { InputArguments.options }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        let (bytes, complete) = try console.readInput(arguments.input, limit: ReceiptCommands.inputLimit)
+        var input = try SingleInput(
+            arguments.input, arguments: try ReceiptCommands.inputArguments(arguments), console: console)
+        let bytes = try ReceiptCommands.receipt(in: &input, command: "vouch receipt inspect")
         let inspection: ReceiptInspection
         do throws(VerificationError) {
-            guard complete else {
-                throw VerificationError(
-                    .receiptTooLarge, "the input is larger than \(ReceiptCommands.inputLimit) bytes")
-            }
-            inspection = try ReceiptInspection(
-                receipt: try ReceiptInput.receipt(in: bytes, field: arguments.value("--field")))
+            inspection = try ReceiptInspection(receipt: try bytes.get())
         } catch {
             console.diagnose("vouch: cannot decode: \(error.code): \(error.reason)")
             return ExitCode.rejected

@@ -24,54 +24,79 @@ struct VerifyCommand: Command {
         """
 
     var options: [CommandOption] {
-        TrustOptions.options + DocumentArguments.options + [
+        TrustOptions.options + InputArguments.options + [
             .flag(
                 "--json",
                 help: "Print one JSON record per token:\n{\"status\":…,\"kind\":…,\"payload\":…[,\"error\":…]}")
         ]
     }
 
-    /// Reads at most this much input; a token is far smaller (see maximumTokenSize).
-    static let inputLimit = 1024 * 1024
+    /// The longest bare token read (a token is far smaller: see maximumTokenSize).
+    static let inputLimit = InputOptions.defaultMaximumLineLength
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let options = try TrustOptions(arguments, console: console)
         let verifier = try options.makeVerifier()
-        let documents = try DocumentArguments(arguments)
-        let (bytes, complete): ([UInt8], Bool)
-        switch try VerifyDocuments.open(
-            arguments.input, limit: Self.inputLimit, options: documents.options, console: console)
-        {
-        case .documents(let reader):
-            return try VerifyDocuments.run(
-                reader, verifier: verifier, kind: options.kind, json: arguments.flag("--json"), console: console)
-        case .token(let read, let whole):
-            (bytes, complete) = (read, whole)
+        let json = arguments.flag("--json")
+        var input = try SingleInput(arguments.input, arguments: try InputArguments(arguments), console: console)
+        let format = RecordFormat(numbers: .whereNew, kind: options.kind)
+        var allVerified = true
+
+        func reject(_ error: VerificationError, place: String = "") throws {
+            allVerified = false
+            if json {
+                try console.output.write(VerificationRecord.json(for: .failure(error), kind: options.kind) + [0x0A])
+            }
+            console.diagnose("vouch: rejected: \(place)\(error.code): \(error.reason)")
         }
 
-        let result: Result<VerifiedPayload, VerificationError>
-        if !complete {
-            result = .failure(VerificationError(.tokenTooLarge, "the input is larger than \(Self.inputLimit) bytes"))
-        } else {
-            result = Result { () throws(VerificationError) in
-                let token = try SignedInput.token(in: bytes, field: arguments.value("--field"))
-                return try verifier.verify(bytes: token, as: options.kind)
+        switch try input.start() {
+        case .empty:
+            try reject(
+                VerificationError(
+                    .malformedToken,
+                    "the input is empty: 'vouch verify' reads a token, or JSON documents holding tokens"))
+        case .several(let count):
+            try reject(
+                VerificationError(
+                    .malformedToken,
+                    "the input holds \(count) lines that are not blank: 'vouch verify' reads one token, or JSON documents holding tokens;"
+                        + " 'vouch batch' verifies a dump of one token per line"))
+        case .unit(let first):
+            var next: InputUnit? = first
+            while let unit = next {
+                for var result in unit.verify(with: verifier, kind: options.kind) {
+                    result.result = result.result.mapError { Self.explain($0, isReceipt: result.form != .jws) }
+                    let place = result.path.map { "\($0) (line \(result.line)): " } ?? ""
+                    switch result.result {
+                    case .success(.payload(let verified)):
+                        try console.output.write(
+                            json ? format.record(result) : Array((place + Self.describe(verified)).utf8))
+                    case .success(.receipt), .failure:
+                        if json { try console.output.write(format.record(result)) }
+                        if case .failure(let error) = result.result {
+                            allVerified = false
+                            console.diagnose("vouch: rejected: \(place)\(error.code): \(error.reason)")
+                        }
+                    }
+                }
+                next = try input.next()
             }
         }
+        return allVerified ? ExitCode.success : ExitCode.rejected
+    }
 
-        if arguments.flag("--json") {
-            try console.output.write(VerificationRecord.json(for: result, kind: options.kind) + [0x0A])
+    /// What `vouch verify` says of an input it does not verify: a receipt is for `vouch receipt
+    /// verify`; a bare line over the limit is too large a token.
+    static func explain(_ error: VerificationError, isReceipt: Bool) -> VerificationError {
+        if isReceipt, error.code == .malformedToken {
+            return VerificationError(
+                .malformedToken, "the input holds a legacy app receipt: 'vouch receipt verify' reads it")
         }
-        switch result {
-        case .success(let verified):
-            if !arguments.flag("--json") {
-                try console.output.write(Self.describe(verified))
-            }
-            return ExitCode.success
-        case .failure(let error):
-            console.diagnose("vouch: rejected: \(error.code): \(error.reason)")
-            return ExitCode.rejected
+        if error.code == .lineTooLong {
+            return VerificationError(.tokenTooLarge, "the input is larger than \(inputLimit) bytes")
         }
+        return error
     }
 
     static func describe(_ verified: VerifiedPayload) -> String {

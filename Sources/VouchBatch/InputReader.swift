@@ -1,75 +1,161 @@
-internal import Foundation
+public import Foundation
 internal import Vouch
 
-/// Reads a stream of inputs as `vouch verify` and `vouch batch` see them: lines holding a bare
-/// token, blank lines, and JSON documents (one per line, pretty-printed over many lines, or
-/// several in a row), and finds every token in them by its JSON path.
+/// The one reader of Vouch's inputs: what `vouch verify`, `vouch batch`, `vouch entitlements`,
+/// `vouch refunds` and `vouch receipt` read, and what a server reads a dump, an export or a
+/// webhook body with. It finds every token and receipt in:
+///
+/// - lines: a bare compact JWS, a JSON object holding one (a webhook body), a receipt's base64
+///   text (wrapped over several lines or not), blank lines; one unit per line, numbered by line;
+/// - JSON documents: App Store Server API responses, arrays, webhook bodies, one per line,
+///   pretty-printed over many lines, or several in a row, each token found by its JSON path
+///   (``InputOptions/field``) and cross-checked with the response holding it;
+/// - a receipt file: DER or BER (an app receipt as `appStoreReceiptURL` holds it), or an old
+///   style plist (an iOS 6 transaction receipt), when it is the whole input;
+/// - gzip of any of these (by its magic number; concatenated members too).
 ///
 /// Memory stays bounded whatever the input: a bare line is held up to
-/// ``DocumentOptions/maximumLineLength``, one string up to the same limit, nesting up to
-/// ``DocumentOptions/maximumDepth``, and a document's own bytes (kept to check it strictly and
+/// ``InputOptions/maximumLineLength``, one string up to the same limit, nesting up to
+/// ``InputOptions/maximumDepth``, and a document's own bytes (kept to check it strictly and
 /// to cross-check its tokens once its last member is known) up to
-/// ``DocumentOptions/documentBuffer``. A larger document is streamed: its tokens go out as they
+/// ``InputOptions/documentBuffer``. A larger document is streamed: its tokens go out as they
 /// are found, checked against the response members seen before them.
-public final class DocumentReader {
+///
+/// When the input cannot be read to its end (an I/O error, a truncated gzip stream), every unit
+/// completed before the failure comes first; the unfinished one is dropped, and the next call
+/// of ``next()`` throws the ``InputFailure``.
+public final class InputReader {
     private var source: any ByteSource
-    private let options: DocumentOptions
+    private let options: InputOptions
     private let pattern: FieldPattern?
     private let buffer: UnsafeMutableRawBufferPointer
     private var filled = 0
     private var position = 0
     private var atEnd = false
     private var pendingFailure: InputFailure?
+    /// The whole input is one receipt file, read as it is.
+    private var receiptFile = false
 
     /// The number of the line being read.
     private var line: Int
     /// Lines seen so far, a last line without newline included.
     public private(set) var linesRead = 0
-    /// Documents (bare lines, blank lines and JSON documents) seen so far.
+    /// Units (bare lines, blank lines, JSON documents, a receipt file) seen so far.
     public private(set) var documentsRead = 0
     private let firstDocument: Int
     private var bytesOnLine = 0
     /// After a broken document: the byte that broke it starts a line of its own.
     private var resumeAtLineStart = false
-    private var ready: [DocumentWork] = []
+    private var ready: [InputUnit] = []
     private var readyHead = 0
 
+    /// Reads the file at `path`.
+    ///
     /// - Parameters:
-    ///   - firstLine: the number of the first line (lines continue across files).
+    ///   - path: the file to read (plain or gzip).
+    ///   - options: where tokens are and the limits.
+    ///   - firstLine: the number of the first line (to continue the numbers of an earlier input).
     ///   - firstDocument: the number of the first document.
+    /// - Throws: ``InputFailure`` when the file cannot be opened or read, or is a directory.
+    public convenience init(
+        path: String, options: InputOptions = InputOptions(), firstLine: Int = 1, firstDocument: Int = 1
+    ) throws(InputFailure) {
+        try self.init(
+            source: FileDescriptorSource(path: path), options: options, firstLine: firstLine,
+            firstDocument: firstDocument)
+    }
+
+    /// Reads an open file handle (a file, a pipe, standard input) from where it stands; the
+    /// handle is not closed.
+    public convenience init(
+        fileHandle: FileHandle, options: InputOptions = InputOptions(), firstLine: Int = 1, firstDocument: Int = 1
+    ) throws(InputFailure) {
+        try self.init(
+            source: FileDescriptorSource(descriptor: fileHandle.fileDescriptor), options: options,
+            firstLine: firstLine, firstDocument: firstDocument)
+    }
+
+    /// Reads bytes in memory: a request body, a file already loaded.
+    public convenience init(
+        bytes: [UInt8], options: InputOptions = InputOptions(), firstLine: Int = 1, firstDocument: Int = 1
+    ) throws(InputFailure) {
+        try self.init(source: MemorySource(bytes), options: options, firstLine: firstLine, firstDocument: firstDocument)
+    }
+
+    /// Reads `base`, inflating it when it starts with the gzip magic number (1F 8B).
     package init(
-        _ source: any ByteSource, options: DocumentOptions = DocumentOptions(), firstLine: Int = 1,
+        source base: any ByteSource, options: InputOptions = InputOptions(), firstLine: Int = 1,
         firstDocument: Int = 1
-    ) {
-        self.source = source
+    ) throws(InputFailure) {
         self.options = options
         self.pattern = options.field.map(FieldPattern.init)
         self.line = firstLine
         self.firstDocument = firstDocument
         buffer = .allocate(byteCount: 256 * 1024, alignment: 1)
-    }
-
-    /// Opens a source, inflating it when it starts with the gzip magic number (1F 8B).
-    package static func open(
-        _ base: any ByteSource, options: DocumentOptions = DocumentOptions(), firstLine: Int = 1, firstDocument: Int = 1
-    ) throws(InputFailure) -> DocumentReader {
-        let (source, prefix) = try GzipSource.sniffing(base)
-        let reader = DocumentReader(source, options: options, firstLine: firstLine, firstDocument: firstDocument)
-        prefix.withUnsafeBytes { reader.buffer.copyMemory(from: $0) }
-        reader.filled = prefix.count
-        return reader
+        // The first bytes tell gzip and a receipt file from text.
+        var base = base
+        var count = 0
+        do {
+            while count < Self.sniffLength {
+                let read = try base.read(
+                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[count..<Self.sniffLength]))
+                if read == 0 { break }
+                count += read
+            }
+        } catch {
+            buffer.deallocate()
+            throw error
+        }
+        let prefix = Array(buffer[..<count])
+        if GzipSource.isGzip(prefix) {
+            do {
+                source = try GzipSource(base: base, prefix: prefix)
+            } catch {
+                buffer.deallocate()
+                throw error
+            }
+            filled = 0
+            // The inflated text is sniffed for a receipt file in turn.
+            while filled < Self.sniffLength, refill(appending: true) {}
+        } else {
+            source = base
+            filled = count
+        }
+        receiptFile = Self.startsReceiptFile(buffer[..<filled])
     }
 
     deinit {
         buffer.deallocate()
     }
 
+    /// Enough bytes to tell gzip, DER and an old-style plist from text.
+    private static let sniffLength = 64
+
+    /// Whether an input starting with `prefix` is a receipt file rather than text: a DER or BER
+    /// SEQUENCE with a long or indefinite length (30 80 … 30 84, never text: 80…84 cannot
+    /// follow `0` in UTF-8), or an old-style plist (`{ "signature" = …`, an iOS 6 transaction
+    /// receipt).
+    private static func startsReceiptFile(_ prefix: Slice<UnsafeMutableRawBufferPointer>) -> Bool {
+        let bytes = Array(prefix)
+        if bytes.count >= 2, bytes[0] == 0x30, (0x80...0x84).contains(bytes[1]) { return true }
+        var index = bytes.firstIndex { !Self.isBlank($0) && $0 != 0x0A } ?? bytes.endIndex
+        guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "{") else { return false }
+        index += 1
+        while index < bytes.endIndex, Self.isBlank(bytes[index]) || bytes[index] == 0x0A { index += 1 }
+        guard index < bytes.endIndex, bytes[index] == UInt8(ascii: "\"") else { return false }
+        guard let close = bytes[(index + 1)...].firstIndex(of: UInt8(ascii: "\"")) else { return false }
+        index = close + 1
+        while index < bytes.endIndex, Self.isBlank(bytes[index]) { index += 1 }
+        return index < bytes.endIndex && bytes[index] == UInt8(ascii: "=")
+    }
+
     /// Input bytes consumed so far (compressed bytes for gzip).
     public var bytesConsumed: Int { source.consumed }
 
-    /// The next document's work, or `nil` at the end. When the source fails, what was read
-    /// before the failure comes first; the failure is thrown by the call after it.
-    public func next() throws(InputFailure) -> DocumentWork? {
+    /// The next unit of the input, or `nil` at the end: a bare or blank line, a JSON document, a
+    /// receipt file. When the source fails, every unit completed before the failure comes
+    /// first; the failure is thrown by the call after them.
+    public func next() throws(InputFailure) -> InputUnit? {
         while readyHead == ready.count {
             ready.removeAll(keepingCapacity: true)
             readyHead = 0
@@ -85,6 +171,9 @@ public final class DocumentReader {
         return ready[readyHead - 1]
     }
 
+    /// The input failed before its end: a unit that reached the end now was cut short.
+    private var inputCut: Bool { pendingFailure != nil }
+
     // MARK: Bytes
 
     /// The next quote, backslash and newline in the buffer at or after the reading position
@@ -92,18 +181,37 @@ public final class DocumentReader {
     /// cost linear time in all.
     private var found: (quote: Int, backslash: Int, newline: Int) = (-1, -1, -1)
 
-    private func refill() -> Bool {
+    /// Reads more input into the buffer: after the bytes not yet read when `appending`, else in
+    /// place of the buffer's contents, which have all been read. `false` at the end of the
+    /// input or on a failure (kept in `pendingFailure`).
+    private func refill(appending: Bool = false) -> Bool {
         guard !atEnd else { return false }
         found = (-1, -1, -1)
+        if appending, position > 0 {
+            // Keep the unread bytes, at the start.
+            let unread = filled - position
+            if unread > 0 {
+                UnsafeMutableRawBufferPointer(rebasing: buffer[0..<unread]).copyMemory(
+                    from: UnsafeRawBufferPointer(rebasing: buffer[position..<filled]))
+            }
+            filled = unread
+            position = 0
+        } else if !appending {
+            filled = 0
+            position = 0
+        }
+        guard filled < buffer.count else { return true }
+        let count: Int
         do {
-            filled = try source.read(into: buffer)
+            count = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
         } catch {
             pendingFailure = error
-            filled = 0
+            atEnd = true
+            return false
         }
-        position = 0
-        if filled == 0 { atEnd = true }
-        return filled > 0
+        if count == 0 { atEnd = true }
+        filled += count
+        return count > 0
     }
 
     @inline(__always) private func peek() -> UInt8? {
@@ -160,8 +268,13 @@ public final class DocumentReader {
 
     // MARK: Units
 
-    /// Reads the next document into `ready`; `false` at the end of input.
+    /// Reads the next unit into `ready`; `false` at the end of input, and when the unit being
+    /// read was cut short by a failure of the input.
     private func readUnit() -> Bool {
+        if receiptFile {
+            receiptFile = false
+            return readReceiptFile()
+        }
         var atLineStart = bytesOnLine == 0 || resumeAtLineStart
         resumeAtLineStart = false
         while true {
@@ -172,7 +285,7 @@ public final class DocumentReader {
                 advance(byte)
             }
             guard let byte = peek() else {
-                if atLineStart, !leading.isEmpty {
+                if atLineStart, !leading.isEmpty, !inputCut {
                     let lineNumber = line
                     linesRead += 1
                     line += 1
@@ -197,9 +310,10 @@ public final class DocumentReader {
             // Something other than a document after a document on the same line.
             let lineNumber = line
             skipLine()
+            if inputCut { return false }
             documentsRead += 1
             ready.append(
-                DocumentWork(
+                InputUnit(
                     document: firstDocument + documentsRead - 1,
                     failure: .init(
                         lines: lineNumber...lineNumber,
@@ -212,16 +326,19 @@ public final class DocumentReader {
 
     private func emitBlank(line lineNumber: Int, leadingLength: Int) -> Bool {
         documentsRead += 1
-        let error =
-            leadingLength > options.maximumLineLength
-            ? BatchInputError(
-                .lineTooLong, "the line is \(leadingLength) bytes; the limit is \(options.maximumLineLength)")
-            : BatchInputError(.emptyLine, "the line is empty")
-        var work = DocumentWork(
-            document: firstDocument + documentsRead - 1, failure: .init(lines: lineNumber...lineNumber, input: error))
-        work.isBlank = error.code == .emptyLine
-        ready.append(work)
+        let tooLong = leadingLength > options.maximumLineLength
+        var unit = InputUnit(
+            document: firstDocument + documentsRead - 1,
+            failure: .init(
+                lines: lineNumber...lineNumber,
+                error: tooLong ? lineTooLong(leadingLength) : VerificationError(.emptyLine, "the line is empty")))
+        unit.isBlank = !tooLong
+        ready.append(unit)
         return true
+    }
+
+    private func lineTooLong(_ length: Int) -> VerificationError {
+        VerificationError(.lineTooLong, "the line is \(length) bytes; the limit is \(options.maximumLineLength)")
     }
 
     private func readBareLine(leading: [UInt8]) -> Bool {
@@ -230,30 +347,115 @@ public final class DocumentReader {
         let length =
             leading.count
             + withUnsafeMutablePointer(to: &bytes) { skipLine(into: $0, limit: options.maximumLineLength + 1) }
+        // Reading stops at the newline: a failure met now cut this line short.
+        if inputCut { return false }
         documentsRead += 1
         let document = firstDocument + documentsRead - 1
         if length > options.maximumLineLength {
             ready.append(
-                DocumentWork(
-                    document: document,
-                    failure: .init(
-                        lines: lineNumber...lineNumber,
-                        input: BatchInputError(
-                            .lineTooLong, "the line is \(length) bytes; the limit is \(options.maximumLineLength)"))))
+                InputUnit(
+                    document: document, failure: .init(lines: lineNumber...lineNumber, error: lineTooLong(length))))
             return true
         }
-        if bytes.last == 0x0D { bytes.removeLast() }
+        Self.trim(&bytes)
+        var token = InputToken(line: lineNumber, path: nil, content: .token(bytes))
+        // A JWS starts with `eyJ` (`{"`); base64 DER of a receipt with `MI` (a long SEQUENCE).
+        if bytes.starts(with: Self.receiptPrefix) {
+            token.form = .receipt
+            if let wrapped = readWrappedBase64(firstLine: bytes) { token.content = .token(wrapped) }
+            // Looking for more lines of it met the failure: whether it goes on is not known.
+            if inputCut { return false }
+        }
+        var unit = InputUnit(document: document)
+        unit.single = token
+        unit.isBareLine = true
+        ready.append(unit)
+        return true
+    }
+
+    /// Removes a line's surrounding JSON whitespace (a CR before its newline included).
+    private static func trim(_ bytes: inout [UInt8]) {
         var end = bytes.count
         while end > 0, bytes[end - 1].isJSONWhitespace { end -= 1 }
         bytes.removeSubrange(end...)
         let start = bytes.firstIndex { !$0.isJSONWhitespace } ?? bytes.endIndex
         bytes.removeSubrange(..<start)
-        var work = DocumentWork(document: document)
-        work.single = DocumentToken(line: lineNumber, path: nil, content: .token(bytes))
-        // A JWS starts with `eyJ` (`{"`); base64 DER of a receipt with `MI` (a long SEQUENCE).
-        work.single?.isReceipt = bytes.starts(with: Self.receiptPrefix)
-        work.isBareLine = true
-        ready.append(work)
+    }
+
+    /// The widest line of wrapped base64 text: 76 characters (MIME and `base64`), 64 (PEM).
+    static let maximumWrapWidth = 76
+
+    /// Base64 text wrapped over several lines, as `base64` or a PEM writer leaves it: a first
+    /// line of at most ``maximumWrapWidth`` characters (a receipt on one line is kilobytes long),
+    /// lines of base64 characters of the same length after it, and one shorter last line. The
+    /// lines after the first are consumed and the whole text returned; `nil` when the first line
+    /// is not so continued.
+    private func readWrappedBase64(firstLine: [UInt8]) -> [UInt8]? {
+        let width = firstLine.count
+        guard width <= Self.maximumWrapWidth, width % 4 == 0, firstLine.allSatisfy(Self.isBase64) else { return nil }
+        var text = firstLine
+        while let next = peekLine(maximum: width + 2) {
+            var content = next
+            if content.last == 0x0D { content.removeLast() }
+            guard !content.isEmpty, content.count <= width, content.allSatisfy(Self.isBase64) else { break }
+            skipLine()
+            text += content
+            if content.count < width { break }
+        }
+        return text.count > width ? text : nil
+    }
+
+    private static func isBase64(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z"))
+            || (byte >= UInt8(ascii: "a") && byte <= UInt8(ascii: "z"))
+            || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) || byte == UInt8(ascii: "+")
+            || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "=")
+    }
+
+    /// The next line's bytes (without its newline), not consumed; `nil` at the end of input or
+    /// when it is longer than `maximum` (or has no newline within it and more input follows).
+    private func peekLine(maximum: Int) -> [UInt8]? {
+        while true {
+            let available = filled - position
+            if let newline = UnsafeRawBufferPointer(rebasing: buffer[position..<filled]).firstIndex(of: 0x0A) {
+                return newline <= maximum ? Array(buffer[position..<position + newline]) : nil
+            }
+            if available > maximum { return nil }
+            if atEnd { return available > 0 && !inputCut ? Array(buffer[position..<filled]) : nil }
+            if !refill(appending: true), filled - position == available {
+                return available > 0 && !inputCut ? Array(buffer[position..<filled]) : nil
+            }
+        }
+    }
+
+    /// The whole input as one receipt file (DER or BER, or an old-style plist), held up to
+    /// ``InputOptions/documentBuffer``.
+    private func readReceiptFile() -> Bool {
+        var bytes: [UInt8] = []
+        var length = 0
+        while position < filled || refill() {
+            let take = min(filled - position, options.documentBuffer + 1 - bytes.count)
+            if take > 0 { bytes.append(contentsOf: buffer[position..<position + take]) }
+            length += filled - position
+            for byte in buffer[position..<filled] where byte == 0x0A { linesRead += 1 }
+            position = filled
+        }
+        if inputCut { return false }
+        let lineNumber = line
+        line += 1
+        linesRead += 1
+        documentsRead += 1
+        var token = InputToken(line: lineNumber, path: nil, content: .token(bytes))
+        token.form = .receiptFile
+        if length > options.documentBuffer {
+            token.content = .failure(
+                VerificationError(
+                    .receiptTooLarge, "the receipt file is \(length) bytes; the limit is \(options.documentBuffer)"))
+        }
+        var unit = InputUnit(document: firstDocument + documentsRead - 1)
+        unit.single = token
+        unit.isBareLine = true
+        ready.append(unit)
         return true
     }
 
@@ -265,7 +467,7 @@ public final class DocumentReader {
         var key: String = ""
         var index = -1
         /// Tokens that are direct members of this object: checked against each other.
-        var group: [DocumentToken] = []
+        var group: [InputToken] = []
     }
 
     private enum Expect { case value, valueOrClose, keyOrClose, key, colon, commaOrClose }
@@ -282,9 +484,9 @@ public final class DocumentReader {
     private var held: [UInt8] = []
     private var holding = true
     private var stack: [Frame] = []
-    private var context = DocumentContext()
+    private var context = InputContext()
     private var capture: (name: String, depth: Int, bytes: [UInt8], tooLarge: Bool)?
-    private var pending: [[DocumentToken]] = []
+    private var pending: [[InputToken]] = []
     private var pendingTokens = 0
     private var released = false
     private var releasedTokens = 0
@@ -303,7 +505,7 @@ public final class DocumentReader {
         held.reserveCapacity(8192)
         holding = true
         stack.removeAll(keepingCapacity: true)
-        context = DocumentContext(echo: Array(repeating: nil, count: options.echo.count))
+        context = InputContext(echo: Array(repeating: nil, count: options.echo.count))
         capture = nil
         pending.removeAll()
         pendingTokens = 0
@@ -321,7 +523,15 @@ public final class DocumentReader {
             if let byte = peek(), byte != 0x0A, byte != UInt8(ascii: "{"), byte != UInt8(ascii: "[") {
                 throw SyntaxFailure(message: "unexpected data after the JSON document")
             }
+            // What followed on its line was never read: the document's line is not complete.
+            if inputCut { throw SyntaxFailure(message: "the input failed") }
         } catch {
+            if inputCut {
+                // The input failed inside the document: what a streamed document handed out
+                // stands; the rest was never read.
+                if released, !pending.isEmpty { releasePending() }
+                return !ready.isEmpty
+            }
             return failDocument(error)
         }
         finishDocument(oneLine: documentLine == lastLine, lastLine: lastLine)
@@ -351,7 +561,7 @@ public final class DocumentReader {
             failure.tooDeep ? .jsonTooDeep : .malformedToken,
             "the input looks like JSON but is not \(isArray ? "strict JSON" : "a strict JSON object"): \(failure.message) (line \(errorLine))"
         )
-        var work = DocumentWork(document: document)
+        var work = InputUnit(document: document)
         if released {
             // A streamed document: one record, where it broke.
             if !pending.isEmpty { releasePending() }
@@ -383,7 +593,7 @@ public final class DocumentReader {
             noToken(lines: documentLine...lastLine, strict: held)
             return
         }
-        var work = DocumentWork(document: document)
+        var work = InputUnit(document: document)
         work.context = context
         work.lines = documentLine...lastLine
         // A line holding one object with one token in a top-level member reads as before:
@@ -407,7 +617,7 @@ public final class DocumentReader {
         let reason =
             isArray
             ? "the JSON input holds no token" : "the JSON input has no \(names) member holding a token"
-        var work = DocumentWork(document: document)
+        var work = InputUnit(document: document)
         work.context = context
         work.failure = .init(
             lines: lines.lowerBound...lines.lowerBound, error: VerificationError(.malformedToken, reason))
@@ -418,7 +628,7 @@ public final class DocumentReader {
 
     private func releasePending() {
         releasedTokens += pending.reduce(0) { $0 + $1.count }
-        var work = DocumentWork(document: document)
+        var work = InputUnit(document: document)
         work.context = context
         work.groups = pending.map {
             $0.map {
@@ -434,7 +644,7 @@ public final class DocumentReader {
 
     @inline(__always) private func hold(_ byte: UInt8) {
         if holding { held.append(byte) }
-        if capture != nil, capture!.bytes.count < DocumentOptions.maximumCapture { capture!.bytes.append(byte) }
+        if capture != nil, capture!.bytes.count < InputOptions.maximumCapture { capture!.bytes.append(byte) }
     }
 
     private func stopHoldingIfFull() {
@@ -477,7 +687,7 @@ public final class DocumentReader {
             return .token
         }
         if stack.count == 1, top.isObject, capture == nil,
-            DocumentContext.names.contains(top.key) || options.echo.contains(top.key)
+            InputContext.names.contains(top.key) || options.echo.contains(top.key)
         {
             return .capture(top.key)
         }
@@ -515,7 +725,7 @@ public final class DocumentReader {
                             message: "an array in the input holds tokens or objects, not arrays", isSyntax: false)
                     }
                     if case .token = role, !rootArrayElement {
-                        addToken(.failure(.verification(VerificationError(.malformedToken, notString()))))
+                        addToken(.failure(VerificationError(.malformedToken, notString())))
                     }
                     guard stack.count < options.maximumDepth else {
                         throw SyntaxFailure(message: "nesting deeper than \(options.maximumDepth)", tooDeep: true)
@@ -535,10 +745,8 @@ public final class DocumentReader {
                         } else {
                             addToken(
                                 .failure(
-                                    .verification(
-                                        VerificationError(
-                                            .tokenTooLarge,
-                                            "the token is larger than \(options.maximumLineLength) bytes"))))
+                                    VerificationError(
+                                        .tokenTooLarge, "the token is larger than \(options.maximumLineLength) bytes")))
                         }
                     }
                 default:
@@ -546,7 +754,7 @@ public final class DocumentReader {
                         throw SyntaxFailure(message: "an array in the input holds tokens or objects", isSyntax: false)
                     }
                     if case .token = role {
-                        addToken(.failure(.verification(VerificationError(.malformedToken, notString()))))
+                        addToken(.failure(VerificationError(.malformedToken, notString())))
                     }
                     try readScalar()
                 }
@@ -606,13 +814,13 @@ public final class DocumentReader {
         guard let captured = capture, captured.depth == stack.count else { return }
         capture = nil
         var value: JSONValue = .null
-        if !captured.tooLarge, captured.bytes.count < DocumentOptions.maximumCapture,
+        if !captured.tooLarge, captured.bytes.count < InputOptions.maximumCapture,
             let parsed = try? StrictJSON.parse(captured.bytes, limits: .init(maximumDepth: 4))
         {
             value = parsed
         }
         let isLate = releasedTokens > 0
-        if let index = DocumentContext.names.firstIndex(of: captured.name) {
+        if let index = InputContext.names.firstIndex(of: captured.name) {
             if context.values.isEmpty { context.values = [nil, nil, nil] }
             context.values[index] = value
         }
@@ -621,7 +829,7 @@ public final class DocumentReader {
         }
         if isLate {
             // Tokens already went out without this member: say so rather than skip the check.
-            var work = DocumentWork(document: document)
+            var work = InputUnit(document: document)
             work.failure = .init(
                 lines: line...line,
                 error: VerificationError(
@@ -638,7 +846,7 @@ public final class DocumentReader {
 
     /// Whether a token found here is a receipt: the value of a top-level `receipt-data` or
     /// `latest_receipt` member, or text starting like one anywhere but in a JWS member.
-    private func isReceipt(_ content: DocumentToken.Content) -> Bool {
+    private func isReceipt(_ content: InputToken.Content) -> Bool {
         let key = stack.last.flatMap { $0.isObject ? $0.key : nil }
         if pattern == nil, let key {
             if stack.count == 1, ReceiptInput.knownFields.contains(key) { return true }
@@ -648,9 +856,9 @@ public final class DocumentReader {
         return bytes.starts(with: Self.receiptPrefix)
     }
 
-    private func addToken(_ content: DocumentToken.Content) {
-        var token = DocumentToken(line: line, path: path(), content: content)
-        token.isReceipt = isReceipt(content)
+    private func addToken(_ content: InputToken.Content) {
+        var token = InputToken(line: line, path: path(), content: content)
+        if isReceipt(content) { token.form = .receipt }
         if let top = stack.last, top.isObject {
             stack[stack.count - 1].group.append(token)
             if stack[stack.count - 1].group.count >= 8 {
@@ -662,7 +870,7 @@ public final class DocumentReader {
         }
     }
 
-    private func addGroup(_ group: [DocumentToken]) {
+    private func addGroup(_ group: [InputToken]) {
         pending.append(group)
         pendingTokens += group.count
         if released { releasePending() }
@@ -694,7 +902,7 @@ public final class DocumentReader {
             if end > position {
                 let run = UnsafeRawBufferPointer(rebasing: buffer[position..<end])
                 if holding { held.append(contentsOf: run) }
-                if capture != nil, capture!.bytes.count + run.count <= DocumentOptions.maximumCapture {
+                if capture != nil, capture!.bytes.count + run.count <= InputOptions.maximumCapture {
                     capture!.bytes.append(contentsOf: run)
                 }
                 if length + run.count <= keep { raw.append(contentsOf: run) }
