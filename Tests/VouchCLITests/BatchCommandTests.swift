@@ -238,19 +238,33 @@ import VouchTestSupport
             ])
     }
 
-    @Test func aTruncatedGzipStreamGivesTheRecordsOfItsCompleteLinesThenExits66() throws {
+    @Test(arguments: [3, 6, 9, 12])
+    func aTruncatedGzipStreamGivesTheRecordsOfEveryCompleteLineThenExits66(sixteenths: Int) throws {
         let lines = Array(repeating: try Self.realLines(), count: 20).flatMap { $0 }
         let file = try scratchFile(lines)
         try gzipKeepingOriginal(file)
         let compressed = [UInt8](try Data(contentsOf: URL(fileURLWithPath: file.path + ".gz")))
-        let result = try VouchBinary.run(
-            ["batch", "--payload", "none", "-"], input: Array(compressed.prefix(compressed.count / 2)))
+        let cut = Array(compressed.prefix(compressed.count * sixteenths / 16))
+        // The lines the cut stream completes, as gzip itself inflates it.
+        let inflated = Process()
+        inflated.executableURL = URL(fileURLWithPath: "/bin/sh")
+        let cutFile = file.path + ".cut.gz"
+        try Data(cut).write(to: URL(fileURLWithPath: cutFile))
+        inflated.arguments = ["-c", "gzip -dc < '\(cutFile)' 2>/dev/null | wc -l"]
+        let count = Pipe()
+        inflated.standardOutput = count
+        try inflated.run()
+        inflated.waitUntilExit()
+        let complete = Int(
+            String(decoding: count.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                .trimmingCharacters(in: .whitespacesAndNewlines))
+        let result = try VouchBinary.run(["batch", "--payload", "none", "-"], input: cut)
         #expect(result.status == 66)
         #expect(result.stderr.contains("the gzip stream is truncated"))
         let records = result.stdout.split(separator: "\n")
-        #expect(records.count > 0)
+        #expect(records.count == complete)
         #expect(records.count < lines.count)
-        // Every line delimited before the cut verified; a last partial line may be rejected.
-        #expect(records.dropLast().allSatisfy { $0.contains(#""status":"verified""#) })
+        #expect(records.allSatisfy { $0.contains(#""status":"verified""#) })
+        #expect(result.stderr.contains("vouch batch: \(records.count) lines, \(records.count) verified"))
     }
 }

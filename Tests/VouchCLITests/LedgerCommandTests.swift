@@ -133,6 +133,33 @@ import VouchMint
         #expect(refundsSplit.stdout.split(separator: "\n").count == 2)
     }
 
+    /// The same tokens as App Store Server API response pages, pretty-printed and one after
+    /// the other as a history export holds them: the same answers as from lines.
+    @Test func entitlementsAndRefundsReadAppStoreServerAPIResponses() throws {
+        func page(_ tokens: ArraySlice<String>, hasMore: Bool) -> String {
+            "{\n  \"revision\": \"1\",\n  \"hasMore\": \(hasMore),\n  \"signedTransactions\": [\n"
+                + tokens.map { "    \"\($0)\"" }.joined(separator: ",\n") + "\n  ]\n}"
+        }
+        let half = Self.tokens.count / 2
+        let pages = try Self.file(
+            [page(Self.tokens[..<half], hasMore: true), page(Self.tokens[half...], hasMore: false)], name: "pages.json")
+        let lines = try Self.file(Self.tokens, name: "lines.jsonl")
+        for command in [["entitlements", "--at", "2026-02-15", "--json"], ["refunds", "--json"]] {
+            let fromLines = try VouchBinary.run(command + ["--root", Self.root, lines])
+            let fromPages = try VouchBinary.run(command + ["--root", Self.root, pages])
+            #expect(fromPages.status == 0, "\(fromPages.stderr)")
+            #expect(!fromPages.stdout.isEmpty)
+            #expect(fromPages.stdout == fromLines.stdout)
+            #expect(fromPages.stderr.contains("\(Self.tokens.count) lines, \(Self.tokens.count) verified, 0 rejected"))
+        }
+        // A response naming another app: its tokens are refused, as `vouch batch` refuses them.
+        let other = try Self.file(
+            ["{\"bundleId\":\"com.example.other\",\"signedTransactions\":[\"\(Self.tokens[0])\"]}"], name: "other.json")
+        let refused = try VouchBinary.run(["refunds", "--root", Self.root, other])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("other.json:1 signedTransactions[0]: rejected, not used: wrong_bundle_id"))
+    }
+
     @Test func rejectedTokensAreReportedCountedAndNeverUsed() throws {
         // A refund signed by a foreign CA, which must not revoke anything.
         let foreign = try MintSigner(

@@ -54,6 +54,46 @@ import Vouch
         #expect(fromField.stdout == fromFile.stdout)
     }
 
+    /// The base64 text wrapped as `base64` (76 columns) and PEM writers (64) leave it, the
+    /// file gzipped, the body in an array: one reader, one record.
+    @Test func wrappedGzippedAndArrayInputsGiveTheSameRecord() throws {
+        guard Self.available else { return }
+        let fromFile = try VouchBinary.run(["receipt", "verify", "--json", Self.path(Self.mindnode)])
+        #expect(fromFile.status == 0)
+        let text = Array(try Self.base64(Self.mindnode).utf8)
+        for width in [64, 76] {
+            let wrapped =
+                stride(from: 0, to: text.count, by: width).map { text[$0..<min($0 + width, text.count)] }
+                .joined(separator: [0x0A]) + [0x0A]
+            let result = try VouchBinary.run(["receipt", "verify", "--json", "-"], input: Array(wrapped))
+            #expect(result.stdout == fromFile.stdout, "wrapped at \(width): \(result.stderr)")
+        }
+        let gzip = Process()
+        gzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+        gzip.arguments = ["-c", "gzip -c '\(Self.path(Self.mindnode))'"]
+        let output = Pipe()
+        gzip.standardOutput = output
+        try gzip.run()
+        let compressed = [UInt8](output.fileHandleForReading.readDataToEndOfFile())
+        gzip.waitUntilExit()
+        let fromGzip = try VouchBinary.run(["receipt", "verify", "--json", "-"], input: compressed)
+        #expect(fromGzip.stdout == fromFile.stdout, "\(fromGzip.stderr)")
+        let fromArray = try VouchBinary.run(
+            ["receipt", "verify", "--json", "--field", "items[].r"],
+            input: Array("{\"items\":[{\"r\":\"\(String(decoding: text, as: UTF8.self))\"}]}".utf8))
+        #expect(fromArray.stdout == fromFile.stdout, "\(fromArray.stderr)")
+        // A token is not a receipt, and two receipts are not one.
+        let token = try VouchBinary.text("apple-real/real/transaction-production-1.jws")
+        let signed = try VouchBinary.run(
+            ["receipt", "verify", "--json", "-"], input: Array("{\"signedPayload\":\"\(token)\"}".utf8))
+        #expect(signed.status == 1)
+        #expect(signed.stderr.contains("receipt_not_a_receipt: the input holds no receipt, only signed tokens"))
+        let two = String(decoding: text, as: UTF8.self) + "\n" + String(decoding: text, as: UTF8.self) + "\n"
+        let dump = try VouchBinary.run(["receipt", "verify", "-"], input: Array(two.utf8))
+        #expect(dump.status == 1)
+        #expect(dump.stderr.contains("receipt_not_a_receipt: the input holds 2 lines that are not blank"))
+    }
+
     @Test func theVerifyReceiptFormatHasTheOldResponseShape() throws {
         guard Self.available else { return }
         let result = try VouchBinary.run(["receipt", "verify", "--format", "verify-receipt", Self.path(Self.mindnode)])

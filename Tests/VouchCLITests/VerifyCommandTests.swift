@@ -118,6 +118,24 @@ import VouchTestSupport
         #expect(root.status == 66)
     }
 
+    @Test(arguments: ["verify", "inspect"])
+    func anInputTheCommandDoesNotReadIsNamedWithTheCommandThatDoes(command: String) throws {
+        let token = try VouchBinary.text("apple-real/real/transaction-production-1.jws")
+        let empty = try VouchBinary.run([command, "-"], input: Array(" \n\n".utf8))
+        #expect(empty.status == 1)
+        #expect(empty.stderr.contains("malformed_token: the input is empty"))
+        let dump = try VouchBinary.run([command, "-"], input: Array("\(token)\n\n\(token)\n\(token)\n".utf8))
+        #expect(dump.status == 1)
+        #expect(dump.stdout.isEmpty)
+        #expect(dump.stderr.contains("malformed_token: the input holds 3 lines that are not blank"))
+        #expect(dump.stderr.contains(command == "verify" ? "'vouch batch'" : "reads one token"))
+        let receipt = try VouchBinary.run([command, "-"], input: Array(#"{"receipt-data":"MIIBxjCCAW2g"}"#.utf8))
+        #expect(receipt.status == 1)
+        #expect(
+            receipt.stderr.contains(
+                "malformed_token: the input holds a legacy app receipt: 'vouch receipt \(command)' reads it"))
+    }
+
     @Test func jsonInputWithoutATokenIsRejected() throws {
         let result = try VouchBinary.run(["verify", "--json"], input: Array(#"{"other":1}"#.utf8))
         #expect(result.status == 1)
