@@ -18,6 +18,8 @@ public struct ExternalPurchaseToken: PayloadModel {
     public let bundleId: String?
     /// Present only for custom link tokens.
     public let tokenType: ExternalPurchaseTokenType?
+    /// The UNIX date, in milliseconds, when a custom link token expires.
+    public let tokenExpirationDate: Timestamp?
 
     public init(json: JSONObject) throws(PayloadFieldError) {
         let fields = PayloadFields(json)
@@ -27,6 +29,7 @@ public struct ExternalPurchaseToken: PayloadModel {
         appAppleId = try fields.int64("appAppleId")
         bundleId = try fields.string("bundleId")
         tokenType = try fields.enumeration("tokenType")
+        tokenExpirationDate = try fields.timestamp("tokenExpirationDate")
     }
 
     /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
@@ -36,7 +39,8 @@ public struct ExternalPurchaseToken: PayloadModel {
         tokenCreationDate: Timestamp? = nil,
         appAppleId: Int64? = nil,
         bundleId: String? = nil,
-        tokenType: ExternalPurchaseTokenType? = nil
+        tokenType: ExternalPurchaseTokenType? = nil,
+        tokenExpirationDate: Timestamp? = nil
     ) {
         var json = JSONObject()
         json.add("externalPurchaseId", externalPurchaseId)
@@ -44,11 +48,13 @@ public struct ExternalPurchaseToken: PayloadModel {
         json.add("appAppleId", appAppleId)
         json.add("bundleId", bundleId)
         json.add("tokenType", tokenType)
+        json.add("tokenExpirationDate", tokenExpirationDate)
         self.json = json
         self.externalPurchaseId = externalPurchaseId
         self.tokenCreationDate = tokenCreationDate
         self.appAppleId = appAppleId
         self.bundleId = bundleId
         self.tokenType = tokenType
+        self.tokenExpirationDate = tokenExpirationDate
     }
 }

@@ -128,6 +128,7 @@ extension PayloadVocabulary {
         "taxExclusivePrice",
         "taxRate",
         "tokenCreationDate",
+        "tokenExpirationDate",
         "tokenType",
         "totalBillingPeriods",
         "transactionId",

@@ -92,6 +92,7 @@ extension MintFieldType {
         "taxExclusivePrice": .integer,
         "taxRate": .string,
         "tokenCreationDate": .number,
+        "tokenExpirationDate": .number,
         "tokenType": .string,
         "totalBillingPeriods": .integer,
         "transactionId": .string,
