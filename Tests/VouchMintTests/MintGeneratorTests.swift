@@ -217,6 +217,25 @@ import VouchTestSupport
         }
     }
 
+    @Test func overridesTakeTheTypeThePayloadTableGivesTheMember() throws {
+        #expect(
+            try MintOverride(parsing: "externalPurchaseToken.tokenExpirationDate=1713700950000").value
+                == .number("1713700950000"))
+        #expect(try MintOverride(parsing: "commitmentInfo.billingPeriodNumber=3").value == .number("3"))
+        #expect(try MintOverride(parsing: "appData.signedAppTransactionInfo=123").value == .string("123"))
+        for text in [
+            "externalPurchaseToken.tokenExpirationDate=soon", "commitmentInfo.commitmentPrice=cheap",
+            "advancedCommerceInfo.estimatedTax=1.5", "commitmentInfo.commitmentAutoRenewStatus=on",
+        ] {
+            let error = #expect(throws: MintError.self) { try MintOverride(parsing: text) }
+            #expect(error?.code == .invalidOverride, "\(text)")
+            #expect(error?.reason.contains(" in Apple's documentation; ") == true, "\(text)")
+        }
+        // A member the models do not read takes VALUE as JSON when it parses, else as text.
+        #expect(try MintOverride(parsing: "requestDate=soon").value == .string("soon"))
+        #expect(try MintOverride(parsing: "requestDate=5").value == .number("5"))
+    }
+
     @Test func storefrontOverridePricesInItsCurrency() throws {
         let japan = MintGenerator(
             seed: 42, date: Support.signingDate, overrides: [try MintOverride(parsing: "storefront=JPN")])

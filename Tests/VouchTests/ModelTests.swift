@@ -555,6 +555,59 @@ struct ModelTests {
         #expect(request.signedDate?.iso8601 == "2023-10-24T12:01:40.000Z")
     }
 
+    // MARK: App Store Server Notifications 2.17: custom link tokens expire
+
+    @Test func decodesTheExpirationDateOfACustomLinkToken() throws {
+        let notification = try ResponseBodyV2DecodedPayload(
+            json: object(
+                """
+                {"notificationType":"EXTERNAL_PURCHASE_TOKEN","subtype":"ACTIVE_TOKEN_REMINDER",
+                 "externalPurchaseToken":{"externalPurchaseId":"b2158121-7af9-49d4-9561-1f588205523e",
+                    "tokenCreationDate":1698148950000,"appAppleId":55555,"bundleId":"com.example",
+                    "tokenType":"ACQUISITION","tokenExpirationDate":1713700950000}}
+                """))
+        #expect(notification.subtype == .activeTokenReminder)
+        let token = try #require(notification.externalPurchaseToken)
+        #expect(token.tokenType == .acquisition)
+        #expect(token.tokenExpirationDate?.milliseconds == 1_713_700_950_000)
+        #expect(token.tokenExpirationDate?.iso8601 == "2024-04-21T12:02:30.000Z")
+        #expect(token.tokenCreationDate?.milliseconds == 1_698_148_950_000)
+
+        let wrong = try object(#"{"externalPurchaseToken":{"tokenExpirationDate":"2024-04-21"}}"#)
+        let error = #expect(throws: PayloadFieldError.self) { try ResponseBodyV2DecodedPayload(json: wrong) }
+        #expect(error?.field == "externalPurchaseToken.tokenExpirationDate")
+        #expect(error?.expected == "a number of milliseconds within the 64-bit range")
+    }
+
+    @Test func theMemberwiseInitialiserWritesTheExpirationDateLast() throws {
+        let token = ExternalPurchaseToken(
+            externalPurchaseId: "SANDBOX_1", appAppleId: 55555, tokenType: .services,
+            tokenExpirationDate: Timestamp(milliseconds: 1_713_700_950_000))
+        #expect(
+            JSONWriter.string(.object(token.json))
+                == #"{"externalPurchaseId":"SANDBOX_1","appAppleId":55555,"tokenType":"SERVICES","#
+                + #""tokenExpirationDate":1713700950000}"#)
+        #expect(try ExternalPurchaseToken(json: token.json) == token)
+
+        // A call written before the member existed compiles as it did and leaves it out.
+        let older = ExternalPurchaseToken(externalPurchaseId: "SANDBOX_1", tokenType: .services)
+        #expect(older.tokenExpirationDate == nil)
+        #expect(older.json["tokenExpirationDate"] == nil)
+    }
+
+    @Test func anUnknownTokenTypeSurvivesBesideTheExpirationDate() throws {
+        let token = try ExternalPurchaseToken(
+            json: object(#"{"externalPurchaseId":"1","tokenType":"LINK_OUT","tokenExpirationDate":1713700950000}"#))
+        #expect(token.tokenType?.rawValue == "LINK_OUT")
+        #expect(token.tokenType?.isKnown == false)
+        #expect(token.tokenType?.name == "unknown(LINK_OUT)")
+        #expect(token.tokenExpirationDate?.milliseconds == 1_713_700_950_000)
+
+        let decoded = try JSONDecoder().decode(ExternalPurchaseToken.self, from: JSONEncoder().encode(token))
+        #expect(decoded.tokenType == ExternalPurchaseTokenType(rawValue: "LINK_OUT"))
+        #expect(decoded.tokenExpirationDate?.milliseconds == 1_713_700_950_000)
+    }
+
     // MARK: Effective bundle ID, App Apple ID and environment
 
     @Test func effectiveValuesComeFromData() throws {

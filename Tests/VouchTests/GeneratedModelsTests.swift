@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import VouchTestSupport
+
+/// The payload models, their enum-like types, the payload parser's vocabulary and VouchMint's
+/// member types are written by `scripts/generate-models` from `Schema/payloads.tsv`: the
+/// committed files must be what the table gives.
+@Suite struct GeneratedModelsTests {
+    static let table = "Schema/payloads.tsv"
+    static let generatedFolders = ["Sources/Vouch/Models/Generated", "Sources/VouchMint/Payloads/Generated"]
+
+    /// Runs `scripts/generate-models` with `arguments` under python3: its exit status and
+    /// everything it printed. `env` exits with 127 when there is no python3 to run.
+    static func generate(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", packageRoot.appendingPathComponent("scripts/generate-models").path] + arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let result = (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        if result.0 == 127 {
+            Issue.record("python3 is missing: the generated models cannot be checked against their table")
+        }
+        return result
+    }
+
+    /// A copy of the table and the generated folders in a new temporary package root.
+    static func copyOfTheTableAndItsFiles() throws -> URL {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-models-\(UUID().uuidString)")
+        for path in [table] + generatedFolders {
+            let target = root.appendingPathComponent(path)
+            try FileManager.default.createDirectory(
+                at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(at: packageRoot.appendingPathComponent(path), to: target)
+        }
+        return root
+    }
+
+    static func appendRow(_ row: String, toTableIn root: URL) throws {
+        let url = root.appendingPathComponent(table)
+        let text = try String(contentsOf: url, encoding: .utf8)
+        try (text + row + "\n").write(to: url, atomically: true, encoding: .utf8)
+    }
+
+    @Test func theCommittedFilesAreWhatTheTableGives() throws {
+        let result = try Self.generate(["--check"])
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.isEmpty, "\(result.output)")
+    }
+
+    @Test func aNewTableRowMakesTheFilesStaleUntilTheGeneratorRuns() throws {
+        let root = try Self.copyOfTheTableAndItsFiles()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Self.appendRow("field\tAppData\tnewMember\tString\tA member added by a test.", toTableIn: root)
+
+        let stale = try Self.generate(["--check", "--root", root.path])
+        #expect(stale.status == 1)
+        #expect(
+            stale.output.split(separator: "\n").prefix(3) == [
+                "differs: Sources/Vouch/Models/Generated/AppData.swift",
+                "differs: Sources/Vouch/Models/Generated/PayloadVocabulary+Names.swift",
+                "differs: Sources/VouchMint/Payloads/Generated/MintFieldType+Documented.swift",
+            ])
+
+        let written = try Self.generate(["--root", root.path])
+        #expect(written.status == 0, "\(written.output)")
+        #expect(try Self.generate(["--check", "--root", root.path]).status == 0)
+        let model = try String(
+            contentsOf: root.appendingPathComponent("Sources/Vouch/Models/Generated/AppData.swift"), encoding: .utf8)
+        #expect(model.contains("    /// A member added by a test.\n    public let newMember: String?\n"))
+        #expect(model.contains("        newMember = try fields.string(\"newMember\")\n"))
+        #expect(
+            model.contains(
+                "        signedAppTransactionInfo: String? = nil,\n        newMember: String? = nil\n    ) {"))
+        #expect(model.contains("        json.add(\"newMember\", newMember)\n        self.json = json\n"))
+    }
+
+    @Test func aFileTheTableDoesNotGiveIsStale() throws {
+        let root = try Self.copyOfTheTableAndItsFiles()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let stray = root.appendingPathComponent("Sources/Vouch/Models/Generated/Removed.swift")
+        try "struct Removed {}\n".write(to: stray, atomically: true, encoding: .utf8)
+
+        let stale = try Self.generate(["--check", "--root", root.path])
+        #expect(stale.status == 1)
+        #expect(stale.output.hasPrefix("not in the table: Sources/Vouch/Models/Generated/Removed.swift\n"))
+        #expect(try Self.generate(["--root", root.path]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: stray.path))
+    }
+
+    @Test(arguments: [
+        ("field\tAppData\tnewMember\tDecimal\tA member.", "unknown type 'Decimal'"),
+        ("field\tAppData\tbundleId\tString\tA member.", "AppData already has bundleId"),
+        ("value\tSubscriptionStatus\tlater\tsix\tA value.", "SubscriptionStatus values are integers, not 'six'"),
+        ("field\tAppData\tstatus\tString\tA member.", "status is string here but integer at"),
+    ])
+    func aTableTheModelsCannotComeFromIsRefused(row: String, message: String) throws {
+        let root = try Self.copyOfTheTableAndItsFiles()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Self.appendRow(row, toTableIn: root)
+        let refused = try Self.generate(["--root", root.path])
+        #expect(refused.status == 65)
+        #expect(refused.output.contains(message), "\(refused.output)")
+        #expect(try Self.generate(["--check", "--root", root.path]).status == 65)
+    }
+}
