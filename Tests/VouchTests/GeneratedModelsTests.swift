@@ -3,10 +3,10 @@ import Testing
 import VouchTestSupport
 
 /// The payload models, their enum-like types, the payload parser's vocabulary and VouchMint's
-/// member types are written by `scripts/generate-models` from `Schema/payloads.tsv`: the
+/// member types are written by `scripts/generate-models` from `Schemas/payloads.tsv`: the
 /// committed files must be what the table gives.
 @Suite struct GeneratedModelsTests {
-    static let table = "Schema/payloads.tsv"
+    static let table = "Schemas/payloads.tsv"
     static let generatedFolders = ["Sources/Vouch/Models/Generated", "Sources/VouchMint/Payloads/Generated"]
 
     /// Runs `scripts/generate-models` with `arguments` under python3: its exit status and

@@ -2,7 +2,7 @@ public import Vouch
 
 /// The JSON type Apple documents for a payload member, by member name.
 ///
-/// The types come from the payload table the models are generated from (`Schema/payloads.tsv`).
+/// The types come from the payload table the models are generated from (`Schemas/payloads.tsv`).
 /// Member names mean the same thing in every object a `--set` path reaches (`price` is a number
 /// of milliunits wherever it appears, `transactionId` always a string of digits; the generator
 /// fails on a name that would not), so the last component of `data.status` or
