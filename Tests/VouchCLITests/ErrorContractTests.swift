@@ -10,11 +10,11 @@ import VouchTestSupport
 /// The error contract: every ``VerificationError/Code`` is
 /// reachable from the command line, and `vouch verify --json` (`vouch batch` for the line codes,
 /// `vouch receipt verify --json` for the receipt codes) reports exactly that code for the example
-/// input the README's error table names.
+/// input the error table of `docs/errors.md` names.
 @Suite(.serialized) struct ErrorContractTests {
     struct Example: Sendable, CustomTestStringConvertible {
         let code: String
-        /// How the README's table describes the input.
+        /// How the table of `docs/errors.md` describes the input.
         let input: String
         let arguments: [String]
         let stdin: [UInt8]
@@ -379,10 +379,10 @@ import VouchTestSupport
         }
     }
 
-    /// The README's error table lists every code with the example input used here.
+    /// The error table of `docs/errors.md` lists every code with the example input used here.
     @Test func theReadmeTableListsEveryCodeWithItsExample() throws {
         let readme = try String(
-            contentsOf: VouchBinary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+            contentsOf: VouchBinary.packageRoot.appendingPathComponent("docs/errors.md"), encoding: .utf8)
         for example in try Self.all.get().values {
             // The batch input's own codes are input errors; a verifier code has its category.
             let verifierCode = VerificationError.Code.all.first { $0.rawValue == example.code }
@@ -392,8 +392,8 @@ import VouchTestSupport
                 : verifierCode.map { "\(VerificationError($0, "").category)" } ?? "input"
             #expect(
                 readme.contains("| `\(example.code)` | \(category) |"),
-                "\(example.code) is not in the README's table with its category")
-            #expect(readme.contains("| \(example.input) |"), "the README does not give \(example.code)'s example")
+                "\(example.code) is not in the table of docs/errors.md with its category")
+            #expect(readme.contains("| \(example.input) |"), "docs/errors.md does not give \(example.code)'s example")
         }
         #expect(readme.contains("| `internal_error` | internal |"))
     }

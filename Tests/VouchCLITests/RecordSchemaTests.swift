@@ -3,7 +3,7 @@ import Testing
 import Vouch
 
 /// The published record format (`Schemas/verification-record.schema.json` and the Spark DDL in
-/// `Schemas/verification-record.ddl` and the README) against records the built binary writes.
+/// `Schemas/verification-record.ddl` and `docs/records.md`) against records the built binary writes.
 struct RecordSchemaTests {
     static let schema = try! StrictJSON.parseObject(
         Data(contentsOf: VouchBinary.packageRoot.appendingPathComponent("Schemas/verification-record.schema.json")))
@@ -86,7 +86,7 @@ struct RecordSchemaTests {
                         : "\($0): STRING"
                 }.joined(separator: ", ") + ">")
         let readme = try String(
-            contentsOf: VouchBinary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+            contentsOf: VouchBinary.packageRoot.appendingPathComponent("docs/records.md"), encoding: .utf8)
         #expect(readme.contains(Self.ddl))
     }
 

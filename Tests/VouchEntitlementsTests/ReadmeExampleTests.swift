@@ -4,12 +4,13 @@ import Vouch
 import VouchEntitlements
 import VouchMint
 
-/// The README's ledger example, compiled here and run on minted data; a test keeps the two
-/// texts equal.
+/// The ledger example of `docs/entitlement-rules.md`, compiled here and run on minted data; a
+/// test keeps the two texts equal.
 struct ReadmeExampleTests {
     typealias F = LedgerFixtures
 
-    /// The example, between the markers exactly as in the README (less this indentation).
+    /// The example, between the markers exactly as in `docs/entitlement-rules.md` (less this
+    /// indentation).
     static func example(verifier: Verifier, tokens: [String], tiersFile: String, now: Timestamp) throws -> [String] {
         var printed: [String] = []
         func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
@@ -63,7 +64,8 @@ struct ReadmeExampleTests {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent()
         let source = try String(contentsOf: URL(fileURLWithPath: #filePath), encoding: .utf8)
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(
+            contentsOf: root.appendingPathComponent("docs/entitlement-rules.md"), encoding: .utf8)
         let begin = try #require(source.range(of: "        // README begin\n"))
         let end = try #require(source.range(of: "        // README end\n"))
         let example = source[begin.upperBound..<end.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
