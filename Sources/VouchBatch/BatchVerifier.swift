@@ -211,7 +211,7 @@ public struct BatchVerifier: Sendable {
     }
 
     /// Tokens per chunk of work: few enough that the bytes a thread has just copied are still in
-    /// its core's cache when it verifies them (with 256 receipt lines, 1.5 MB, they were not).
+    /// its core's cache when it verifies them (a chunk of receipts is some hundreds of kilobytes).
     static let chunkWeight = 64
 
     /// Verifies one chunk: every token of its units in one call, so that tokens sharing a

@@ -9,13 +9,13 @@ internal import Foundation
 /// has just read: the bytes of an input are first touched, copied and verified by one core.
 /// The calling thread is one of the `jobs`: between inputs of its own it hands the outputs
 /// ready to the sink, so `jobs` threads run on `jobs` cores and none of them only waits (a
-/// thread that only waited for outputs was woken for each, and took a core from a worker).
+/// thread that only waits for outputs is woken for each, and takes a core from a worker).
 ///
 /// An output the sink is done with goes back to the thread that made it, to be released there
 /// before that thread takes another input (a worker stays until the run ends, so its last
-/// outputs go back to it too): memory is freed by the thread that allocated it. Freed on another thread, it
-/// makes that thread wait for the lock of the allocating thread's arena in glibc's allocator,
-/// and the two contend for it: `verify(_:deliver:)` on two threads ran 15 % slower so.
+/// outputs go back to it too): memory is freed by the thread that allocated it. Freed on another
+/// thread, it makes that thread wait for the lock of the allocating thread's arena in glibc's
+/// allocator while the two contend for it.
 final class OrderedPipeline<Input: Sendable, Output: Sendable>: @unchecked Sendable {
     private let jobs: Int
     private let window: Int

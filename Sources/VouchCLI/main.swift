@@ -5,8 +5,6 @@ import Foundation
 signal(SIGPIPE, SIG_IGN)
 let status = CommandRegistry.vouch.run(Array(CommandLine.arguments.dropFirst()), console: .standard)
 // Every byte went out through write(2) already, so the process leaves with _exit: no atexit
-// handler runs. Under LeakSanitizer, exit's leak check now and then reported OpenSSL's
-// per-thread state of worker threads still alive at that moment as lost (about 6.7 KB, in
-// batch runs, on a loaded machine); the library's own leak checks run in-process, in the
-// test suites, where nothing is reported.
+// handler runs, and no leak check counts the per-thread state of worker threads still winding
+// down as lost. The library's leak checks run in-process, in the test suites.
 _exit(status)
