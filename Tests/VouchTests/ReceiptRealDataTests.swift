@@ -23,7 +23,7 @@ import VouchTestSupport
         #expect(receipt.inApp.count == entry.inAppCount)
         #expect(Set(receipt.inApp.compactMap(\.productId)) == entry.productIds)
         #expect(receipt.applicationVersion == entry.applicationVersion)
-        #expect(verified.validationTime.milliseconds == ReceiptDate.milliseconds(entry.creationDate))
+        #expect(verified.validationTime.milliseconds == CivilTime.milliseconds(entry.creationDate, .receipt))
         #expect(receipt.receiptCreationDate == verified.validationTime)
         #expect(!verified.isXcode)
         #expect(receipt.inApp.allSatisfy { $0.transactionId?.isEmpty == false && $0.purchaseDate != nil })
@@ -39,7 +39,7 @@ import VouchTestSupport
         #expect(verified.receipt.bundleId == entry.bundleId)
         #expect(verified.receipt.inApp.count == entry.inAppCount)
         #expect(Set(verified.receipt.inApp.compactMap(\.productId)) == entry.productIds)
-        #expect(verified.validationTime.milliseconds == ReceiptDate.milliseconds(entry.creationDate))
+        #expect(verified.validationTime.milliseconds == CivilTime.milliseconds(entry.creationDate, .receipt))
     }
 
     @Test func xcodeReceiptsAreBERWithIndefiniteLengths() throws {
@@ -84,7 +84,7 @@ import VouchTestSupport
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         if let instant = entry.fields["validation_time"], !instant.isEmpty {
             configuration.validationTime = .fixed(
-                Timestamp(milliseconds: try #require(ReceiptDate.milliseconds(instant))))
+                Timestamp(milliseconds: try #require(CivilTime.milliseconds(instant, .receipt))))
         }
         let rejection = try ReceiptVerifier(configuration: configuration).rejection(bytes)
         #expect(rejection?.code == expected, "\(rejection?.description ?? "verified")")

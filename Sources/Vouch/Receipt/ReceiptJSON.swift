@@ -130,17 +130,18 @@ enum VerifyReceiptDates {
     private static let utc = TimeZone(identifier: "UTC")!
     private static let pacific = TimeZone(identifier: "America/Los_Angeles")!
 
+    /// `YYYY-MM-DD hh:mm:ss` in `zone`. The calendar fields come from Foundation's calendar and
+    /// time zone database (daylight saving time for the PST form; Julian dates before 1582,
+    /// unlike ``CivilTime``), as this form has always printed them.
     private static func format(_ timestamp: Timestamp, in zone: TimeZone) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let date = Date(timeIntervalSince1970: Double(timestamp.milliseconds) / 1000)
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func pad(_ value: Int?, _ width: Int) -> String {
-            let text = String(value ?? 0)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return
-            "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2)) \(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2))"
+        let time = CivilTime(
+            year: Int64(parts.year ?? 0), month: Int64(parts.month ?? 0), day: Int64(parts.day ?? 0),
+            hour: Int64(parts.hour ?? 0), minute: Int64(parts.minute ?? 0), second: Int64(parts.second ?? 0))
+        return time.text(separator: " ", fraction: false)
     }
 }
 

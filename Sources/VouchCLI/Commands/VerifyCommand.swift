@@ -1,7 +1,6 @@
 import Foundation
 import Vouch
 import VouchBatch
-import VouchMint
 
 /// `vouch verify`: one token, its payload printed.
 struct VerifyCommand: Command {
@@ -179,7 +178,7 @@ enum Spelling {
     /// An instant: `2025-03-01`, `2025-03-01T12:30:00Z`, `2025-03-01T12:30:00.250Z` or with an
     /// offset (`+02:00`); the same forms for `--at`, `--date` and every validity option.
     static func date(_ text: String, option: String, alternatives: String = "") throws(UsageError) -> Date {
-        guard let date = MintDate.parse(text) else {
+        guard let date = CivilTime.date(text, .option) else {
             throw UsageError(
                 "\(option): \"\(text)\" is not \(alternatives)a date such as 2025-03-01 or 2025-03-01T12:30:00Z")
         }
