@@ -165,10 +165,28 @@ package enum Base64 {
         encode(bytes, symbols: standardSymbols, padded: true)
     }
 
+    /// Appends the standard base64 of `bytes`, with padding, to `output`.
+    package static func encodeStandard(_ bytes: UnsafeBufferPointer<UInt8>, appendingTo output: inout [UInt8]) {
+        encode(bytes, symbols: standardSymbols, padded: true, appendingTo: &output)
+    }
+
     private static func encode(_ bytes: some Collection<UInt8>, symbols: [UInt8], padded: Bool) -> [UInt8] {
-        let input = Array(bytes)
         var output = [UInt8]()
-        output.reserveCapacity((input.count + 2) / 3 * 4)
+        let encoded: Void? = bytes.withContiguousStorageIfAvailable {
+            encode($0, symbols: symbols, padded: padded, appendingTo: &output)
+        }
+        if encoded == nil {
+            Array(bytes).withUnsafeBufferPointer { encode($0, symbols: symbols, padded: padded, appendingTo: &output) }
+        }
+        return output
+    }
+
+    private static func encode(
+        _ input: UnsafeBufferPointer<UInt8>, symbols: [UInt8], padded: Bool, appendingTo output: inout [UInt8]
+    ) {
+        let needed = output.count + (input.count + 2) / 3 * 4
+        // Grown geometrically: a writer appends many of these to one buffer.
+        if needed > output.capacity { output.reserveCapacity(max(needed, 2 * output.capacity)) }
         var index = 0
         while index + 3 <= input.count {
             let word = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
@@ -193,6 +211,5 @@ package enum Base64 {
         default:
             break
         }
-        return output
     }
 }

@@ -59,29 +59,47 @@ public struct JSONWriter: Sendable {
 
     /// Appends `string` as a JSON string, escaped.
     public mutating func write(string: String) {
-        bytes.append(UInt8(ascii: "\""))
         var string = string
-        string.withUTF8 { utf8 in
-            // Most strings need no escape: copy them whole.
-            var clean = 0
-            while clean < utf8.count, Self.needsEscape(utf8[clean]) == false { clean += 1 }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<clean]))
-            for byte in utf8[clean...] {
-                switch byte {
-                case UInt8(ascii: "\""): raw("\\\"")
-                case UInt8(ascii: "\\"): raw("\\\\")
-                case 0x0A: raw("\\n")
-                case 0x0D: raw("\\r")
-                case 0x09: raw("\\t")
-                case 0..<0x20, 0x7F:
-                    raw("\\u00")
-                    bytes.append(Self.hexDigits[Int(byte >> 4)])
-                    bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-                default: bytes.append(byte)
-                }
+        string.withUTF8 { write(utf8: $0) }
+    }
+
+    /// Appends UTF-8 text, already known to be valid, as a JSON string, escaped: `"`, `\\`,
+    /// the control characters and DEL; every other byte as it is.
+    package mutating func write(utf8: UnsafeBufferPointer<UInt8>) {
+        bytes.append(UInt8(ascii: "\""))
+        // Most strings need no escape: copy them whole.
+        var clean = 0
+        while clean < utf8.count, Self.needsEscape(utf8[clean]) == false { clean += 1 }
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<clean]))
+        for byte in utf8[clean...] {
+            switch byte {
+            case UInt8(ascii: "\""): raw("\\\"")
+            case UInt8(ascii: "\\"): raw("\\\\")
+            case 0x0A: raw("\\n")
+            case 0x0D: raw("\\r")
+            case 0x09: raw("\\t")
+            case 0..<0x20, 0x7F:
+                raw("\\u00")
+                bytes.append(Self.hexDigits[Int(byte >> 4)])
+                bytes.append(Self.hexDigits[Int(byte & 0x0F)])
+            default: bytes.append(byte)
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Appends `data` as a JSON string of standard base64 with padding.
+    package mutating func write(base64 data: UnsafeBufferPointer<UInt8>) {
+        bytes.append(UInt8(ascii: "\""))
+        Base64.encodeStandard(data, appendingTo: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// Makes room for `count` more bytes, so that what is written next grows the buffer once.
+    package mutating func reserveCapacity(adding count: Int) {
+        let needed = bytes.count + count
+        // Grown geometrically, as appending would: one writer takes a whole batch's records.
+        if needed > bytes.capacity { bytes.reserveCapacity(max(needed, 2 * bytes.capacity)) }
     }
 
     @inline(__always)

@@ -150,16 +150,13 @@ extension AppReceipt {
     /// written straight from the payload without building the object, as a batch does for
     /// every receipt it verifies.
     package func writeJSON(into writer: inout JSONWriter) {
+        // The caller's writer is moved in for the writes (not copied) and back out after them.
+        var json = ReceiptJSONWriter()
+        swap(&json.writer, &writer)
+        defer { swap(&json.writer, &writer) }
         let fields = table.fields.count + inApp.reduce(0) { $0 + $1.table.fields.count }
-        let json = [UInt8](
-            unsafeUninitializedCapacity: ReceiptJSONWriter.capacity(payload: table.bytes.count, fields: fields)
-        ) {
-            buffer, count in
-            var json = ReceiptJSONWriter(output: buffer)
-            write(into: &json)
-            count = json.count
-        }
-        writer.writeRaw(json)
+        json.writer.reserveCapacity(adding: ReceiptJSONWriter.capacity(payload: table.bytes.count, fields: fields))
+        write(into: &json)
     }
 
     private func write(into json: inout ReceiptJSONWriter) {
@@ -239,23 +236,18 @@ extension InAppPurchaseReceipt {
     }
 }
 
-/// Compact JSON from a receipt's payload, written as `JSONWriter` writes the same values:
-/// members in order, absent ones left out, strings escaped by the same rules, numbers in
-/// decimal, bytes in standard base64 with padding. It writes into a buffer of
-/// ``capacity(payload:fields:)`` bytes, checking every write against the end.
+/// A receipt's members written from its payload by a `JSONWriter`: members in order, absent
+/// ones left out (a member's name is written only once its value is known to be there), text
+/// and bytes read where they lie in the payload.
 private struct ReceiptJSONWriter {
+    /// Where the JSON goes: the caller's writer, moved in for the writes.
+    var writer = JSONWriter(reservingCapacity: 0)
     /// The payload the ranges given refer to, borrowed for the writes.
     var payload = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
-    private let output: UnsafeMutableBufferPointer<UInt8>
-    private(set) var count = 0
     /// Whether the next member or element needs a comma before it.
     private var needsComma = false
     /// A member name waiting for its value: left out with the value when that is absent.
     private var pendingKey: StaticString?
-
-    init(output: UnsafeMutableBufferPointer<UInt8>) {
-        self.output = output
-    }
 
     /// Room for the JSON of a receipt whose payload is `payload` bytes long with `fields`
     /// attributes in all. Each payload byte is written at most once, as at most six bytes (an
@@ -264,31 +256,14 @@ private struct ReceiptJSONWriter {
     /// of a set it may open).
     static func capacity(payload: Int, fields: Int) -> Int { 6 * payload + 128 * fields + 512 }
 
-    private mutating func put(_ byte: UInt8) {
-        precondition(count < output.count, "receipt JSON over its computed size")
-        output[count] = byte
-        count += 1
-    }
-
-    private mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let source = bytes.baseAddress else { return }
-        precondition(output.count - count >= bytes.count, "receipt JSON over its computed size")
-        (output.baseAddress! + count).update(from: source, count: bytes.count)
-        count += bytes.count
-    }
-
-    private mutating func raw(_ text: StaticString) {
-        put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
     mutating func open(_ bracket: UInt8) {
         startValue()
-        put(bracket)
+        writer.writeRaw(CollectionOfOne(bracket))
         needsComma = false
     }
 
     mutating func close(_ bracket: UInt8) {
-        put(bracket)
+        writer.writeRaw(CollectionOfOne(bracket))
         needsComma = true
     }
 
@@ -297,52 +272,24 @@ private struct ReceiptJSONWriter {
 
     /// The comma, and the pending member name, before a value that is present.
     private mutating func startValue() {
-        if needsComma { put(UInt8(ascii: ",")) }
+        if needsComma { writer.raw(",") }
         if let name = pendingKey {
-            put(UInt8(ascii: "\""))
-            raw(name)
-            raw("\":")
+            writer.raw("\"")
+            writer.raw(name)
+            writer.raw("\":")
             pendingKey = nil
         }
         needsComma = true
     }
 
-    /// The text at `range` of the payload, UTF-8 already checked, escaped as
-    /// `JSONWriter.write(string:)` escapes.
+    /// The text at `range` of the payload, UTF-8 already checked, as a JSON string.
     mutating func string(_ range: Range<Int>?) {
         guard let range else {
             pendingKey = nil
             return
         }
         startValue()
-        put(UInt8(ascii: "\""))
-        let text = UnsafeBufferPointer(rebasing: payload[range])
-        var clean = 0
-        while clean < text.count, !Self.needsEscape(text[clean]) { clean += 1 }
-        put(UnsafeBufferPointer(rebasing: text[..<clean]))
-        for byte in text[clean...] {
-            switch byte {
-            case UInt8(ascii: "\""): raw("\\\"")
-            case UInt8(ascii: "\\"): raw("\\\\")
-            case 0x0A: raw("\\n")
-            case 0x0D: raw("\\r")
-            case 0x09: raw("\\t")
-            case 0..<0x20, 0x7F:
-                raw("\\u00")
-                put(Self.hexDigit(byte >> 4))
-                put(Self.hexDigit(byte & 0x0F))
-            default: put(byte)
-            }
-        }
-        put(UInt8(ascii: "\""))
-    }
-
-    private static func needsEscape(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+        writer.write(utf8: UnsafeBufferPointer(rebasing: payload[range]))
     }
 
     mutating func number(_ value: Int64?) {
@@ -351,18 +298,7 @@ private struct ReceiptJSONWriter {
             return
         }
         startValue()
-        // Digits from the last, into room for the longest, -9223372036854775808.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var magnitude = value.magnitude
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            if value < 0 { put(UInt8(ascii: "-")) }
-            put(UnsafeBufferPointer(rebasing: digits[start...]))
-        }
+        writer.write(integer: Int(value))
     }
 
     mutating func bool(_ value: Bool?) {
@@ -371,7 +307,7 @@ private struct ReceiptJSONWriter {
             return
         }
         startValue()
-        if value { raw("true") } else { raw("false") }
+        writer.raw(value ? "true" : "false")
     }
 
     /// The bytes at `range` of the payload as a string of standard base64 with padding.
@@ -381,45 +317,7 @@ private struct ReceiptJSONWriter {
             return
         }
         startValue()
-        put(UInt8(ascii: "\""))
-        let input = UnsafeBufferPointer(rebasing: payload[range])
-        var index = 0
-        while index + 3 <= input.count {
-            let word = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            put(Self.symbol(word >> 18))
-            put(Self.symbol(word >> 12))
-            put(Self.symbol(word >> 6))
-            put(Self.symbol(word))
-            index += 3
-        }
-        switch input.count - index {
-        case 1:
-            let word = UInt32(input[index]) << 16
-            put(Self.symbol(word >> 18))
-            put(Self.symbol(word >> 12))
-            raw("==")
-        case 2:
-            let word = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-            put(Self.symbol(word >> 18))
-            put(Self.symbol(word >> 12))
-            put(Self.symbol(word >> 6))
-            put(UInt8(ascii: "="))
-        default:
-            break
-        }
-        put(UInt8(ascii: "\""))
-    }
-
-    /// The standard base64 symbol of the low six bits of `bits`.
-    private static func symbol(_ bits: UInt32) -> UInt8 {
-        let value = UInt8(bits & 0x3F)
-        switch value {
-        case 0..<26: return UInt8(ascii: "A") + value
-        case 26..<52: return UInt8(ascii: "a") + value - 26
-        case 52..<62: return UInt8(ascii: "0") + value - 52
-        case 62: return UInt8(ascii: "+")
-        default: return UInt8(ascii: "/")
-        }
+        writer.write(base64: UnsafeBufferPointer(rebasing: payload[range]))
     }
 
     /// `otherAttributes`: the attributes among `fields` whose type is not `typed`, when there are any.
