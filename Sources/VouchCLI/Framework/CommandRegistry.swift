@@ -2,8 +2,8 @@ import Foundation
 import Vouch
 import VouchMint
 
-/// Every command and group of `vouch`, and the one place that turns words into a command run
-/// and errors into exit statuses.
+/// The commands and groups of the tool (``vouch`` lists `vouch`'s), and the one place that
+/// turns words into a command run and errors into exit statuses.
 ///
 /// `vouch WORDS…` walks the groups by their words (`mint`, then `ca`), parses the rest with
 /// the command's declared options and runs it. `vouch` and `vouch GROUP` alone print the
@@ -13,23 +13,6 @@ struct CommandRegistry: Sendable {
     let version: String
     let groups: [CommandGroup]
     let commands: [any Command]
-
-    static let vouch = CommandRegistry(
-        version: "0.1.0",
-        groups: [
-            CommandGroup(
-                path: [], summary: "", usage: "vouch <command> [options]",
-                discussion: """
-                    Verify App Store signed data (transactions, renewal info, server notifications,
-                    app transactions, retention-messaging requests) offline, against Apple's root.
-                    """,
-                noun: "command",
-                footer: "Run 'vouch help <command>' for a command's options."),
-            MintCommands.group,
-            ReceiptCommands.group,
-        ],
-        commands: [VerifyCommand(), InspectCommand(), BatchCommand(), EntitlementsCommand(), RefundsCommand()]
-            + ReceiptCommands.all + MintCommands.all + [MintHistoryCommand()] + MintReceiptCommands.all)
 
     // MARK: Running
 
