@@ -150,19 +150,19 @@ extension AppReceipt {
     /// written straight from the payload without building the object, as a batch does for
     /// every receipt it verifies.
     package func writeJSON(into writer: inout JSONWriter) {
-        // The caller's writer is moved in for the writes (not copied) and back out after them.
-        var json = ReceiptJSONWriter()
-        swap(&json.writer, &writer)
-        defer { swap(&json.writer, &writer) }
         let fields = table.fields.count + inApp.reduce(0) { $0 + $1.table.fields.count }
-        json.writer.reserveCapacity(adding: ReceiptJSONWriter.capacity(payload: table.bytes.count, fields: fields))
-        write(into: &json)
+        writer.write(maximumLength: ReceiptJSONWriter.maximumLength(payload: table.bytes.count, fields: fields)) {
+            output in
+            var json = ReceiptJSONWriter(output: output)
+            write(into: &json)
+            output = json.output
+        }
     }
 
     private func write(into json: inout ReceiptJSONWriter) {
         table.bytes.withUnsafeBufferPointer { payload in
             json.payload = payload
-            json.open(UInt8(ascii: "{"))
+            json.open("{")
             json.key("receiptType")
             json.string(receiptTypeText)
             json.key("appItemId")
@@ -186,11 +186,11 @@ extension AppReceipt {
             json.key("preorderDate")
             json.number(preorderMilliseconds)
             json.key("inApp")
-            json.open(UInt8(ascii: "["))
+            json.open("[")
             for purchase in inApp { purchase.write(into: &json) }
-            json.close(UInt8(ascii: "]"))
+            json.close("]")
             json.otherAttributes(table.fields, typed: Self.typedTypes)
-            json.close(UInt8(ascii: "}"))
+            json.close("}")
         }
     }
 }
@@ -203,7 +203,7 @@ extension InAppPurchaseReceipt {
         defer { json.payload = outer }
         table.bytes.withUnsafeBufferPointer { payload in
             json.payload = payload
-            json.open(UInt8(ascii: "{"))
+            json.open("{")
             json.key("quantity")
             json.number(quantity)
             json.key("productId")
@@ -231,17 +231,17 @@ extension InAppPurchaseReceipt {
             json.key("productType")
             json.number(productType)
             json.otherAttributes(table.fields, typed: Self.typedTypes)
-            json.close(UInt8(ascii: "}"))
+            json.close("}")
         }
     }
 }
 
-/// A receipt's members written from its payload by a `JSONWriter`: members in order, absent
-/// ones left out (a member's name is written only once its value is known to be there), text
-/// and bytes read where they lie in the payload.
+/// A receipt's members written from its payload through a ``JSONOutput``: members in order,
+/// absent ones left out (a member's name is written only once its value is known to be there),
+/// text and bytes read where they lie in the payload.
 private struct ReceiptJSONWriter {
-    /// Where the JSON goes: the caller's writer, moved in for the writes.
-    var writer = JSONWriter(reservingCapacity: 0)
+    /// Where the JSON goes: room of ``maximumLength(payload:fields:)`` bytes.
+    var output: JSONOutput
     /// The payload the ranges given refer to, borrowed for the writes.
     var payload = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
     /// Whether the next member or element needs a comma before it.
@@ -249,21 +249,25 @@ private struct ReceiptJSONWriter {
     /// A member name waiting for its value: left out with the value when that is absent.
     private var pendingKey: StaticString?
 
+    init(output: JSONOutput) {
+        self.output = output
+    }
+
     /// Room for the JSON of a receipt whose payload is `payload` bytes long with `fields`
     /// attributes in all. Each payload byte is written at most once, as at most six bytes (an
     /// escape `\u00XX`; base64 makes four of three); each attribute adds at most 103 bytes
     /// (its member name or `{"type":…,"version":…,"value":""}`, punctuation, and the brackets
     /// of a set it may open).
-    static func capacity(payload: Int, fields: Int) -> Int { 6 * payload + 128 * fields + 512 }
+    static func maximumLength(payload: Int, fields: Int) -> Int { 6 * payload + 128 * fields + 512 }
 
-    mutating func open(_ bracket: UInt8) {
+    mutating func open(_ bracket: StaticString) {
         startValue()
-        writer.writeRaw(CollectionOfOne(bracket))
+        output.raw(bracket)
         needsComma = false
     }
 
-    mutating func close(_ bracket: UInt8) {
-        writer.writeRaw(CollectionOfOne(bracket))
+    mutating func close(_ bracket: StaticString) {
+        output.raw(bracket)
         needsComma = true
     }
 
@@ -272,11 +276,11 @@ private struct ReceiptJSONWriter {
 
     /// The comma, and the pending member name, before a value that is present.
     private mutating func startValue() {
-        if needsComma { writer.raw(",") }
+        if needsComma { output.put(UInt8(ascii: ",")) }
         if let name = pendingKey {
-            writer.raw("\"")
-            writer.raw(name)
-            writer.raw("\":")
+            output.put(UInt8(ascii: "\""))
+            output.raw(name)
+            output.raw("\":")
             pendingKey = nil
         }
         needsComma = true
@@ -289,7 +293,7 @@ private struct ReceiptJSONWriter {
             return
         }
         startValue()
-        writer.write(utf8: UnsafeBufferPointer(rebasing: payload[range]))
+        output.string(utf8: UnsafeBufferPointer(rebasing: payload[range]))
     }
 
     mutating func number(_ value: Int64?) {
@@ -298,7 +302,7 @@ private struct ReceiptJSONWriter {
             return
         }
         startValue()
-        writer.write(integer: Int(value))
+        output.integer(value)
     }
 
     mutating func bool(_ value: Bool?) {
@@ -307,7 +311,7 @@ private struct ReceiptJSONWriter {
             return
         }
         startValue()
-        writer.raw(value ? "true" : "false")
+        output.raw(value ? "true" : "false")
     }
 
     /// The bytes at `range` of the payload as a string of standard base64 with padding.
@@ -317,7 +321,7 @@ private struct ReceiptJSONWriter {
             return
         }
         startValue()
-        writer.write(base64: UnsafeBufferPointer(rebasing: payload[range]))
+        output.base64(UnsafeBufferPointer(rebasing: payload[range]))
     }
 
     /// `otherAttributes`: the attributes among `fields` whose type is not `typed`, when there are any.
@@ -326,18 +330,18 @@ private struct ReceiptJSONWriter {
         var opened = false
         for field in fields where !typed.contains(field.type) {
             if !opened {
-                open(UInt8(ascii: "["))
+                open("[")
                 opened = true
             }
-            open(UInt8(ascii: "{"))
+            open("{")
             key("type")
             number(Int64(field.type))
             key("version")
             number(Int64(field.version))
             key("value")
             base64(field.value)
-            close(UInt8(ascii: "}"))
+            close("}")
         }
-        if opened { close(UInt8(ascii: "]")) } else { pendingKey = nil }
+        if opened { close("]") } else { pendingKey = nil }
     }
 }
