@@ -1,6 +1,4 @@
 import Foundation
-import Vouch
-import VouchMint
 
 /// The commands and groups of the tool (``vouch`` lists `vouch`'s), and the one place that
 /// turns words into a command run and errors into exit statuses.
@@ -40,12 +38,10 @@ struct CommandRegistry: Sendable {
         case let error as WriteError: return (ExitCode.writeError, error.message)
         case let error as InputError: return (ExitCode.unreadableInput, error.message)
         case let error as InvalidInputError: return (ExitCode.invalidInput, error.message)
-        case let error as MintError:
-            switch error.code {
-            case .invalidInput: return (ExitCode.invalidInput, error.reason)
-            case .unreadableInput: return (ExitCode.unreadableInput, error.reason)
-            case .writeFailed: return (ExitCode.writeError, error.reason)
-            default: return (ExitCode.software, error.reason)
+        case let error as any ReportableError:
+            switch error.report {
+            case .exit(let status, let message): return (status, message)
+            case .usage(let message): return (ExitCode.usage, message)
             }
         default: return (ExitCode.software, "\(error)")
         }
@@ -59,8 +55,9 @@ struct CommandRegistry: Sendable {
         case .arguments(let arguments):
             do {
                 return try command.run(arguments, console: console)
-            } catch let error as MintError where error.code == .invalidOverride || error.code == .unsupported {
-                throw UsageError(error.reason)
+            } catch let error as any ReportableError {
+                if case .usage(let message) = error.report { throw UsageError(message) }
+                throw error
             }
         }
     }
