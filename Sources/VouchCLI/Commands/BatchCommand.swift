@@ -60,11 +60,7 @@ struct BatchCommand: Command {
                 help:
                     "Verify every signature with OpenSSL's generic P-256 path,\nnever with a key's precomputed table (same verdicts)"
             ),
-        ] + DocumentArguments.options + TrustOptions.options + [
-            .value(
-                "--receipt-root", "FILE", repeatable: true,
-                help: "Trust this root for receipts instead of the embedded Apple\nInc. Root")
-        ]
+        ] + DocumentArguments.options + TrustOptions.options + [TrustOptions.receiptRoot]
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -72,7 +68,7 @@ struct BatchCommand: Command {
         options.configuration.fastVerify = !arguments.flag("--no-fast-verify")
         var batch = BatchVerifier(verifier: try options.makeVerifier(), kind: options.kind)
         let documents = try DocumentArguments(arguments)
-        batch.receiptVerifier = try ReceiptCommands.batchVerifier(arguments, options: options, console: console)
+        batch.receiptVerifier = try options.makeReceiptVerifier(arguments)
         if let text = arguments.value("--jobs") {
             guard let jobs = Int(text), (1...1024).contains(jobs) else {
                 throw UsageError("--jobs must be a whole number from 1 to 1024; got '\(text)'")

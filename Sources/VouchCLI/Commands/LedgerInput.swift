@@ -10,17 +10,14 @@ import VouchEntitlements
 struct LedgerInput {
     /// The options both commands share with `vouch batch`: its trust options less `--kind`,
     /// with `--chain-at` for what `--at` means there.
-    static let options: [CommandOption] =
-        [
-            .value("--summary-json", "FILE", help: "Also write the summary as JSON to FILE (- for stdout)"),
-            .value("--jobs", short: "j", "N", help: "Verify on N threads (default: all cores)"),
-            .value("--field", "NAME", help: "In JSON lines, read the token from this member"),
-            .value(
-                "--chain-at", "WHEN",
-                help:
-                    "Validate chains at: signed (the payload's signed date,\ndefault), now, or a DATE ('vouch batch --at')"
-            ),
-        ] + TrustOptions.options.filter { $0.name != "--kind" && $0.name != "--at" }
+    static let options: [CommandOption] = [
+        .value("--summary-json", "FILE", help: "Also write the summary as JSON to FILE (- for stdout)"),
+        .value("--jobs", short: "j", "N", help: "Verify on N threads (default: all cores)"),
+        .value("--field", "NAME", help: "In JSON lines, read the token from this member"),
+        TrustOptions.ledger.validationTime, TrustOptions.ledger.root, TrustOptions.ledger.bundleId,
+        TrustOptions.ledger.appAppleId!, TrustOptions.ledger.environment, TrustOptions.ledger.xcodeCertificate,
+        TrustOptions.ledger.noStrictX509,
+    ]
 
     /// At most this many rejected lines are reported one by one; all are counted.
     static let reportedRejections = 100
@@ -31,18 +28,7 @@ struct LedgerInput {
 
     init(command: String, arguments: ParsedArguments, console: Console) throws {
         self.command = command
-        var options = try TrustOptions(arguments, console: console)
-        // `--at` means something else to these commands; chains are validated at `--chain-at`.
-        options.configuration.validationTime = .signedDate
-        if let text = arguments.value("--chain-at") {
-            switch text {
-            case "signed": options.configuration.validationTime = .signedDate
-            case "now": options.configuration.validationTime = .now
-            default:
-                let date = try Spelling.date(text, option: "--chain-at", alternatives: "'signed', 'now' or ")
-                options.configuration.validationTime = .fixed(Timestamp(date))
-            }
-        }
+        let options = try TrustOptions(arguments, TrustOptions.ledger, console: console)
         var batch = BatchVerifier(verifier: try options.makeVerifier(), field: arguments.value("--field"))
         if let text = arguments.value("--jobs") {
             guard let jobs = Int(text), (1...1024).contains(jobs) else {
