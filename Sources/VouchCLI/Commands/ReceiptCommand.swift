@@ -166,20 +166,7 @@ struct ReceiptInspectCommand: Command {
                 + "\(inspection.usesIndefiniteLengths ? "BER (indefinite lengths)" : "DER"), signature \(inspection.signatureLength) bytes"
         )
         for (index, certificate) in inspection.certificates.enumerated() {
-            lines.append("certificate \(index + 1):")
-            guard let certificate else {
-                lines.append("  (not a DER certificate)")
-                continue
-            }
-            let when = { (instant: Timestamp?) in instant?.iso8601 ?? "?" }
-            lines.append("  subject: \(certificate.subject)")
-            lines.append("  issuer: \(certificate.issuer)")
-            lines.append("  valid: \(when(certificate.notBefore)) to \(when(certificate.notAfter))")
-            lines.append("  key: \(certificate.key)\(certificate.isCA ? ", CA" : "")")
-            lines.append(
-                "  apple markers: \(certificate.appleMarkers.isEmpty ? "none" : certificate.appleMarkers.joined(separator: ", "))"
-            )
-            lines.append("  sha256: \(certificate.sha256)")
+            CertificateText.describe(certificate, heading: "certificate \(index + 1):", indent: "", into: &lines)
         }
         switch inspection.receipt {
         case .success(let receipt):
