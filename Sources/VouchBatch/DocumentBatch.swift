@@ -1,4 +1,5 @@
 internal import Vouch
+internal import VouchReceipts
 
 /// One share of an input: the `index`-th (1-based) of `count`, as `--shard I/N` names it.
 public struct Shard: Sendable, Equatable {

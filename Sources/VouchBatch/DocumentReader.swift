@@ -1,5 +1,6 @@
 internal import Foundation
 internal import Vouch
+internal import VouchReceipts
 
 /// Reads a stream of inputs as `vouch verify` and `vouch batch` see them: lines holding a bare
 /// token, blank lines, and JSON documents (one per line, pretty-printed over many lines, or

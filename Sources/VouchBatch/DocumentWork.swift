@@ -1,4 +1,5 @@
 public import Vouch
+package import VouchReceipts
 
 /// How ``DocumentReader`` reads its input.
 public struct DocumentOptions: Sendable {

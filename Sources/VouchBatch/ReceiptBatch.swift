@@ -1,4 +1,5 @@
 internal import Vouch
+internal import VouchReceipts
 
 extension BatchVerifier {
     /// The result for a line holding a receipt (base64 `receipt-data`, or a JSON object with a

@@ -1,4 +1,5 @@
 public import Vouch
+public import VouchReceipts
 
 /// The JSON record of one receipt verification, as `vouch receipt verify --json` prints it and
 /// `vouch batch` prints per receipt line (with `"line"` first):

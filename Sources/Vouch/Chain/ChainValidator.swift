@@ -12,6 +12,11 @@ package final class ChainValidator: Sendable {
         package var notBefore: Int64
         package var notAfter: Int64
 
+        package init(notBefore: Int64, notAfter: Int64) {
+            self.notBefore = notBefore
+            self.notAfter = notAfter
+        }
+
         /// Whether `time` is safely inside, a second away from either edge, so that a cached
         /// result agrees with OpenSSL's own comparison whatever its rounding at the edges.
         package func strictlyContains(_ time: Int64) -> Bool {

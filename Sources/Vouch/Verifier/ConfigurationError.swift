@@ -28,7 +28,7 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     /// What is wrong, for people: which entry, and what to set.
     public let reason: String
 
-    init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }

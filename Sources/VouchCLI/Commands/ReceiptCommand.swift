@@ -1,6 +1,7 @@
 import Foundation
 import Vouch
 import VouchBatch
+import VouchReceipts
 
 /// `vouch receipt verify` and `vouch receipt inspect`: legacy app receipts (PKCS #7).
 enum ReceiptCommands {

@@ -1,5 +1,6 @@
 import Foundation
 import Vouch
+import VouchReceipts
 
 /// The trust options of the verifying commands, read by one reader into a verifier's
 /// `TrustConfiguration`: `vouch verify`, `batch`, `entitlements` and `refunds` for tokens,

@@ -1,3 +1,5 @@
+internal import Vouch
+
 /// One attribute of a receipt payload, exactly as signed: `SEQUENCE { type INTEGER,
 /// version INTEGER, value OCTET STRING }`. Unknown types are kept, so nothing Apple adds is lost.
 public struct ReceiptAttribute: Sendable, Hashable {

@@ -3,6 +3,7 @@ import Testing
 import VouchTestSupport
 
 @testable import Vouch
+@testable import VouchReceipts
 
 /// A receipt verifier is safe by default: it names the app and environment whose receipts it
 /// accepts, or says that it accepts any.

@@ -1,4 +1,5 @@
 internal import Foundation
+public import Vouch
 internal import VouchOpenSSL
 
 /// Verifies legacy App Store app receipts (PKCS #7 / CMS SignedData, RSA) offline.
@@ -11,10 +12,11 @@ internal import VouchOpenSSL
 /// types; the signer chains, through the receipt's other certificates, to one of *this
 /// verifier's* trust anchors (never to a root the receipt brings) at the validation time, by way
 /// of an intermediate carrying 1.2.840.113635.100.6.2.1, with every certificate the receipt
-/// carries on that path; and bundle id, version and device hash match what was asked.
+/// carries on that path; and bundle id, environment, app Apple ID (the app item id of a
+/// Production receipt), version and device hash match what was asked.
 ///
 /// Receipts signed by Xcode's StoreKit testing certificate are accepted only when that
-/// certificate is configured in ``Configuration/xcodeCertificates``.
+/// certificate is among the `xcodeCertificates` of its configuration.
 ///
 /// A `ReceiptVerifier` is a value, safe to use from many threads at once. Signer chains it has
 /// validated are remembered, so the next receipt of the same signer costs one RSA verification.
@@ -23,15 +25,15 @@ public struct ReceiptVerifier: Sendable {
     /// token verifier's) and what only receipts carry.
     ///
     /// By default the trust anchor is Apple Inc. Root, embedded in the library, and no app is
-    /// named: name one (``VerifierConfiguration/init(bundleId:environment:appAppleId:)``) or
-    /// accept any explicitly (``VerifierConfiguration/acceptingAnyApp()``), or
+    /// named: name one (`VerifierConfiguration.init(bundleId:environment:appAppleId:)`) or
+    /// accept any explicitly (`VerifierConfiguration.acceptingAnyApp()`), or
     /// ``ReceiptVerifier/init(configuration:)`` refuses the configuration.
     ///
-    /// For receipts, the ``TrustConfiguration/environment`` is told by the receipt type
+    /// For receipts, the `TrustConfiguration.environment` is told by the receipt type
     /// (attribute 0): Production takes `Production` and `ProductionVPP`, Sandbox
     /// `ProductionSandbox` and `ProductionVPPSandbox`, Xcode `Xcode`;
-    /// ``ValidationTime/signedDate`` is the receipt creation date (attribute 12), as Apple
-    /// documents for receipts; ``TrustConfiguration/appAppleId``, when set, must equal the app
+    /// `ValidationTime.signedDate` is the receipt creation date (attribute 12), as Apple
+    /// documents for receipts; `TrustConfiguration.appAppleId`, when set, must equal the app
     /// item id (attribute 1) of a Production receipt.
     public struct Configuration: VerifierConfiguration {
         /// What the verifier trusts and whose receipts it accepts; its members read and write as
@@ -45,8 +47,8 @@ public struct ReceiptVerifier: Sendable {
         /// Receipts longer than this many bytes are rejected before any parsing.
         public var maximumReceiptSize: Int = 1 << 20
 
-        /// A configuration without the app's identity: set ``TrustConfiguration/bundleId`` and
-        /// ``TrustConfiguration/environment`` or ``TrustConfiguration/acceptsAnyApp`` before
+        /// A configuration without the app's identity: set `TrustConfiguration.bundleId` and
+        /// `TrustConfiguration.environment` or `TrustConfiguration.acceptsAnyApp` before
         /// making a verifier.
         public init() {}
     }
@@ -57,10 +59,10 @@ public struct ReceiptVerifier: Sendable {
 
     /// Creates a receipt verifier.
     ///
-    /// Throws ``ConfigurationError`` when the configuration names no app and does not accept
-    /// any (``ConfigurationError/Code/missingAppIdentity``), trusts no anchor, holds a
+    /// Throws `ConfigurationError` when the configuration names no app and does not accept
+    /// any (`ConfigurationError.Code.missingAppIdentity`), trusts no anchor, holds a
     /// certificate that cannot be read, or a device identifier that is not 16 bytes
-    /// (``ConfigurationError/Code/invalidDeviceIdentifier``).
+    /// (`ConfigurationError.Code.invalidDeviceIdentifier`).
     public init(configuration: Configuration) throws(ConfigurationError) {
         try configuration.trust.checkAppIdentity(requiringAppAppleIdInProduction: false)
         if let device = configuration.deviceIdentifier, device.count != 16 {

@@ -1,4 +1,5 @@
 internal import Foundation
+public import Vouch
 
 extension AppReceipt {
     /// The receipt as a JSON object with Apple's field names in camel case (as the App Store
@@ -132,7 +133,7 @@ enum VerifyReceiptDates {
 
     /// `YYYY-MM-DD hh:mm:ss` in `zone`. The calendar fields come from Foundation's calendar and
     /// time zone database (daylight saving time for the PST form; Julian dates before 1582,
-    /// unlike ``CivilTime``), as this form has always printed them.
+    /// unlike `CivilTime`), as this form has always printed them.
     private static func format(_ timestamp: Timestamp, in zone: TimeZone) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
@@ -236,7 +237,7 @@ extension InAppPurchaseReceipt {
     }
 }
 
-/// A receipt's members written from its payload through a ``JSONOutput``: members in order,
+/// A receipt's members written from its payload through a `JSONOutput`: members in order,
 /// absent ones left out (a member's name is written only once its value is known to be there),
 /// text and bytes read where they lie in the payload.
 private struct ReceiptJSONWriter {
