@@ -212,7 +212,7 @@ final class ReceiptEngine: Sendable {
         }
 
         let time: Int64
-        switch configuration.validationTime {
+        switch configuration.trust.validationTime {
         case .now: time = now
         case .fixed(let instant): time = instant.milliseconds
         case .signedDate:
@@ -231,11 +231,11 @@ final class ReceiptEngine: Sendable {
     }
 
     private func check(_ receipt: AppReceipt) throws(VerificationError) {
-        if let expected = configuration.bundleId, !receipt.table.text(receipt.bundleIdText, equals: expected) {
+        if let expected = configuration.trust.bundleId, !receipt.table.text(receipt.bundleIdText, equals: expected) {
             throw VerificationError(
                 .wrongBundleId, "the receipt's bundle id is \(receipt.bundleId), expected \(expected)")
         }
-        if let expected = configuration.environment {
+        if let expected = configuration.trust.environment {
             guard let type = receipt.receiptType else {
                 throw VerificationError(
                     .wrongEnvironment, "the receipt has no receipt type (attribute 0), expected \(expected.rawValue)")
@@ -246,7 +246,7 @@ final class ReceiptEngine: Sendable {
                     "the receipt's type is \(type.rawValue) (\(type.environment)), expected \(expected.rawValue)")
             }
         }
-        if let expected = configuration.appAppleId, receipt.receiptType?.environment == "Production",
+        if let expected = configuration.trust.appAppleId, receipt.receiptType?.environment == "Production",
             receipt.appItemId != expected
         {
             throw VerificationError(

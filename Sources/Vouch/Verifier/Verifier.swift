@@ -156,7 +156,7 @@ final class Engine: Sendable {
 
     init(configuration: Verifier.Configuration) throws(ConfigurationError) {
         trust = try PreparedTrust(configuration.trust)
-        validationTime = configuration.validationTime
+        validationTime = configuration.trust.validationTime
         maximumTokenSize = configuration.maximumTokenSize
         fixedKeys = FixedKeyPolicy.overridden(
             configuration.fastVerify ? FixedKeyPolicy(threshold: configuration.fastVerifyThreshold) : .off,
