@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "Vouch", targets: ["Vouch"]),
+        .library(name: "VouchReceipts", targets: ["VouchReceipts"]),
         .library(name: "VouchBatch", targets: ["VouchBatch"]),
         .library(name: "VouchMint", targets: ["VouchMint"]),
         .library(name: "VouchEntitlements", targets: ["VouchEntitlements"]),
@@ -40,11 +41,17 @@ let package = Package(
             name: "Vouch",
             dependencies: ["VouchOpenSSL", "CVouchECDSA", "CVouchBase64"]
         ),
+        // Legacy app receipts (PKCS #7 SignedData, RSA) on Vouch's trust: the container and
+        // payload readers, the receipt verifier and its JSON.
+        .target(
+            name: "VouchReceipts",
+            dependencies: ["Vouch", "VouchOpenSSL"]
+        ),
         // Many tokens at once: line reading (plain or gzip), the ordered pipeline, the batch
         // verifier and its JSON Lines records.
         .target(
             name: "VouchBatch",
-            dependencies: ["Vouch", "CZlib"]
+            dependencies: ["Vouch", "VouchReceipts", "CZlib"]
         ),
         .target(
             name: "VouchEntitlements",
@@ -56,11 +63,13 @@ let package = Package(
         ),
         .executableTarget(
             name: "VouchCLI",
-            dependencies: ["Vouch", "VouchBatch", "VouchMint", "VouchEntitlements"]
+            dependencies: ["Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements"]
         ),
         .executableTarget(
             name: "VouchBench",
-            dependencies: ["Vouch", "VouchBatch", "VouchMint", "VouchEntitlements", "COpenSSL", "CVouchECDSA"]
+            dependencies: [
+                "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements", "COpenSSL", "CVouchECDSA",
+            ]
         ),
         .target(
             name: "VouchTestSupport",
@@ -69,7 +78,11 @@ let package = Package(
         ),
         .testTarget(
             name: "VouchTests",
-            dependencies: ["Vouch", "VouchBatch", "VouchMint", "VouchOpenSSL", "VouchTestSupport"]
+            dependencies: ["Vouch", "VouchBatch", "VouchReceipts", "VouchMint", "VouchOpenSSL", "VouchTestSupport"]
+        ),
+        .testTarget(
+            name: "VouchReceiptsTests",
+            dependencies: ["VouchReceipts", "Vouch", "VouchMint", "VouchOpenSSL", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchMintTests",

@@ -1,4 +1,5 @@
 @testable internal import Vouch
+@testable internal import VouchReceipts
 
 /// The receipt container: the input is the bytes of a receipt (real ones as seeds).
 ///

@@ -1,5 +1,6 @@
 internal import Foundation
 public import Vouch
+public import VouchReceipts
 
 /// Verifies many tokens and receipts on several threads, delivering results in input order.
 ///

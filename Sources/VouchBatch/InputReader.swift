@@ -1,5 +1,6 @@
 public import Foundation
 internal import Vouch
+internal import VouchReceipts
 
 /// The one reader of Vouch's inputs: what `vouch verify`, `vouch batch`, `vouch entitlements`,
 /// `vouch refunds` and `vouch receipt` read, and what a server reads a dump, an export or a

@@ -1,4 +1,5 @@
 public import Vouch
+public import VouchReceipts
 
 /// How an ``InputReader`` reads its input.
 public struct InputOptions: Sendable {

@@ -1,4 +1,5 @@
 public import Vouch
+public import VouchReceipts
 
 /// The one record format of Vouch's output: a JSON object per result, as `vouch batch` writes
 /// one per line and `vouch verify --json` and `vouch receipt verify --json` print. Members

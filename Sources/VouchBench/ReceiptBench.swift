@@ -3,6 +3,7 @@ import Foundation
 import Vouch
 import VouchBatch
 import VouchMint
+import VouchReceipts
 
 /// Receipt batch throughput against OpenSSL's raw RSA-2048 verification, in one run.
 ///

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import Vouch
+import VouchMint
 
 @testable import VouchCLI
 
@@ -158,5 +159,27 @@ import Vouch
             #expect(throws: UsageError.self) { try TrustOptions.validationTime(text) }
             #expect(throws: UsageError.self) { try Spelling.date(text, option: "--date") }
         }
+    }
+
+    /// The framework (parsing, help, the registry, the console) knows no domain: a command's
+    /// errors reach it through ``ReportableError``.
+    @Test func theFrameworkImportsNoDomainModule() throws {
+        let folder = VouchBinary.packageRoot.appendingPathComponent("Sources/VouchCLI/Framework")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".swift") }
+        #expect(files.contains("CommandRegistry.swift"))
+        for file in files {
+            let text = try String(contentsOf: folder.appendingPathComponent(file), encoding: .utf8)
+            let imports = text.split(separator: "\n").filter { $0.hasPrefix("import ") }.map { $0.dropFirst(7) }
+            #expect(Set(imports).isSubset(of: ["Foundation", "Dispatch"]), "\(file) imports \(imports)")
+        }
+    }
+
+    @Test func aMintErrorIsReportedWithItsOwnExitStatus() {
+        func status(_ code: MintError.Code) -> Int32 { CommandRegistry.status(of: MintError(code, "why")).0 }
+        #expect(status(.invalidInput) == ExitCode.invalidInput)
+        #expect(status(.unreadableInput) == ExitCode.unreadableInput)
+        #expect(status(.writeFailed) == ExitCode.writeError)
+        #expect(status(.openSSLFailure) == ExitCode.software)
+        #expect(CommandRegistry.status(of: MintError(.invalidInput, "why")).1 == "why")
     }
 }

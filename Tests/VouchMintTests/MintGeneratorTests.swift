@@ -150,7 +150,7 @@ import VouchTestSupport
         let purchase = try #require(payload["purchaseDate"]?.int64Value)
         let expires = try #require(payload["expiresDate"]?.int64Value)
         if payload["offerDiscountType"] != "FREE_TRIAL" {
-            #expect(expires == UTCCalendar.addingMonths(1, to: purchase))
+            #expect(expires == CivilTime.adding(months: 1, to: purchase))
         }
         #expect(payload["environment"] == "Production")
     }

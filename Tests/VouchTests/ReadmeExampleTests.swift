@@ -141,26 +141,4 @@ import VouchTestSupport
             lines.last == "DID_RENEW 2000001024998954 com.getsession.org.pro_sub until 2025-10-01 07:12:12 +0000, "
                 + "no account token, \(stored) bytes stored")
     }
-
-    @Test func theReadmeReceiptExampleVerifiesARealReceipt() throws {
-        guard SharedReceipts.isAvailable else { return }
-        let receiptData = Base64.encodeStandard(
-            try SharedReceipts.bytes("real/sandbox-2025-12-26-dev.bonzer.weeka.app.der"))
-        let deviceUUIDBytes = withUnsafeBytes(of: UUID(uuidString: "956328D9-CC6A-47F4-BE40-6953FB0AB6C7")!.uuid) {
-            Array($0)
-        }
-
-        // Apple Inc. Root, at the creation date; this app's receipts from this environment only
-        var configuration = ReceiptVerifier.Configuration(bundleId: "dev.bonzer.weeka.app", environment: .sandbox)
-        configuration.deviceIdentifier = deviceUUIDBytes  // optional: checks the hash (attribute 5)
-        let verifier = try ReceiptVerifier(configuration: configuration)
-        let verified = try verifier.verify(base64: receiptData)  // or verify(derBytes)
-        var seen: [String] = []
-        for purchase in verified.receipt.inApp {
-            seen.append(
-                "\(purchase.productId ?? "") \(purchase.transactionId ?? "") \(purchase.purchaseDate?.iso8601 ?? "")")
-        }
-        #expect(seen.count == 2)
-        #expect(seen.allSatisfy { $0.hasPrefix("dev.bonzer.weeka.app") })
-    }
 }

@@ -23,7 +23,7 @@ package enum PEM {
 }
 
 extension UInt8 {
-    var isASCIIWhitespace: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 }
+    package var isASCIIWhitespace: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 }
 }
 
 extension Certificate {

@@ -12,15 +12,20 @@ package final class ChainValidator: Sendable {
         package var notBefore: Int64
         package var notAfter: Int64
 
+        package init(notBefore: Int64, notAfter: Int64) {
+            self.notBefore = notBefore
+            self.notAfter = notAfter
+        }
+
         /// Whether `time` is safely inside, a second away from either edge, so that a cached
         /// result agrees with OpenSSL's own comparison whatever its rounding at the edges.
-        func strictlyContains(_ time: Int64) -> Bool {
+        package func strictlyContains(_ time: Int64) -> Bool {
             time > notBefore && time < notAfter - 1
         }
     }
 
     private let store: TrustStore
-    var anchors: [Certificate] { store.anchors }
+    package var anchors: [Certificate] { store.anchors }
     let strict: Bool
 
     /// - Parameter strict: adds OpenSSL's `X509_V_FLAG_X509_STRICT` (RFC 5280 profile checks
@@ -79,7 +84,7 @@ package final class ChainValidator: Sendable {
         }
     }
 
-    static func iso8601(_ seconds: Int64) -> String {
+    package static func iso8601(_ seconds: Int64) -> String {
         Timestamp(milliseconds: seconds * 1000).iso8601
     }
 }

@@ -165,34 +165,65 @@ package enum Base64 {
         encode(bytes, symbols: standardSymbols, padded: true)
     }
 
+    /// Writes the standard base64 of `bytes`, with padding, at `output`, which has room for it
+    /// (four bytes for every three, rounded up); returns how many bytes it wrote.
+    package static func encodeStandard(_ bytes: UnsafeBufferPointer<UInt8>, into output: UnsafeMutablePointer<UInt8>)
+        -> Int
+    {
+        encode(bytes, symbols: standardSymbols, padded: true, into: output)
+        return encodedLength(bytes.count, padded: true)
+    }
+
     private static func encode(_ bytes: some Collection<UInt8>, symbols: [UInt8], padded: Bool) -> [UInt8] {
-        let input = Array(bytes)
-        var output = [UInt8]()
-        output.reserveCapacity((input.count + 2) / 3 * 4)
-        var index = 0
-        while index + 3 <= input.count {
-            let word = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            output.append(symbols[Int(word >> 18 & 0x3F)])
-            output.append(symbols[Int(word >> 12 & 0x3F)])
-            output.append(symbols[Int(word >> 6 & 0x3F)])
-            output.append(symbols[Int(word & 0x3F)])
-            index += 3
+        func encoded(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+            let length = encodedLength(input.count, padded: padded)
+            return [UInt8](unsafeUninitializedCapacity: length) { output, count in
+                encode(input, symbols: symbols, padded: padded, into: output.baseAddress!)
+                count = length
+            }
         }
-        switch input.count - index {
-        case 1:
-            let word = UInt32(input[index]) << 16
-            output.append(symbols[Int(word >> 18 & 0x3F)])
-            output.append(symbols[Int(word >> 12 & 0x3F)])
-            if padded { output.append(contentsOf: [UInt8(ascii: "="), UInt8(ascii: "=")]) }
-        case 2:
-            let word = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-            output.append(symbols[Int(word >> 18 & 0x3F)])
-            output.append(symbols[Int(word >> 12 & 0x3F)])
-            output.append(symbols[Int(word >> 6 & 0x3F)])
-            if padded { output.append(UInt8(ascii: "=")) }
-        default:
-            break
+        return bytes.withContiguousStorageIfAvailable(encoded) ?? Array(bytes).withUnsafeBufferPointer(encoded)
+    }
+
+    /// The length of the encoding of `count` bytes.
+    private static func encodedLength(_ count: Int, padded: Bool) -> Int {
+        padded ? (count + 2) / 3 * 4 : count / 3 * 4 + [0, 2, 3][count % 3]
+    }
+
+    /// Writes the encoding of `input` (``encodedLength(_:padded:)`` bytes) at `output`.
+    private static func encode(
+        _ input: UnsafeBufferPointer<UInt8>, symbols: [UInt8], padded: Bool, into output: UnsafeMutablePointer<UInt8>
+    ) {
+        symbols.withUnsafeBufferPointer { symbols in
+            var index = 0
+            var out = output
+            while index + 3 <= input.count {
+                let word = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                out[0] = symbols[Int(word >> 18 & 0x3F)]
+                out[1] = symbols[Int(word >> 12 & 0x3F)]
+                out[2] = symbols[Int(word >> 6 & 0x3F)]
+                out[3] = symbols[Int(word & 0x3F)]
+                out += 4
+                index += 3
+            }
+            switch input.count - index {
+            case 1:
+                let word = UInt32(input[index]) << 16
+                out[0] = symbols[Int(word >> 18 & 0x3F)]
+                out[1] = symbols[Int(word >> 12 & 0x3F)]
+                if padded {
+                    out[2] = UInt8(ascii: "=")
+                    out[3] = UInt8(ascii: "=")
+                }
+            case 2:
+                let word = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
+                out[0] = symbols[Int(word >> 18 & 0x3F)]
+                out[1] = symbols[Int(word >> 12 & 0x3F)]
+                out[2] = symbols[Int(word >> 6 & 0x3F)]
+                if padded { out[3] = UInt8(ascii: "=") }
+            default:
+                break
+            }
         }
-        return output
     }
 }

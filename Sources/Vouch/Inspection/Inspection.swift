@@ -1,4 +1,4 @@
-internal import VouchOpenSSL
+package import VouchOpenSSL
 
 /// What a token says about itself, decoded without trusting anything: for looking at data that
 /// does not verify. Nothing here is authenticated.
@@ -75,7 +75,7 @@ public struct Inspection: Sendable {
 }
 
 extension Inspection.CertificateInfo {
-    init(_ certificate: Certificate) {
+    package init(_ certificate: Certificate) {
         subject = certificate.subject
         issuer = certificate.issuer
         notBefore = certificate.notBefore.map { Timestamp(seconds: $0) }

@@ -59,49 +59,24 @@ public struct JSONWriter: Sendable {
 
     /// Appends `string` as a JSON string, escaped.
     public mutating func write(string: String) {
-        bytes.append(UInt8(ascii: "\""))
         var string = string
         string.withUTF8 { utf8 in
-            // Most strings need no escape: copy them whole.
-            var clean = 0
-            while clean < utf8.count, Self.needsEscape(utf8[clean]) == false { clean += 1 }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[..<clean]))
-            for byte in utf8[clean...] {
-                switch byte {
-                case UInt8(ascii: "\""): raw("\\\"")
-                case UInt8(ascii: "\\"): raw("\\\\")
-                case 0x0A: raw("\\n")
-                case 0x0D: raw("\\r")
-                case 0x09: raw("\\t")
-                case 0..<0x20, 0x7F:
-                    raw("\\u00")
-                    bytes.append(Self.hexDigits[Int(byte >> 4)])
-                    bytes.append(Self.hexDigits[Int(byte & 0x0F)])
-                default: bytes.append(byte)
-                }
-            }
+            write(maximumLength: JSONOutput.maximumLength(ofText: utf8.count)) { $0.string(utf8: utf8) }
         }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    @inline(__always)
-    private static func needsEscape(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
     }
 
     /// Appends `number` in decimal, as `String(number)` spells it, without making the string.
     package mutating func write(integer number: Int) {
-        if number < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = number.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes: room for 20 digits
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            repeat {
-                count += 1
-                buffer[buffer.count - count] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            bytes.append(contentsOf: buffer[(buffer.count - count)...])
+        write(maximumLength: JSONOutput.maximumIntegerLength) { $0.integer(Int64(number)) }
+    }
+
+    /// Appends what `body` writes through a ``JSONOutput``, at most `maximumLength` bytes: into
+    /// room of that size (on the stack when small), then appended at once.
+    package mutating func write(maximumLength: Int, _ body: (inout JSONOutput) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumLength) { room in
+            var output = JSONOutput(room)
+            body(&output)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: room[..<output.count]))
         }
     }
 
@@ -113,6 +88,4 @@ public struct JSONWriter: Sendable {
     package mutating func raw(_ text: StaticString) {
         bytes.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
 }

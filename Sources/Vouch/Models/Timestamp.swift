@@ -91,51 +91,10 @@ public struct Timestamp: Sendable, Hashable, RawRepresentable, Comparable, Codab
     /// Foundation's calendar switches to Julian before 1582, so Xcode's "0001-01-01"
     /// (`-62135769600000`) prints here as `0000-12-30T00:00:00.000Z`.
     public var iso8601: String {
-        let millisecondsPerDay: Int64 = 86_400_000
-        var days = milliseconds / millisecondsPerDay
-        var timeOfDay = milliseconds % millisecondsPerDay
-        if timeOfDay < 0 {
-            timeOfDay += millisecondsPerDay
-            days -= 1
-        }
-        let (year, month, day) = Self.civilDate(daysSince1970: days)
-        let hour = timeOfDay / 3_600_000
-        let minute = timeOfDay / 60_000 % 60
-        let second = timeOfDay / 1000 % 60
-        let millisecond = timeOfDay % 1000
-        return Self.year(year) + "-" + Self.pad(month, 2) + "-" + Self.pad(day, 2) + "T" + Self.pad(hour, 2) + ":"
-            + Self.pad(minute, 2) + ":" + Self.pad(second, 2) + "." + Self.pad(millisecond, 3) + "Z"
+        CivilTime(milliseconds: milliseconds).iso8601(fraction: true)
     }
 
     public var description: String { iso8601 }
-
-    /// Converts days since 1970-01-01 to a proleptic Gregorian date (H. Hinnant's
-    /// `civil_from_days`, valid for the whole `Int64` millisecond range).
-    private static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let shifted = days + 719_468  // days since 0000-03-01
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153  // March is 0
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (year, month, day)
-    }
-
-    private static func year(_ year: Int64) -> String {
-        switch year {
-        case 0...9999: return pad(year, 4)
-        case ..<0: return "-" + pad(-year, 4)
-        default: return "+" + String(year)
-        }
-    }
-
-    private static func pad(_ value: Int64, _ width: Int) -> String {
-        let digits = String(value)
-        return digits.count >= width ? digits : String(repeating: "0", count: width - digits.count) + digits
-    }
 
     /// The floor of a JSON number, computed on its decimal digits so no binary rounding occurs.
     private static func floor(ofNumber text: String) -> Int64? {

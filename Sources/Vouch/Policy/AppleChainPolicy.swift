@@ -67,7 +67,7 @@ package enum AppleChainPolicy {
 
 extension ASN1ObjectIdentifier {
     /// 1.2.840.113635.100.6.11.1: Apple's Mac App Store receipt signing leaf marker.
-    static let appleReceiptSigning = ASN1ObjectIdentifier("1.2.840.113635.100.6.11.1")
+    package static let appleReceiptSigning = ASN1ObjectIdentifier("1.2.840.113635.100.6.11.1")
     /// 1.2.840.113635.100.6.2.1: Apple Worldwide Developer Relations intermediate marker.
-    static let appleWWDRIntermediate = ASN1ObjectIdentifier("1.2.840.113635.100.6.2.1")
+    package static let appleWWDRIntermediate = ASN1ObjectIdentifier("1.2.840.113635.100.6.2.1")
 }

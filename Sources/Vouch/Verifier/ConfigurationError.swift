@@ -1,12 +1,12 @@
 public import Foundation
 
-/// Why a ``Verifier`` or a ``ReceiptVerifier`` could not be made from its configuration: a
+/// Why a ``Verifier`` (or a `ReceiptVerifier`) could not be made from its configuration: a
 /// mistake in the set-up, never a verdict on data (those are ``VerificationError``s).
 public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
     /// A stable identifier of one configuration mistake.
     public enum Code: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
         /// Neither the app's identity (`bundleId` and `environment`) nor
-        /// ``Verifier/Configuration/acceptsAnyApp`` was given.
+        /// ``TrustConfiguration/acceptsAnyApp`` was given.
         case missingAppIdentity = "missing_app_identity"
         /// The environment is Production but no `appAppleId` was given (Apple's libraries
         /// require it there too).
@@ -28,7 +28,7 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     /// What is wrong, for people: which entry, and what to set.
     public let reason: String
 
-    init(_ code: Code, _ reason: String) {
+    package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }

@@ -20,7 +20,7 @@ extension Verifier {
     public func verifyChunk(
         _ tokens: [ArraySlice<UInt8>], as kind: PayloadKind? = nil
     ) -> [Result<VerifiedPayload, VerificationError>] {
-        engine.verifyChunk(tokens, kind: kind, expectations: Expectations(configuration), now: Self.clock())
+        engine.verifyChunk(tokens, kind: kind, expectations: Expectations(configuration.trust), now: Self.clock())
     }
 
     /// ``verifyChunk(_:as:)`` for tokens given as strings, each one's UTF-8 read in place (a
@@ -29,7 +29,7 @@ extension Verifier {
         -> [Result<VerifiedPayload, VerificationError>]
     {
         engine.verifyChunk(
-            tokens.map(\.utf8), kind: kind, expectations: Expectations(configuration), now: Self.clock())
+            tokens.map(\.utf8), kind: kind, expectations: Expectations(configuration.trust), now: Self.clock())
     }
 }
 

@@ -14,35 +14,18 @@ internal import VouchOpenSSL
 /// A `Verifier` is a value, safe to use from many threads at once. Chains it has validated are
 /// remembered, so the next token with the same chain costs one P-256 verification.
 public struct Verifier: Sendable {
-    /// What a verifier trusts and what it requires of the data.
+    /// What a verifier trusts and what it requires of the data: its ``trust`` (anchors, Xcode
+    /// certificates, strictness, validation time, the app's identity) and the limits of token
+    /// verification.
     ///
-    /// Safe by default: a configuration names the app whose data it accepts — ``bundleId`` and
-    /// ``environment``, and ``appAppleId`` for Production, as Apple's libraries require — or
-    /// says explicitly that it accepts any app (``acceptingAnyApp()``). ``Verifier/init(configuration:)``
-    /// refuses one that does neither.
-    public struct Configuration: Sendable {
-        /// The trust anchors, each DER or PEM (a PEM bundle contributes every certificate it
-        /// holds). By default Apple Root CA - G3, embedded in the library.
-        public var trustAnchors: [[UInt8]] = [AppleRootCertificates.rootCAG3]
-        /// Certificates (DER or PEM) trusted to sign Xcode StoreKit-testing data. Empty by
-        /// default: Xcode-signed data is then rejected with ``VerificationError/Code/xcodeNotTrusted``.
-        public var xcodeCertificates: [[UInt8]] = []
-        /// The expected `bundleId`; `nil` accepts any, and only with ``acceptsAnyApp``.
-        public var bundleId: String? = nil
-        /// The expected `appAppleId`, checked for Production data; required when
-        /// ``environment`` is Production unless ``acceptsAnyApp``.
-        public var appAppleId: Int64? = nil
-        /// The expected environment; `nil` accepts any, and only with ``acceptsAnyApp``.
-        public var environment: AppStoreEnvironment? = nil
-        /// Accept data of any app: ``bundleId``, ``appAppleId`` and ``environment`` are then
-        /// checked only when set. Off by default; for tools that look at anyone's data (the
-        /// `vouch` command), never for a server that grants purchases.
-        public var acceptsAnyApp: Bool = false
-        /// When the certificate chain is validated.
-        public var validationTime: ValidationTime = .signedDate
-        /// Apply OpenSSL's RFC 5280 strict checks. Apple's production chain passes them; Apple's
-        /// own test root (used by its mock data) does not.
-        public var strictX509: Bool = true
+    /// By default the trust anchor is Apple Root CA - G3, embedded in the library, and no app is
+    /// named: name one (``VerifierConfiguration/init(bundleId:environment:appAppleId:)``) or
+    /// accept any explicitly (``VerifierConfiguration/acceptingAnyApp()``), or
+    /// ``Verifier/init(configuration:)`` refuses the configuration.
+    public struct Configuration: VerifierConfiguration {
+        /// What the verifier trusts and whose tokens it accepts; its members read and write as
+        /// the configuration's own (`configuration.trustAnchors`).
+        public var trust = TrustConfiguration(trustAnchors: [AppleRootCertificates.rootCAG3])
         /// Tokens longer than this many bytes are rejected before any parsing.
         public var maximumTokenSize: Int = 64 * 1024
         /// Verify a leaf key's signatures with a table precomputed for that key once it has
@@ -53,28 +36,10 @@ public struct Verifier: Sendable {
         /// Tokens a key must sign before its table is built (`fastVerify`).
         var fastVerifyThreshold: Int = FixedKeyPolicy.defaultThreshold
 
-        /// A configuration without the app's identity: set ``bundleId`` and ``environment``
-        /// (and ``appAppleId`` for Production) or ``acceptsAnyApp`` before making a verifier.
+        /// A configuration without the app's identity: set ``TrustConfiguration/bundleId`` and
+        /// ``TrustConfiguration/environment`` (and ``TrustConfiguration/appAppleId`` for
+        /// Production) or ``TrustConfiguration/acceptsAnyApp`` before making a verifier.
         public init() {}
-
-        /// A configuration that accepts only this app's data, in this environment.
-        ///
-        /// - Parameters:
-        ///   - bundleId: the app's bundle identifier.
-        ///   - environment: the environment whose data is accepted.
-        ///   - appAppleId: the app's Apple ID; required for ``AppStoreEnvironment/production``.
-        public init(bundleId: String, environment: AppStoreEnvironment, appAppleId: Int64? = nil) {
-            self.bundleId = bundleId
-            self.environment = environment
-            self.appAppleId = appAppleId
-        }
-
-        /// A configuration that accepts data of any app in any environment (see ``acceptsAnyApp``).
-        public static func acceptingAnyApp() -> Configuration {
-            var configuration = Configuration()
-            configuration.acceptsAnyApp = true
-            return configuration
-        }
     }
 
     /// The configuration the verifier was made with.
@@ -87,17 +52,7 @@ public struct Verifier: Sendable {
     /// any (``ConfigurationError/Code/missingAppIdentity``), names Production without an
     /// `appAppleId`, trusts no anchor, or holds a certificate that cannot be read.
     public init(configuration: Configuration) throws(ConfigurationError) {
-        if !configuration.acceptsAnyApp {
-            guard configuration.bundleId != nil, let environment = configuration.environment else {
-                throw ConfigurationError(
-                    .missingAppIdentity,
-                    "set bundleId and environment (and appAppleId for Production), or accept any app explicitly"
-                        + " with Configuration.acceptingAnyApp()")
-            }
-            if environment == .production, configuration.appAppleId == nil {
-                throw ConfigurationError(.missingAppAppleId, "Production data requires the app's appAppleId")
-            }
-        }
+        try configuration.trust.checkAppIdentity(requiringAppAppleIdInProduction: true)
         self.configuration = configuration
         self.engine = try Engine(configuration: configuration)
     }
@@ -115,7 +70,7 @@ public struct Verifier: Sendable {
     public func verify(bytes token: some Collection<UInt8>, as kind: PayloadKind? = nil) throws(VerificationError)
         -> VerifiedPayload
     {
-        try engine.verify(token, kind: kind, expectations: Expectations(configuration), now: Self.clock())
+        try engine.verify(token, kind: kind, expectations: Expectations(configuration.trust), now: Self.clock())
     }
 
     /// Verifies one token that must be of `type`'s kind and returns it as that model:
@@ -140,7 +95,7 @@ public struct Verifier: Sendable {
     }
 
     /// The one place the clock is read: once per call, at the API boundary.
-    static func clock() -> Int64 {
+    package static func clock() -> Int64 {
         Int64((Date().timeIntervalSince1970 * 1000).rounded(.down))
     }
 }
@@ -159,7 +114,7 @@ struct Expectations: Sendable {
     var appAppleId: Int64?
     var environment: AppStoreEnvironment?
 
-    init(_ configuration: Verifier.Configuration) {
+    init(_ configuration: TrustConfiguration) {
         bundleId = configuration.bundleId
         appAppleId = configuration.appAppleId
         environment = configuration.environment
@@ -191,43 +146,21 @@ extension Verifier {
 
 /// The shared, immutable part of a verifier: trust store, Xcode certificates, signer cache.
 final class Engine: Sendable {
-    let chain: ChainValidator
-    let xcodeCertificates: [Certificate]
+    let trust: PreparedTrust
+    var chain: ChainValidator { trust.chain }
+    var xcodeCertificates: [Certificate] { trust.xcodeCertificates }
     let cache = SignerCache()
     let validationTime: ValidationTime
     let maximumTokenSize: Int
     let fixedKeys: FixedKeyPolicy
 
     init(configuration: Verifier.Configuration) throws(ConfigurationError) {
-        let anchors = try Self.certificates(
-            configuration.trustAnchors, named: "trust anchor", code: .unreadableTrustAnchor)
-        guard !anchors.isEmpty else {
-            throw ConfigurationError(.noTrustAnchors, "the trust anchor list is empty: no token could verify")
-        }
-        chain = ChainValidator(anchors: anchors, strict: configuration.strictX509)
-        xcodeCertificates = try Self.certificates(
-            configuration.xcodeCertificates, named: "Xcode certificate", code: .unreadableXcodeCertificate)
-        validationTime = configuration.validationTime
+        trust = try PreparedTrust(configuration.trust)
+        validationTime = configuration.trust.validationTime
         maximumTokenSize = configuration.maximumTokenSize
         fixedKeys = FixedKeyPolicy.overridden(
             configuration.fastVerify ? FixedKeyPolicy(threshold: configuration.fastVerifyThreshold) : .off,
             environment: ProcessInfo.processInfo.environment)
-    }
-
-    /// Every certificate of each entry: DER, or PEM with one or more certificates.
-    static func certificates(
-        _ list: [[UInt8]], named name: String, code: ConfigurationError.Code
-    ) throws(ConfigurationError) -> [Certificate] {
-        var certificates: [Certificate] = []
-        for (index, bytes) in list.enumerated() {
-            let parsed = Certificate.all(inDERorPEM: bytes)
-            guard !parsed.isEmpty else {
-                throw ConfigurationError(
-                    code, "\(name) \(index + 1) is not a DER certificate nor PEM holding only certificates")
-            }
-            certificates += parsed
-        }
-        return certificates
     }
 
     func verify(
@@ -435,15 +368,7 @@ final class Engine: Sendable {
             signer.validatedWindow.withLock { $0 = window }
             memo = ValidationMemo(signer: signer, window: window)
         case .xcode(let certificate):
-            let notBefore = certificate.notBefore ?? .min
-            let notAfter = certificate.notAfter ?? .max
-            let when = ChainValidator.iso8601(seconds)
-            if seconds < notBefore {
-                throw VerificationError(.certificateNotYetValid, "the Xcode certificate is not yet valid at \(when)")
-            }
-            if seconds >= notAfter {
-                throw VerificationError(.certificateExpired, "the Xcode certificate has expired at \(when)")
-            }
+            try PreparedTrust.checkValidity(ofXcode: certificate, at: seconds)
         }
     }
 

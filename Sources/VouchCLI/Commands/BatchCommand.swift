@@ -60,11 +60,7 @@ struct BatchCommand: Command {
                 help:
                     "Verify every signature with OpenSSL's generic P-256 path,\nnever with a key's precomputed table (same verdicts)"
             ),
-        ] + InputArguments.options + TrustOptions.options + [
-            .value(
-                "--receipt-root", "FILE", repeatable: true,
-                help: "Trust this root for receipts instead of the embedded Apple\nInc. Root")
-        ]
+        ] + InputArguments.options + TrustOptions.options + [TrustOptions.receiptRoot]
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -83,7 +79,7 @@ struct BatchCommand: Command {
             }
             shard = parsed
         }
-        batch.receiptVerifier = try ReceiptCommands.batchVerifier(arguments, options: options, console: console)
+        batch.receiptVerifier = try options.makeReceiptVerifier(arguments)
         if let text = arguments.value("--jobs") {
             guard let jobs = Int(text), (1...1024).contains(jobs) else {
                 throw UsageError("--jobs must be a whole number from 1 to 1024; got '\(text)'")

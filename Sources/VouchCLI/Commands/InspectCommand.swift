@@ -82,20 +82,7 @@ struct InspectCommand: Command {
         header["x5c"] = header["x5c"].map { _ in .string("(\(inspection.certificates.count) certificates, below)") }
         PayloadText.describe(header, indent: indent + 1, into: &lines)
         for (index, certificate) in inspection.certificates.enumerated() {
-            lines.append("\(pad)certificate x5c[\(index)]:")
-            guard let certificate else {
-                lines.append("\(pad)  (not a DER certificate)")
-                continue
-            }
-            let when = { (instant: Timestamp?) in instant?.iso8601 ?? "?" }
-            lines.append("\(pad)  subject: \(certificate.subject)")
-            lines.append("\(pad)  issuer: \(certificate.issuer)")
-            lines.append("\(pad)  valid: \(when(certificate.notBefore)) to \(when(certificate.notAfter))")
-            lines.append("\(pad)  key: \(certificate.key)\(certificate.isCA ? ", CA" : "")")
-            lines.append(
-                "\(pad)  apple markers: \(certificate.appleMarkers.isEmpty ? "none" : certificate.appleMarkers.joined(separator: ", "))"
-            )
-            lines.append("\(pad)  sha256: \(certificate.sha256)")
+            CertificateText.describe(certificate, heading: "certificate x5c[\(index)]:", indent: pad, into: &lines)
         }
         lines.append("\(pad)signature: \(inspection.signatureLength.map { "\($0) bytes" } ?? "not base64url")")
         if let payload = inspection.payload {

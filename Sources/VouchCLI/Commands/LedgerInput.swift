@@ -15,12 +15,10 @@ struct LedgerInput {
             .value("--summary-json", "FILE", help: "Also write the summary as JSON to FILE (- for stdout)"),
             .value("--jobs", short: "j", "N", help: "Verify on N threads (default: all cores)"),
         ] + InputArguments.options + [
-            .value(
-                "--chain-at", "WHEN",
-                help:
-                    "Validate chains at: signed (the payload's signed date,\ndefault), now, or a DATE ('vouch batch --at')"
-            )
-        ] + TrustOptions.options.filter { $0.name != "--kind" && $0.name != "--at" }
+            TrustOptions.ledger.validationTime, TrustOptions.ledger.root, TrustOptions.ledger.bundleId,
+            TrustOptions.ledger.appAppleId!, TrustOptions.ledger.environment, TrustOptions.ledger.xcodeCertificate,
+            TrustOptions.ledger.noStrictX509,
+        ]
 
     /// At most this many rejected lines are reported one by one; all are counted.
     static let reportedRejections = 100
@@ -32,18 +30,7 @@ struct LedgerInput {
 
     init(command: String, arguments: ParsedArguments, console: Console) throws {
         self.command = command
-        var options = try TrustOptions(arguments, console: console)
-        // `--at` means something else to these commands; chains are validated at `--chain-at`.
-        options.configuration.validationTime = .signedDate
-        if let text = arguments.value("--chain-at") {
-            switch text {
-            case "signed": options.configuration.validationTime = .signedDate
-            case "now": options.configuration.validationTime = .now
-            default:
-                let date = try Spelling.date(text, option: "--chain-at", alternatives: "'signed', 'now' or ")
-                options.configuration.validationTime = .fixed(Timestamp(date))
-            }
-        }
+        let options = try TrustOptions(arguments, TrustOptions.ledger, console: console)
         input = try InputArguments(arguments)
         var batch = BatchVerifier(verifier: try options.makeVerifier())
         if let text = arguments.value("--jobs") {

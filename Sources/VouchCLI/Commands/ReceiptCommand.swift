@@ -1,6 +1,7 @@
 import Foundation
 import Vouch
 import VouchBatch
+import VouchReceipts
 
 /// `vouch receipt verify` and `vouch receipt inspect`: legacy app receipts (PKCS #7).
 enum ReceiptCommands {
@@ -25,35 +26,6 @@ enum ReceiptCommands {
         base64 text (receipt-data; line breaks allowed), or a JSON body holding that text
         (receipt-data, latest_receipt, or --field).
         """
-
-    /// The receipt verifier of `vouch batch`: its own roots (`--receipt-root`, else the embedded
-    /// Apple Inc. Root), and the token options' bundle id, environment, Xcode certificates,
-    /// strictness and validation time (`signed` is the receipt's creation date).
-    static func batchVerifier(_ arguments: ParsedArguments, options: TrustOptions, console: Console) throws
-        -> ReceiptVerifier
-    {
-        var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
-        let roots = arguments.values("--receipt-root")
-        if !roots.isEmpty {
-            configuration.trustAnchors = try roots.flatMap {
-                try console.readCertificates($0, option: "--receipt-root")
-            }
-        }
-        configuration.xcodeCertificates = options.configuration.xcodeCertificates
-        configuration.bundleId = options.configuration.bundleId
-        configuration.environment = options.configuration.environment
-        configuration.validationTime = options.configuration.validationTime
-        configuration.strictX509 = options.configuration.strictX509
-        return try makeVerifier(configuration)
-    }
-
-    static func makeVerifier(_ configuration: ReceiptVerifier.Configuration) throws -> ReceiptVerifier {
-        do {
-            return try ReceiptVerifier(configuration: configuration)
-        } catch {
-            throw UsageError(error.reason)
-        }
-    }
 
     /// The reader options of the receipt commands: `--field`, and lines up to ``inputLimit``.
     static func inputArguments(_ arguments: ParsedArguments) throws(UsageError) -> InputArguments {
@@ -142,19 +114,12 @@ struct ReceiptVerifyCommand: Command {
         """
 
     var options: [CommandOption] {
-        [
-            .value(
-                "--root", "FILE", repeatable: true,
-                help: "Trust this root certificate (DER or PEM) instead of the\nembedded Apple Inc. Root"),
-            .value("--xcode-cert", "FILE", repeatable: true, help: "Trust this Xcode StoreKit testing certificate"),
-            .value("--bundle-id", "ID", help: "Require this bundle id"),
-            .value(
-                "--environment", "ENV",
-                help: "Require a receipt of Production, Sandbox or Xcode (its\nreceipt type, attribute 0)"),
+        let trust = TrustOptions.receipts
+        return [
+            trust.root, trust.xcodeCertificate, trust.bundleId, trust.environment,
             .value("--app-version", "V", help: "Require this application version"),
             .value("--device-id", "UUID", help: "Check the receipt's hash against this device identifier"),
-            .value("--at", "WHEN", help: "Validate the chain at: creation (default), now, or a DATE"),
-            .flag("--no-strict-x509", help: "Relax OpenSSL's RFC 5280 strict checks"),
+            trust.validationTime, trust.noStrictX509,
         ] + InputArguments.options + [
             .flag(
                 "--json",
@@ -173,7 +138,10 @@ struct ReceiptVerifyCommand: Command {
             : try Spelling.choice(
                 arguments.value("--format") ?? "text", option: "--format", among: ["text", "json", "verify-receipt"],
                 name: { $0 })
-        let verifier = try ReceiptCommands.makeVerifier(try configuration(arguments, console: console))
+        let configuration = try configuration(arguments)
+        let verifier = try TrustOptions.make { () throws(ConfigurationError) in
+            try ReceiptVerifier(configuration: configuration)
+        }
         var input = try SingleInput(
             arguments.input, arguments: try ReceiptCommands.inputArguments(arguments), console: console)
         let bytes = try ReceiptCommands.receipt(in: &input, command: "vouch receipt verify")
@@ -195,21 +163,11 @@ struct ReceiptVerifyCommand: Command {
         return ExitCode.success
     }
 
-    func configuration(_ arguments: ParsedArguments, console: Console) throws -> ReceiptVerifier.Configuration {
+    /// The receipt options: the trust options (the receipt's own, `--app-version` and
+    /// `--device-id` read between what it trusts and when it is validated).
+    func configuration(_ arguments: ParsedArguments) throws -> ReceiptVerifier.Configuration {
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
-        let roots = arguments.values("--root")
-        if !roots.isEmpty {
-            configuration.trustAnchors = try roots.flatMap { try console.readCertificates($0, option: "--root") }
-        }
-        configuration.xcodeCertificates = try arguments.values("--xcode-cert").flatMap {
-            try console.readCertificates($0, option: "--xcode-cert")
-        }
-        configuration.bundleId = arguments.value("--bundle-id")
-        if let text = arguments.value("--environment") {
-            let known: [AppStoreEnvironment] = [.production, .sandbox, .xcode]
-            configuration.environment = try Spelling.choice(
-                text, option: "--environment", among: known, name: \.rawValue)
-        }
+        try TrustOptions.readTrust(arguments, TrustOptions.receipts, into: &configuration.trust)
         configuration.applicationVersion = arguments.value("--app-version")
         if let text = arguments.value("--device-id") {
             guard let uuid = UUID(uuidString: text) else {
@@ -218,19 +176,7 @@ struct ReceiptVerifyCommand: Command {
             }
             configuration.deviceIdentifier = withUnsafeBytes(of: uuid.uuid) { Array($0) }
         }
-        if let text = arguments.value("--at") {
-            switch text {
-            case "creation": configuration.validationTime = .signedDate
-            case "now": configuration.validationTime = .now
-            default:
-                let date = try Spelling.date(text, option: "--at", alternatives: "'creation', 'now' or ")
-                configuration.validationTime = .fixed(
-                    Timestamp(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded(.down))))
-            }
-        }
-        if arguments.flag("--no-strict-x509") {
-            configuration.strictX509 = false
-        }
+        try TrustOptions.readValidation(arguments, TrustOptions.receipts, into: &configuration.trust)
         return configuration
     }
 
@@ -277,20 +223,7 @@ struct ReceiptInspectCommand: Command {
                 + "\(inspection.usesIndefiniteLengths ? "BER (indefinite lengths)" : "DER"), signature \(inspection.signatureLength) bytes"
         )
         for (index, certificate) in inspection.certificates.enumerated() {
-            lines.append("certificate \(index + 1):")
-            guard let certificate else {
-                lines.append("  (not a DER certificate)")
-                continue
-            }
-            let when = { (instant: Timestamp?) in instant?.iso8601 ?? "?" }
-            lines.append("  subject: \(certificate.subject)")
-            lines.append("  issuer: \(certificate.issuer)")
-            lines.append("  valid: \(when(certificate.notBefore)) to \(when(certificate.notAfter))")
-            lines.append("  key: \(certificate.key)\(certificate.isCA ? ", CA" : "")")
-            lines.append(
-                "  apple markers: \(certificate.appleMarkers.isEmpty ? "none" : certificate.appleMarkers.joined(separator: ", "))"
-            )
-            lines.append("  sha256: \(certificate.sha256)")
+            CertificateText.describe(certificate, heading: "certificate \(index + 1):", indent: "", into: &lines)
         }
         switch inspection.receipt {
         case .success(let receipt):

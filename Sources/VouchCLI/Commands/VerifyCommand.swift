@@ -1,7 +1,6 @@
 import Foundation
 import Vouch
 import VouchBatch
-import VouchMint
 
 /// `vouch verify`: one token, its payload printed.
 struct VerifyCommand: Command {
@@ -109,105 +108,5 @@ struct VerifyCommand: Command {
         lines.append("payload:")
         PayloadText.describe(verified.expandedPayload, indent: 1, into: &lines)
         return lines.joined(separator: "\n") + "\n"
-    }
-}
-
-/// The trust and claim options shared by the verifying commands.
-struct TrustOptions {
-    static let options: [CommandOption] = [
-        .value(
-            "--kind", "KIND",
-            help:
-                "Require this kind: transaction, renewal-info, notification,\napp-transaction, realtime-request (default: detected)"
-        ),
-        .value(
-            "--root", "FILE", repeatable: true,
-            help: "Trust this root certificate (DER or PEM) instead of the\nembedded Apple Root CA - G3"),
-        .value("--bundle-id", "ID", help: "Require this bundleId"),
-        .value("--app-apple-id", "N", help: "Require this appAppleId (checked for Production data)"),
-        .value("--environment", "ENV", help: "Require Production, Sandbox, Xcode or LocalTesting"),
-        .value(
-            "--at", "WHEN", help: "Validate the chain at: signed (the payload's signed date,\ndefault), now, or a DATE"),
-        .value("--xcode-cert", "FILE", repeatable: true, help: "Trust this Xcode StoreKit testing certificate"),
-        .flag(
-            "--no-strict-x509",
-            help:
-                "Relax OpenSSL's RFC 5280 strict checks (needed for Apple's\nown test root, which lacks a subject key identifier)"
-        ),
-    ]
-
-    /// Any app's data is accepted unless --bundle-id, --app-apple-id or --environment say otherwise.
-    var configuration = Verifier.Configuration.acceptingAnyApp()
-    var kind: PayloadKind?
-
-    init(_ arguments: ParsedArguments, console: Console) throws {
-        if let text = arguments.value("--kind") {
-            kind = try Spelling.choice(text, option: "--kind", among: PayloadKind.allCases, name: \.rawValue)
-        }
-        let roots = arguments.values("--root")
-        if !roots.isEmpty {
-            configuration.trustAnchors = try roots.flatMap { try console.readCertificates($0, option: "--root") }
-        }
-        configuration.xcodeCertificates = try arguments.values("--xcode-cert").flatMap {
-            try console.readCertificates($0, option: "--xcode-cert")
-        }
-        configuration.bundleId = arguments.value("--bundle-id")
-        if let text = arguments.value("--app-apple-id") {
-            guard let appAppleId = Int64(text) else {
-                throw UsageError("--app-apple-id must be an integer; got '\(text)'")
-            }
-            configuration.appAppleId = appAppleId
-        }
-        if let text = arguments.value("--environment") {
-            let known: [AppStoreEnvironment] = [.production, .sandbox, .xcode, .localTesting]
-            configuration.environment = try Spelling.choice(
-                text, option: "--environment", among: known, name: \.rawValue)
-        }
-        if let text = arguments.value("--at") {
-            configuration.validationTime = try Self.validationTime(text)
-        }
-        if arguments.flag("--no-strict-x509") {
-            configuration.strictX509 = false
-        }
-    }
-
-    func makeVerifier() throws -> Verifier {
-        do {
-            return try Verifier(configuration: configuration)
-        } catch {
-            throw UsageError(error.reason)
-        }
-    }
-
-    static func validationTime(_ text: String) throws(UsageError) -> ValidationTime {
-        switch text {
-        case "signed": return .signedDate
-        case "now": return .now
-        default:
-            let date = try Spelling.date(text, option: "--at", alternatives: "'signed', 'now' or ")
-            return .fixed(Timestamp(date))
-        }
-    }
-}
-
-/// How option values are spelled, the same for every command.
-enum Spelling {
-    /// A value from a closed list, matched without regard to letter case (`--kind
-    /// Renewal-Info` and `--environment sandbox` alike).
-    static func choice<Value>(
-        _ text: String, option: String, among values: [Value], name: (Value) -> String
-    ) throws(UsageError) -> Value {
-        if let value = values.first(where: { name($0).lowercased() == text.lowercased() }) { return value }
-        throw UsageError("\(option) must be one of \(values.map(name).joined(separator: ", ")); got '\(text)'")
-    }
-
-    /// An instant: `2025-03-01`, `2025-03-01T12:30:00Z`, `2025-03-01T12:30:00.250Z` or with an
-    /// offset (`+02:00`); the same forms for `--at`, `--date` and every validity option.
-    static func date(_ text: String, option: String, alternatives: String = "") throws(UsageError) -> Date {
-        guard let date = MintDate.parse(text) else {
-            throw UsageError(
-                "\(option): \"\(text)\" is not \(alternatives)a date such as 2025-03-01 or 2025-03-01T12:30:00Z")
-        }
-        return date
     }
 }

@@ -1,9 +1,7 @@
 import Foundation
-import Vouch
-import VouchMint
 
-/// Every command and group of `vouch`, and the one place that turns words into a command run
-/// and errors into exit statuses.
+/// The commands and groups of the tool (``vouch`` lists `vouch`'s), and the one place that
+/// turns words into a command run and errors into exit statuses.
 ///
 /// `vouch WORDS…` walks the groups by their words (`mint`, then `ca`), parses the rest with
 /// the command's declared options and runs it. `vouch` and `vouch GROUP` alone print the
@@ -13,23 +11,6 @@ struct CommandRegistry: Sendable {
     let version: String
     let groups: [CommandGroup]
     let commands: [any Command]
-
-    static let vouch = CommandRegistry(
-        version: "0.1.0",
-        groups: [
-            CommandGroup(
-                path: [], summary: "", usage: "vouch <command> [options]",
-                discussion: """
-                    Verify App Store signed data (transactions, renewal info, server notifications,
-                    app transactions, retention-messaging requests) offline, against Apple's root.
-                    """,
-                noun: "command",
-                footer: "Run 'vouch help <command>' for a command's options."),
-            MintCommands.group,
-            ReceiptCommands.group,
-        ],
-        commands: [VerifyCommand(), InspectCommand(), BatchCommand(), EntitlementsCommand(), RefundsCommand()]
-            + ReceiptCommands.all + MintCommands.all + [MintHistoryCommand()] + MintReceiptCommands.all)
 
     // MARK: Running
 
@@ -57,12 +38,10 @@ struct CommandRegistry: Sendable {
         case let error as WriteError: return (ExitCode.writeError, error.message)
         case let error as InputError: return (ExitCode.unreadableInput, error.message)
         case let error as InvalidInputError: return (ExitCode.invalidInput, error.message)
-        case let error as MintError:
-            switch error.code {
-            case .invalidInput: return (ExitCode.invalidInput, error.reason)
-            case .unreadableInput: return (ExitCode.unreadableInput, error.reason)
-            case .writeFailed: return (ExitCode.writeError, error.reason)
-            default: return (ExitCode.software, error.reason)
+        case let error as any ReportableError:
+            switch error.report {
+            case .exit(let status, let message): return (status, message)
+            case .usage(let message): return (ExitCode.usage, message)
             }
         default: return (ExitCode.software, "\(error)")
         }
@@ -76,8 +55,9 @@ struct CommandRegistry: Sendable {
         case .arguments(let arguments):
             do {
                 return try command.run(arguments, console: console)
-            } catch let error as MintError where error.code == .invalidOverride || error.code == .unsupported {
-                throw UsageError(error.reason)
+            } catch let error as any ReportableError {
+                if case .usage(let message) = error.report { throw UsageError(message) }
+                throw error
             }
         }
     }

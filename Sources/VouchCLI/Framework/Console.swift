@@ -1,5 +1,4 @@
 import Foundation
-import Vouch
 
 /// Where bytes go: standard output, standard error, a file, or memory in a test.
 protocol OutputSink: Sendable {
@@ -130,18 +129,6 @@ struct Console: Sendable {
         }
         return (Array(bytes.prefix(limit)), false)
     }
-
-    /// Reads a certificate file (DER or PEM; a PEM file may hold several).
-    func readCertificates(_ path: String, option: String) throws -> [[UInt8]] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError("cannot read \(option) \(path)")
-        }
-        let certificates = CertificateFile.certificates(in: [UInt8](data))
-        guard !certificates.isEmpty else {
-            throw UsageError("\(option) \(path) holds no DER or PEM certificate")
-        }
-        return certificates
-    }
 }
 
 /// An output opened for `--out`: standard output or a file to close when done.
@@ -157,42 +144,6 @@ struct OutputFile: Sendable {
         if Foundation.close(descriptor) != 0 {
             throw WriteError(destination: (sink as? DescriptorSink)?.name ?? "output", errno: errno)
         }
-    }
-}
-
-/// Readable text for payloads: indented `name: value` lines.
-enum PayloadText {
-    /// Writes a JSON value as indented `name: value` lines; numbers of `…Date` members get
-    /// their ISO-8601 form beside the raw milliseconds.
-    static func describe(_ object: JSONObject, indent: Int, into lines: inout [String]) {
-        let pad = String(repeating: "  ", count: indent)
-        for member in object.members {
-            switch member.value {
-            case .object(let inner):
-                lines.append("\(pad)\(member.name):")
-                describe(inner, indent: indent + 1, into: &lines)
-            case .array(let elements) where elements.contains(where: { $0.objectValue != nil }):
-                lines.append("\(pad)\(member.name):")
-                for (index, element) in elements.enumerated() {
-                    if let inner = element.objectValue {
-                        lines.append("\(pad)  [\(index)]")
-                        describe(inner, indent: indent + 2, into: &lines)
-                    } else {
-                        lines.append("\(pad)  [\(index)] \(JSONWriter.string(element))")
-                    }
-                }
-            default:
-                lines.append("\(pad)\(member.name): \(scalar(member.value, name: member.name))")
-            }
-        }
-    }
-
-    static func scalar(_ value: JSONValue, name: String) -> String {
-        let text = JSONWriter.string(value)
-        if name.hasSuffix("Date"), case .number(let number) = value, let timestamp = Timestamp(rawValue: number) {
-            return "\(text) (\(timestamp.iso8601))"
-        }
-        return text
     }
 }
 

@@ -35,6 +35,19 @@ struct InvalidInputError: Error {
     init(_ message: String) { self.message = message }
 }
 
+/// An error of the domain the commands work in, as the registry reports it. The framework
+/// knows no domain error; each one a command may throw conforms beside the commands.
+protocol ReportableError: Error {
+    var report: ErrorReport { get }
+}
+
+/// How the registry reports an error: as a usage mistake (exit 64, with the command's usage)
+/// or with its own exit status.
+enum ErrorReport {
+    case usage(String)
+    case exit(Int32, String)
+}
+
 /// Output that cannot be written (a closed pipe, a full disk): one line, exit 74.
 struct WriteError: Error {
     /// What was being written: "standard output", a path.

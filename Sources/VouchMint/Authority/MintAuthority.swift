@@ -102,97 +102,49 @@ public final class MintAuthority: Sendable {
 
     // MARK: Generating
 
-    static let leafMarkerOID = "1.2.840.113635.100.6.11.1"
-    static let intermediateMarkerOID = "1.2.840.113635.100.6.2.1"
-
     /// Issues a fresh App Store-style chain with new keys.
     public static func generate(_ options: MintAuthorityOptions) throws(MintError) -> MintAuthority {
-        let rootKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generate(.p384) }
-        let intermediateKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generate(.p384) }
-        let leafKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generate(.p256) }
-
-        let root = try MintError.openSSL { () throws(OpenSSLError) in
-            try Certificate.issue(
-                CertificateProfile(
+        let chain = try MintPKI.issue(
+            MintPKI.Chain(
+                root: MintPKI.Tier(
                     subject: [
                         ("CN", "Vouch Mint Root CA - G3"), ("OU", "Vouch Mint Certification Authority"),
                         ("O", "Vouch Mint (test only)"), ("C", "US"),
                     ],
-                    notBefore: options.root.notBefore, notAfter: options.root.notAfter, serialNumber: nil,
-                    extensions: [
-                        .init(name: "subjectKeyIdentifier", value: "hash"),
-                        .init(name: "basicConstraints", value: "critical,CA:TRUE"),
-                        .init(name: "keyUsage", value: "critical,keyCertSign,cRLSign"),
-                    ],
-                    digest: .sha384),
-                subjectKey: rootKey, issuer: nil, issuerKey: rootKey)
-        }
-
-        var intermediateExtensions: [CertificateProfile.Extension] = [
-            .init(name: "basicConstraints", value: "critical,CA:TRUE,pathlen:0"),
-            .init(name: "authorityKeyIdentifier", value: "keyid:always"),
-            .init(name: "subjectKeyIdentifier", value: "hash"),
-            .init(name: "keyUsage", value: "critical,keyCertSign,cRLSign"),
-        ]
-        if options.includeIntermediateMarker {
-            intermediateExtensions.append(.init(name: intermediateMarkerOID, value: "DER:05:00"))
-        }
-        let intermediate = try MintError.openSSL { () throws(OpenSSLError) in
-            try Certificate.issue(
-                CertificateProfile(
+                    key: .ec(.p384), validity: options.root),
+                intermediate: MintPKI.Tier(
                     subject: [
                         ("CN", "Vouch Mint Worldwide Developer Relations Certification Authority"), ("OU", "G6"),
                         ("O", "Vouch Mint (test only)"), ("C", "US"),
                     ],
-                    notBefore: options.intermediate.notBefore, notAfter: options.intermediate.notAfter,
-                    serialNumber: nil, extensions: intermediateExtensions, digest: .sha384),
-                subjectKey: intermediateKey, issuer: root, issuerKey: rootKey)
-        }
-
-        var leafExtensions: [CertificateProfile.Extension] = [
-            .init(name: "basicConstraints", value: "critical,CA:FALSE"),
-            .init(name: "authorityKeyIdentifier", value: "keyid:always"),
-            .init(name: "subjectKeyIdentifier", value: "hash"),
-            .init(name: "keyUsage", value: "critical,digitalSignature"),
-        ]
-        if options.includeLeafMarker {
-            leafExtensions.append(.init(name: leafMarkerOID, value: "DER:05:00"))
-        }
-        let leaf = try MintError.openSSL { () throws(OpenSSLError) in
-            try Certificate.issue(
-                CertificateProfile(
+                    key: .ec(.p384), validity: options.intermediate),
+                leaf: MintPKI.Tier(
                     subject: [
                         ("CN", "Vouch Mint App Store Receipt Signing"),
                         ("OU", "Vouch Mint Worldwide Developer Relations"), ("O", "Vouch Mint (test only)"),
                         ("C", "US"),
                     ],
-                    notBefore: options.leaf.notBefore, notAfter: options.leaf.notAfter, serialNumber: nil,
-                    extensions: leafExtensions, digest: .sha384),
-                subjectKey: leafKey, issuer: intermediate, issuerKey: intermediateKey)
-        }
-
-        return MintAuthority(
-            style: .appStore, certificates: [leaf, intermediate, root], keys: [leafKey, intermediateKey, rootKey])
+                    key: .ec(.p256), validity: options.leaf),
+                digest: .sha384, intermediatePathLength: 0,
+                includeIntermediateMarker: options.includeIntermediateMarker,
+                includeLeafMarker: options.includeLeafMarker))
+        return MintAuthority(style: .appStore, certificates: chain.certificates, keys: chain.keys)
     }
 
     /// Issues a fresh self-signed certificate like StoreKit Testing in Xcode's: P-256, serial 1,
     /// CN and O "StoreKit Testing in Xcode", critical `CA:TRUE, pathlen:0`, critical
     /// digitalSignature, signed ecdsa-with-SHA256.
     public static func generateXcode(validity: MintValidity) throws(MintError) -> MintAuthority {
-        let key = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generate(.p256) }
-        let certificate = try MintError.openSSL { () throws(OpenSSLError) in
-            try Certificate.issue(
-                CertificateProfile(
-                    subject: [("CN", "StoreKit Testing in Xcode"), ("O", "StoreKit Testing in Xcode")],
-                    notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: 1,
-                    extensions: [
-                        .init(name: "basicConstraints", value: "critical,CA:TRUE,pathlen:0"),
-                        .init(name: "subjectAltName", value: "email:StoreKit Testing in Xcode"),
-                        .init(name: "keyUsage", value: "critical,digitalSignature"),
-                    ],
-                    digest: .sha256),
-                subjectKey: key, issuer: nil, issuerKey: key)
-        }
+        let (certificate, key) = try MintPKI.issueSelfSigned(
+            MintPKI.Tier(
+                subject: [("CN", "StoreKit Testing in Xcode"), ("O", "StoreKit Testing in Xcode")], key: .ec(.p256),
+                validity: validity, serialNumber: 1),
+            digest: .sha256,
+            extensions: [
+                .init(name: "basicConstraints", value: "critical,CA:TRUE,pathlen:0"),
+                .init(name: "subjectAltName", value: "email:StoreKit Testing in Xcode"),
+                .init(name: "keyUsage", value: "critical,digitalSignature"),
+            ])
         return MintAuthority(style: .xcode, certificates: [certificate], keys: [key])
     }
 

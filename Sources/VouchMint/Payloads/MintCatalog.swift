@@ -29,7 +29,7 @@ enum MintCatalog {
         /// `start` plus `count` periods; the sandbox uses its accelerated lengths.
         func adding(_ count: Int, to start: Int64, sandbox: Bool) -> Int64 {
             if sandbox { return start + Int64(count) * sandboxMilliseconds }
-            if months > 0 { return UTCCalendar.addingMonths(months * count, to: start) }
+            if months > 0 { return CivilTime.adding(months: Int64(months * count), to: start) }
             return start + Int64(count * days) * 86_400_000
         }
     }

@@ -51,92 +51,46 @@ public struct MintReceiptAuthority: Sendable {
 
     /// Generates the keys and certificates of an App Store style authority.
     public static func generate(_ options: Options) throws(MintError) -> MintReceiptAuthority {
-        let rootKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generateRSA(bits: 2048) }
-        let intermediateKey = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generateRSA(bits: 2048)
-        }
-        let leafKey = try MintError.openSSL { () throws(OpenSSLError) in
-            try PrivateKey.generateRSA(bits: options.leafBits)
-        }
-        let validity = options.validity
-        let leafValidity = options.leaf ?? options.validity
-        let root = try MintError.openSSL { () throws(OpenSSLError) in
-            try Certificate.issue(
-                CertificateProfile(
+        let chain = try MintPKI.issue(
+            MintPKI.Chain(
+                root: MintPKI.Tier(
                     subject: [
                         ("CN", "Vouch Mint Root CA"), ("OU", "Vouch Mint Certification Authority"),
                         ("O", "Vouch Mint (test only)"), ("C", "US"),
                     ],
-                    notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: 2,
-                    extensions: [
-                        .init(name: "subjectKeyIdentifier", value: "hash"),
-                        .init(name: "basicConstraints", value: "critical,CA:TRUE"),
-                        .init(name: "keyUsage", value: "critical,keyCertSign,cRLSign"),
-                    ],
-                    digest: .sha256),
-                subjectKey: rootKey, issuer: nil, issuerKey: rootKey)
-        }
-        var intermediateExtensions: [CertificateProfile.Extension] = [
-            .init(name: "basicConstraints", value: "critical,CA:TRUE"),
-            .init(name: "authorityKeyIdentifier", value: "keyid:always"),
-            .init(name: "subjectKeyIdentifier", value: "hash"),
-            .init(name: "keyUsage", value: "critical,keyCertSign,cRLSign"),
-        ]
-        if options.includeIntermediateMarker {
-            intermediateExtensions.append(.init(name: MintAuthority.intermediateMarkerOID, value: "DER:05:00"))
-        }
-        let intermediate = try MintError.openSSL { () throws(OpenSSLError) in
-            try Certificate.issue(
-                CertificateProfile(
+                    key: .rsa(bits: 2048), validity: options.validity, serialNumber: 2),
+                intermediate: MintPKI.Tier(
                     subject: [
                         ("CN", "Vouch Mint Worldwide Developer Relations Certification Authority"),
                         ("OU", "Vouch Mint Worldwide Developer Relations"), ("O", "Vouch Mint (test only)"),
                         ("C", "US"),
                     ],
-                    notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: nil,
-                    extensions: intermediateExtensions, digest: .sha256),
-                subjectKey: intermediateKey, issuer: root, issuerKey: rootKey)
-        }
-        var leafExtensions: [CertificateProfile.Extension] = [
-            .init(name: "basicConstraints", value: "critical,CA:FALSE"),
-            .init(name: "authorityKeyIdentifier", value: "keyid:always"),
-            .init(name: "subjectKeyIdentifier", value: "hash"),
-            .init(name: "keyUsage", value: "critical,digitalSignature"),
-        ]
-        if options.includeLeafMarker {
-            leafExtensions.append(.init(name: MintAuthority.leafMarkerOID, value: "DER:05:00"))
-        }
-        let leaf = try MintError.openSSL { () throws(OpenSSLError) in
-            try Certificate.issue(
-                CertificateProfile(
+                    key: .rsa(bits: 2048), validity: options.validity),
+                leaf: MintPKI.Tier(
                     subject: [
                         ("CN", "Vouch Mint Mac App Store and iTunes Store Receipt Signing"),
                         ("OU", "Vouch Mint Worldwide Developer Relations"), ("O", "Vouch Mint (test only)"),
                         ("C", "US"),
                     ],
-                    notBefore: leafValidity.notBefore, notAfter: leafValidity.notAfter, serialNumber: nil,
-                    extensions: leafExtensions, digest: .sha256),
-                subjectKey: leafKey, issuer: intermediate, issuerKey: intermediateKey)
-        }
-        return MintReceiptAuthority(
-            style: .appStore, certificates: [leaf, intermediate, root], keys: [leafKey, intermediateKey, rootKey])
+                    key: .rsa(bits: options.leafBits), validity: options.leaf ?? options.validity),
+                digest: .sha256, intermediatePathLength: nil,
+                includeIntermediateMarker: options.includeIntermediateMarker,
+                includeLeafMarker: options.includeLeafMarker))
+        return MintReceiptAuthority(style: .appStore, certificates: chain.certificates, keys: chain.keys)
     }
 
     /// A self-signed RSA-2048 certificate named like Xcode's ("StoreKit"), critical EKU
     /// codeSigning as Xcode's has.
     public static func generateXcode(validity: MintValidity) throws(MintError) -> MintReceiptAuthority {
-        let key = try MintError.openSSL { () throws(OpenSSLError) in try PrivateKey.generateRSA(bits: 2048) }
-        let certificate = try MintError.openSSL { () throws(OpenSSLError) in
-            try Certificate.issue(
-                CertificateProfile(
-                    subject: [("CN", "StoreKit"), ("O", "StoreKit"), ("OU", "StoreKit"), ("C", "US")],
-                    notBefore: validity.notBefore, notAfter: validity.notAfter, serialNumber: 1,
-                    extensions: [
-                        .init(name: "basicConstraints", value: "critical,CA:TRUE"),
-                        .init(name: "extendedKeyUsage", value: "critical,codeSigning"),
-                    ],
-                    digest: .sha256),
-                subjectKey: key, issuer: nil, issuerKey: key)
-        }
+        let (certificate, key) = try MintPKI.issueSelfSigned(
+            MintPKI.Tier(
+                subject: [("CN", "StoreKit"), ("O", "StoreKit"), ("OU", "StoreKit"), ("C", "US")],
+                key: .rsa(bits: 2048), validity: validity, serialNumber: 1),
+            digest: .sha256,
+            extensions: [
+                .init(name: "basicConstraints", value: "critical,CA:TRUE"),
+                .init(name: "extendedKeyUsage", value: "critical,codeSigning"),
+            ])
         return MintReceiptAuthority(style: .xcode, certificates: [certificate], keys: [key])
     }
 

@@ -1,3 +1,5 @@
+public import Vouch
+
 /// Finds a receipt in what a caller received: the DER file itself, its base64 text (the
 /// `receipt-data` apps send; line breaks allowed), or a JSON object holding that text, as in
 /// the old `verifyReceipt` request (`receipt-data`) or response (`latest_receipt`).

@@ -1,3 +1,4 @@
+public import Vouch
 internal import VouchOpenSSL
 
 /// A receipt decoded without trusting anything: for a look at a receipt that does not verify.

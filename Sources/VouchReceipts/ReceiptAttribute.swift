@@ -1,3 +1,5 @@
+internal import Vouch
+
 /// One attribute of a receipt payload, exactly as signed: `SEQUENCE { type INTEGER,
 /// version INTEGER, value OCTET STRING }`. Unknown types are kept, so nothing Apple adds is lost.
 public struct ReceiptAttribute: Sendable, Hashable {
@@ -206,7 +208,7 @@ struct ReceiptValueReader {
     func date(_ type: Int) throws(VerificationError) -> Int64? {
         guard let text = try string(type), !text.isEmpty else { return nil }
         let milliseconds = table.bytes.withUnsafeBufferPointer { buffer in
-            ReceiptDate.milliseconds(UnsafeBufferPointer(rebasing: buffer[text]))
+            CivilTime.milliseconds(UnsafeBufferPointer(rebasing: buffer[text]), .receipt)
         }
         guard let milliseconds else {
             throw malformed(type, "is not an RFC 3339 date: \(table.string(text))")
@@ -234,84 +236,5 @@ struct ReceiptValueReader {
 
     private func malformed(_ type: Int, _ detail: String) -> VerificationError {
         VerificationError(.receiptMalformedPayload, "receipt payload: \(what) attribute \(type) \(detail)")
-    }
-}
-
-/// RFC 3339 dates as receipts write them: `2015-09-16T19:48:24Z`, Xcode's `+0300` offsets,
-/// optional fractional seconds.
-enum ReceiptDate {
-    static func milliseconds(_ text: String) -> Int64? {
-        Array(text.utf8).withUnsafeBufferPointer { milliseconds($0) }
-    }
-
-    static func milliseconds(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
-        func number(_ range: Range<Int>) -> Int64? {
-            guard range.upperBound <= b.count else { return nil }
-            var value: Int64 = 0
-            for index in range {
-                guard b[index] >= 0x30, b[index] <= 0x39 else { return nil }
-                value = value * 10 + Int64(b[index] - 0x30)
-            }
-            return value
-        }
-        guard b.count >= 20, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T"),
-            b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"),
-            let year = number(0..<4), let month = number(5..<7), let day = number(8..<10),
-            let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year), hour < 24, minute < 60,
-            second < 60
-        else { return nil }
-        var index = 19
-        var fraction: Int64 = 0
-        if b[index] == UInt8(ascii: ".") {
-            index += 1
-            var digits = 0
-            while index < b.count, b[index] >= 0x30, b[index] <= 0x39 {
-                if digits < 3 { fraction = fraction * 10 + Int64(b[index] - 0x30) }
-                digits += 1
-                index += 1
-            }
-            guard digits > 0 else { return nil }
-            for _ in digits..<max(digits, 3) { fraction *= 10 }
-        }
-        guard index < b.count else { return nil }
-        var offsetMinutes: Int64 = 0
-        switch b[index] {
-        case UInt8(ascii: "Z"):
-            index += 1
-        case UInt8(ascii: "+"), UInt8(ascii: "-"):
-            let sign: Int64 = b[index] == UInt8(ascii: "+") ? 1 : -1
-            index += 1
-            guard let hours = number(index..<(index + 2)) else { return nil }
-            index += 2
-            if index < b.count, b[index] == UInt8(ascii: ":") { index += 1 }
-            guard let minutes = number(index..<(index + 2)), hours < 24, minutes < 60 else { return nil }
-            index += 2
-            offsetMinutes = sign * (hours * 60 + minutes)
-        default:
-            return nil
-        }
-        guard index == b.count else { return nil }
-        let days = daysSince1970(year: year, month: month, day: day)
-        let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetMinutes * 60
-        return seconds * 1000 + fraction
-    }
-
-    static func daysIn(month: Int64, year: Int64) -> Int64 {
-        switch month {
-        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: 30
-        default: 31
-        }
-    }
-
-    /// H. Hinnant's `days_from_civil`.
-    static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
     }
 }

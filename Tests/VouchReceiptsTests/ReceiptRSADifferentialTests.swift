@@ -2,6 +2,7 @@ import Testing
 import VouchOpenSSL
 
 @testable import Vouch
+@testable import VouchReceipts
 
 /// `ReceiptRSAKey`'s Montgomery verification against `EVP_PKEY_verify` (``ReceiptCrypto/verifyRSA``):
 /// on good signatures, every kind of damaged one, numbers at and above the modulus, and blocks

@@ -5,6 +5,7 @@ import VouchTestSupport
 
 @testable import Vouch
 @testable import VouchMint
+@testable import VouchReceipts
 
 /// Receipts minted with a private Apple-shaped RSA PKI: what a verifier must accept and refuse,
 /// code by code.
@@ -64,6 +65,24 @@ import VouchTestSupport
         #expect(first.isInTrialPeriod == false)
         #expect(receipt.attribute(25)?.value == [0x02, 0x01, 0x03])
         #expect(receipt.jsonObject["otherAttributes"]?.arrayValue?.count == 2)
+    }
+
+    /// The app Apple ID of the shared trust configuration is the app item id (attribute 1) of a
+    /// Production receipt; Sandbox receipts carry 0 there and are not checked against it.
+    @Test func aProductionReceiptMustCarryTheConfiguredAppAppleId() throws {
+        var content = Self.content
+        content.receiptType = "Production"
+        content.appItemId = 1_234_567_890
+        let production = try Self.signer.sign(content)
+        #expect(try Self.verifier { $0.appAppleId = 1_234_567_890 }.rejection(production) == nil)
+        let error = try Self.verifier { $0.appAppleId = 42 }.rejection(production)
+        #expect(error?.code == .wrongAppAppleId)
+        #expect(error?.reason == "the receipt's app item id (attribute 1) is 1234567890, expected 42")
+        #expect(try Self.verifier().rejection(production) == nil)
+
+        content.receiptType = "ProductionSandbox"
+        content.appItemId = 0
+        #expect(try Self.verifier { $0.appAppleId = 42 }.rejection(try Self.signer.sign(content)) == nil)
     }
 
     /// Attribute 32 (preorder date) and 21 (expiration date) are ISO 8601 text: typed as

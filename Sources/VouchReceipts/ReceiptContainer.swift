@@ -1,3 +1,4 @@
+internal import Vouch
 internal import VouchOpenSSL
 
 /// The parts of a receipt's PKCS #7 / CMS SignedData (RFC 5652) that verification needs, read
@@ -42,8 +43,8 @@ struct ReceiptContainer {
     /// Whether any length is indefinite (BER, as Xcode writes it).
     let usesIndefiniteLengths: Bool
 
-    /// Parses `bytes`; throws ``VerificationError/Code/receiptNotAReceipt`` when they are not a
-    /// PKCS #7 SignedData at all, ``VerificationError/Code/receiptMalformedContainer`` when the
+    /// Parses `bytes`; throws `VerificationError.Code.receiptNotAReceipt` when they are not a
+    /// PKCS #7 SignedData at all, `VerificationError.Code.receiptMalformedContainer` when the
     /// SignedData breaks a rule.
     init(_ bytes: [UInt8]) throws(VerificationError) {
         self.bytes = bytes

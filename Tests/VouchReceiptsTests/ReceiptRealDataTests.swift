@@ -4,6 +4,7 @@ import VouchOpenSSL
 import VouchTestSupport
 
 @testable import Vouch
+@testable import VouchReceipts
 
 /// The 52 real receipts and the negative files of the shared test data.
 @Suite struct ReceiptRealDataTests {
@@ -23,7 +24,7 @@ import VouchTestSupport
         #expect(receipt.inApp.count == entry.inAppCount)
         #expect(Set(receipt.inApp.compactMap(\.productId)) == entry.productIds)
         #expect(receipt.applicationVersion == entry.applicationVersion)
-        #expect(verified.validationTime.milliseconds == ReceiptDate.milliseconds(entry.creationDate))
+        #expect(verified.validationTime.milliseconds == CivilTime.milliseconds(entry.creationDate, .receipt))
         #expect(receipt.receiptCreationDate == verified.validationTime)
         #expect(!verified.isXcode)
         #expect(receipt.inApp.allSatisfy { $0.transactionId?.isEmpty == false && $0.purchaseDate != nil })
@@ -39,7 +40,7 @@ import VouchTestSupport
         #expect(verified.receipt.bundleId == entry.bundleId)
         #expect(verified.receipt.inApp.count == entry.inAppCount)
         #expect(Set(verified.receipt.inApp.compactMap(\.productId)) == entry.productIds)
-        #expect(verified.validationTime.milliseconds == ReceiptDate.milliseconds(entry.creationDate))
+        #expect(verified.validationTime.milliseconds == CivilTime.milliseconds(entry.creationDate, .receipt))
     }
 
     @Test func xcodeReceiptsAreBERWithIndefiniteLengths() throws {
@@ -84,7 +85,7 @@ import VouchTestSupport
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         if let instant = entry.fields["validation_time"], !instant.isEmpty {
             configuration.validationTime = .fixed(
-                Timestamp(milliseconds: try #require(ReceiptDate.milliseconds(instant))))
+                Timestamp(milliseconds: try #require(CivilTime.milliseconds(instant, .receipt))))
         }
         let rejection = try ReceiptVerifier(configuration: configuration).rejection(bytes)
         #expect(rejection?.code == expected, "\(rejection?.description ?? "verified")")
@@ -198,5 +199,27 @@ import VouchTestSupport
         #expect(
             fingerprint
                 == "B0:B1:73:0E:CB:C7:FF:45:05:14:2C:49:F1:29:5E:6E:DA:6B:CA:ED:7E:2C:68:C5:BE:91:B5:A1:10:01:F0:24")
+    }
+
+    @Test func theReadmeReceiptExampleVerifiesARealReceipt() throws {
+        guard SharedReceipts.isAvailable else { return }
+        let receiptData = Base64.encodeStandard(
+            try SharedReceipts.bytes("real/sandbox-2025-12-26-dev.bonzer.weeka.app.der"))
+        let deviceUUIDBytes = withUnsafeBytes(of: UUID(uuidString: "956328D9-CC6A-47F4-BE40-6953FB0AB6C7")!.uuid) {
+            Array($0)
+        }
+
+        // Apple Inc. Root, at the creation date; this app's receipts from this environment only
+        var configuration = ReceiptVerifier.Configuration(bundleId: "dev.bonzer.weeka.app", environment: .sandbox)
+        configuration.deviceIdentifier = deviceUUIDBytes  // optional: checks the hash (attribute 5)
+        let verifier = try ReceiptVerifier(configuration: configuration)
+        let verified = try verifier.verify(base64: receiptData)  // or verify(derBytes)
+        var seen: [String] = []
+        for purchase in verified.receipt.inApp {
+            seen.append(
+                "\(purchase.productId ?? "") \(purchase.transactionId ?? "") \(purchase.purchaseDate?.iso8601 ?? "")")
+        }
+        #expect(seen.count == 2)
+        #expect(seen.allSatisfy { $0.hasPrefix("dev.bonzer.weeka.app") })
     }
 }

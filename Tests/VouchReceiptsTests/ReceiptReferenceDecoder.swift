@@ -1,4 +1,5 @@
 @testable import Vouch
+@testable import VouchReceipts
 
 // The receipt payload decoder as it was when every attribute value was its own array and
 // every typed value a String read on the spot: the reference the decoder of ranges is held to

@@ -4,6 +4,7 @@ import VouchOpenSSL
 import VouchTestSupport
 
 @testable import Vouch
+@testable import VouchReceipts
 
 /// The real receipts of `../shared/testvectors/receipts/` (or `$VOUCH_TESTVECTORS/receipts/`),
 /// read at test time and never copied into the project.

@@ -3,6 +3,7 @@ import Testing
 import VouchTestSupport
 
 @testable import Vouch
+@testable import VouchReceipts
 
 /// A receipt verifier is safe by default: it names the app and environment whose receipts it
 /// accepts, or says that it accepts any.
@@ -26,6 +27,41 @@ import VouchTestSupport
         #expect(Self.configurationError(environmentOnly)?.code == .missingAppIdentity)
         #expect(Self.configurationError(.init(bundleId: "com.example.app", environment: .production)) == nil)
         #expect(Self.configurationError(.acceptingAnyApp()) == nil)
+    }
+
+    /// One safe-by-default rule with a token verifier's, but a Production receipt verifier
+    /// needs no app Apple ID (it checks one when given).
+    @Test func theSafeByDefaultRuleIsTheTokenVerifiersLessTheAppAppleId() throws {
+        let named = ReceiptVerifier.Configuration(bundleId: "com.example.app", environment: .production)
+        #expect(Self.configurationError(named) == nil)
+        let production = Self.error { () throws(ConfigurationError) in
+            try Verifier(configuration: .init(bundleId: "com.example.app", environment: .production))
+        }
+        #expect(production?.code == .missingAppAppleId)
+        let tokens = Self.error { () throws(ConfigurationError) in try Verifier(configuration: .init()) }
+        #expect(tokens?.reason.contains("acceptingAnyApp()") == true)
+        let receipts = Self.error { () throws(ConfigurationError) in try ReceiptVerifier(configuration: .init()) }
+        #expect(receipts?.code == .missingAppIdentity)
+        #expect(receipts?.reason == tokens?.reason)
+    }
+
+    static func error(_ make: () throws(ConfigurationError) -> Any) -> ConfigurationError? {
+        do {
+            _ = try make()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func theDefaultAnchorIsAppleIncRootAndTheTrustMembersAreTheConfigurationsOwn() {
+        var configuration = ReceiptVerifier.Configuration()
+        #expect(configuration.trustAnchors == [AppleRootCertificates.appleIncRoot])
+        #expect(Verifier.Configuration().trustAnchors == [AppleRootCertificates.rootCAG3])
+        configuration.bundleId = "com.example.app"
+        configuration.validationTime = .now
+        #expect(configuration.trust.bundleId == "com.example.app")
+        #expect(configuration.trust.validationTime == .now)
     }
 
     @Test func aDeviceIdentifierOfAnotherLengthThanSixteenBytesIsRefused() {

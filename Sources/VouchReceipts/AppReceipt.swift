@@ -1,10 +1,11 @@
+public import Vouch
 internal import VouchOpenSSL
 
 /// The decoded payload of a legacy app receipt: Apple's documented receipt fields (attribute
 /// types in parentheses), typed, beside every attribute as signed.
 ///
 /// Attribute types Vouch does not type (6–11, 13–16, 20, 25, …) stay in ``attributes``; so do
-/// the typed ones, byte for byte. Dates are ``Timestamp``s in whole milliseconds.
+/// the typed ones, byte for byte. Dates are `Timestamp`s in whole milliseconds.
 ///
 /// Every field is checked when the payload is decoded; text and bytes are then read from the
 /// payload when asked for, so a receipt that is only written out as JSON is never copied.
@@ -53,8 +54,8 @@ public struct AppReceipt: Sendable, Hashable {
     public var attributes: [ReceiptAttribute] { table.attributes }
 
     /// Decodes a receipt payload (the signed content). Throws
-    /// ``VerificationError/Code/receiptMalformedPayload`` or
-    /// ``VerificationError/Code/receiptDuplicateAttribute``.
+    /// `VerificationError.Code.receiptMalformedPayload` or
+    /// `VerificationError.Code.receiptDuplicateAttribute`.
     public init(payload: [UInt8]) throws(VerificationError) {
         var scratch = ReceiptAttributeSet.Scratch()
         let table = try ReceiptAttributeSet.parse(
@@ -159,7 +160,7 @@ public struct InAppPurchaseReceipt: Sendable, Hashable {
     /// Every attribute in the order signed, raw.
     public var attributes: [ReceiptAttribute] { table.attributes }
 
-    /// Decodes one in-app purchase receipt (the value of attribute 17); a malformed one is ``VerificationError``.
+    /// Decodes one in-app purchase receipt (the value of attribute 17); a malformed one is `VerificationError`.
     public init(payload: [UInt8]) throws(VerificationError) {
         var scratch = ReceiptAttributeSet.Scratch()
         try self.init(payload: payload, range: 0..<payload.count, scratch: &scratch)

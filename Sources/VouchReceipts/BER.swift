@@ -1,3 +1,5 @@
+internal import Vouch
+
 /// A strict reader of BER and DER TLVs over a byte array it keeps, for reading a little of a
 /// certificate; the receipt container and payload are read with ``BERCursor``, whose rules
 /// this reader follows step by step, lending it the array for each.

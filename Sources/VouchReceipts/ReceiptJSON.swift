@@ -1,4 +1,5 @@
 internal import Foundation
+public import Vouch
 
 extension AppReceipt {
     /// The receipt as a JSON object with Apple's field names in camel case (as the App Store
@@ -130,17 +131,18 @@ enum VerifyReceiptDates {
     private static let utc = TimeZone(identifier: "UTC")!
     private static let pacific = TimeZone(identifier: "America/Los_Angeles")!
 
+    /// `YYYY-MM-DD hh:mm:ss` in `zone`. The calendar fields come from Foundation's calendar and
+    /// time zone database (daylight saving time for the PST form; Julian dates before 1582,
+    /// unlike `CivilTime`), as this form has always printed them.
     private static func format(_ timestamp: Timestamp, in zone: TimeZone) -> String {
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = zone
         let date = Date(timeIntervalSince1970: Double(timestamp.milliseconds) / 1000)
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
-        func pad(_ value: Int?, _ width: Int) -> String {
-            let text = String(value ?? 0)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        return
-            "\(pad(parts.year, 4))-\(pad(parts.month, 2))-\(pad(parts.day, 2)) \(pad(parts.hour, 2)):\(pad(parts.minute, 2)):\(pad(parts.second, 2))"
+        let time = CivilTime(
+            year: Int64(parts.year ?? 0), month: Int64(parts.month ?? 0), day: Int64(parts.day ?? 0),
+            hour: Int64(parts.hour ?? 0), minute: Int64(parts.minute ?? 0), second: Int64(parts.second ?? 0))
+        return time.text(separator: " ", fraction: false)
     }
 }
 
@@ -150,21 +152,18 @@ extension AppReceipt {
     /// every receipt it verifies.
     package func writeJSON(into writer: inout JSONWriter) {
         let fields = table.fields.count + inApp.reduce(0) { $0 + $1.table.fields.count }
-        let json = [UInt8](
-            unsafeUninitializedCapacity: ReceiptJSONWriter.capacity(payload: table.bytes.count, fields: fields)
-        ) {
-            buffer, count in
-            var json = ReceiptJSONWriter(output: buffer)
+        writer.write(maximumLength: ReceiptJSONWriter.maximumLength(payload: table.bytes.count, fields: fields)) {
+            output in
+            var json = ReceiptJSONWriter(output: output)
             write(into: &json)
-            count = json.count
+            output = json.output
         }
-        writer.writeRaw(json)
     }
 
     private func write(into json: inout ReceiptJSONWriter) {
         table.bytes.withUnsafeBufferPointer { payload in
             json.payload = payload
-            json.open(UInt8(ascii: "{"))
+            json.open("{")
             json.key("receiptType")
             json.string(receiptTypeText)
             json.key("appItemId")
@@ -188,11 +187,11 @@ extension AppReceipt {
             json.key("preorderDate")
             json.number(preorderMilliseconds)
             json.key("inApp")
-            json.open(UInt8(ascii: "["))
+            json.open("[")
             for purchase in inApp { purchase.write(into: &json) }
-            json.close(UInt8(ascii: "]"))
+            json.close("]")
             json.otherAttributes(table.fields, typed: Self.typedTypes)
-            json.close(UInt8(ascii: "}"))
+            json.close("}")
         }
     }
 }
@@ -205,7 +204,7 @@ extension InAppPurchaseReceipt {
         defer { json.payload = outer }
         table.bytes.withUnsafeBufferPointer { payload in
             json.payload = payload
-            json.open(UInt8(ascii: "{"))
+            json.open("{")
             json.key("quantity")
             json.number(quantity)
             json.key("productId")
@@ -233,26 +232,25 @@ extension InAppPurchaseReceipt {
             json.key("productType")
             json.number(productType)
             json.otherAttributes(table.fields, typed: Self.typedTypes)
-            json.close(UInt8(ascii: "}"))
+            json.close("}")
         }
     }
 }
 
-/// Compact JSON from a receipt's payload, written as `JSONWriter` writes the same values:
-/// members in order, absent ones left out, strings escaped by the same rules, numbers in
-/// decimal, bytes in standard base64 with padding. It writes into a buffer of
-/// ``capacity(payload:fields:)`` bytes, checking every write against the end.
+/// A receipt's members written from its payload through a `JSONOutput`: members in order,
+/// absent ones left out (a member's name is written only once its value is known to be there),
+/// text and bytes read where they lie in the payload.
 private struct ReceiptJSONWriter {
+    /// Where the JSON goes: room of ``maximumLength(payload:fields:)`` bytes.
+    var output: JSONOutput
     /// The payload the ranges given refer to, borrowed for the writes.
     var payload = UnsafeBufferPointer<UInt8>(start: nil, count: 0)
-    private let output: UnsafeMutableBufferPointer<UInt8>
-    private(set) var count = 0
     /// Whether the next member or element needs a comma before it.
     private var needsComma = false
     /// A member name waiting for its value: left out with the value when that is absent.
     private var pendingKey: StaticString?
 
-    init(output: UnsafeMutableBufferPointer<UInt8>) {
+    init(output: JSONOutput) {
         self.output = output
     }
 
@@ -261,33 +259,16 @@ private struct ReceiptJSONWriter {
     /// escape `\u00XX`; base64 makes four of three); each attribute adds at most 103 bytes
     /// (its member name or `{"type":…,"version":…,"value":""}`, punctuation, and the brackets
     /// of a set it may open).
-    static func capacity(payload: Int, fields: Int) -> Int { 6 * payload + 128 * fields + 512 }
+    static func maximumLength(payload: Int, fields: Int) -> Int { 6 * payload + 128 * fields + 512 }
 
-    private mutating func put(_ byte: UInt8) {
-        precondition(count < output.count, "receipt JSON over its computed size")
-        output[count] = byte
-        count += 1
-    }
-
-    private mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-        guard let source = bytes.baseAddress else { return }
-        precondition(output.count - count >= bytes.count, "receipt JSON over its computed size")
-        (output.baseAddress! + count).update(from: source, count: bytes.count)
-        count += bytes.count
-    }
-
-    private mutating func raw(_ text: StaticString) {
-        put(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
-    mutating func open(_ bracket: UInt8) {
+    mutating func open(_ bracket: StaticString) {
         startValue()
-        put(bracket)
+        output.raw(bracket)
         needsComma = false
     }
 
-    mutating func close(_ bracket: UInt8) {
-        put(bracket)
+    mutating func close(_ bracket: StaticString) {
+        output.raw(bracket)
         needsComma = true
     }
 
@@ -296,52 +277,24 @@ private struct ReceiptJSONWriter {
 
     /// The comma, and the pending member name, before a value that is present.
     private mutating func startValue() {
-        if needsComma { put(UInt8(ascii: ",")) }
+        if needsComma { output.put(UInt8(ascii: ",")) }
         if let name = pendingKey {
-            put(UInt8(ascii: "\""))
-            raw(name)
-            raw("\":")
+            output.put(UInt8(ascii: "\""))
+            output.raw(name)
+            output.raw("\":")
             pendingKey = nil
         }
         needsComma = true
     }
 
-    /// The text at `range` of the payload, UTF-8 already checked, escaped as
-    /// `JSONWriter.write(string:)` escapes.
+    /// The text at `range` of the payload, UTF-8 already checked, as a JSON string.
     mutating func string(_ range: Range<Int>?) {
         guard let range else {
             pendingKey = nil
             return
         }
         startValue()
-        put(UInt8(ascii: "\""))
-        let text = UnsafeBufferPointer(rebasing: payload[range])
-        var clean = 0
-        while clean < text.count, !Self.needsEscape(text[clean]) { clean += 1 }
-        put(UnsafeBufferPointer(rebasing: text[..<clean]))
-        for byte in text[clean...] {
-            switch byte {
-            case UInt8(ascii: "\""): raw("\\\"")
-            case UInt8(ascii: "\\"): raw("\\\\")
-            case 0x0A: raw("\\n")
-            case 0x0D: raw("\\r")
-            case 0x09: raw("\\t")
-            case 0..<0x20, 0x7F:
-                raw("\\u00")
-                put(Self.hexDigit(byte >> 4))
-                put(Self.hexDigit(byte & 0x0F))
-            default: put(byte)
-            }
-        }
-        put(UInt8(ascii: "\""))
-    }
-
-    private static func needsEscape(_ byte: UInt8) -> Bool {
-        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0x7F
-    }
-
-    private static func hexDigit(_ value: UInt8) -> UInt8 {
-        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") + value - 10
+        output.string(utf8: UnsafeBufferPointer(rebasing: payload[range]))
     }
 
     mutating func number(_ value: Int64?) {
@@ -350,18 +303,7 @@ private struct ReceiptJSONWriter {
             return
         }
         startValue()
-        // Digits from the last, into room for the longest, -9223372036854775808.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var magnitude = value.magnitude
-            var start = digits.count
-            repeat {
-                start -= 1
-                digits[start] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            if value < 0 { put(UInt8(ascii: "-")) }
-            put(UnsafeBufferPointer(rebasing: digits[start...]))
-        }
+        output.integer(value)
     }
 
     mutating func bool(_ value: Bool?) {
@@ -370,7 +312,7 @@ private struct ReceiptJSONWriter {
             return
         }
         startValue()
-        if value { raw("true") } else { raw("false") }
+        output.raw(value ? "true" : "false")
     }
 
     /// The bytes at `range` of the payload as a string of standard base64 with padding.
@@ -380,45 +322,7 @@ private struct ReceiptJSONWriter {
             return
         }
         startValue()
-        put(UInt8(ascii: "\""))
-        let input = UnsafeBufferPointer(rebasing: payload[range])
-        var index = 0
-        while index + 3 <= input.count {
-            let word = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
-            put(Self.symbol(word >> 18))
-            put(Self.symbol(word >> 12))
-            put(Self.symbol(word >> 6))
-            put(Self.symbol(word))
-            index += 3
-        }
-        switch input.count - index {
-        case 1:
-            let word = UInt32(input[index]) << 16
-            put(Self.symbol(word >> 18))
-            put(Self.symbol(word >> 12))
-            raw("==")
-        case 2:
-            let word = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8
-            put(Self.symbol(word >> 18))
-            put(Self.symbol(word >> 12))
-            put(Self.symbol(word >> 6))
-            put(UInt8(ascii: "="))
-        default:
-            break
-        }
-        put(UInt8(ascii: "\""))
-    }
-
-    /// The standard base64 symbol of the low six bits of `bits`.
-    private static func symbol(_ bits: UInt32) -> UInt8 {
-        let value = UInt8(bits & 0x3F)
-        switch value {
-        case 0..<26: return UInt8(ascii: "A") + value
-        case 26..<52: return UInt8(ascii: "a") + value - 26
-        case 52..<62: return UInt8(ascii: "0") + value - 52
-        case 62: return UInt8(ascii: "+")
-        default: return UInt8(ascii: "/")
-        }
+        output.base64(UnsafeBufferPointer(rebasing: payload[range]))
     }
 
     /// `otherAttributes`: the attributes among `fields` whose type is not `typed`, when there are any.
@@ -427,18 +331,18 @@ private struct ReceiptJSONWriter {
         var opened = false
         for field in fields where !typed.contains(field.type) {
             if !opened {
-                open(UInt8(ascii: "["))
+                open("[")
                 opened = true
             }
-            open(UInt8(ascii: "{"))
+            open("{")
             key("type")
             number(Int64(field.type))
             key("version")
             number(Int64(field.version))
             key("value")
             base64(field.value)
-            close(UInt8(ascii: "}"))
+            close("}")
         }
-        if opened { close(UInt8(ascii: "]")) } else { pendingKey = nil }
+        if opened { close("]") } else { pendingKey = nil }
     }
 }

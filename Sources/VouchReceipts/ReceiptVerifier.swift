@@ -1,4 +1,5 @@
 internal import Foundation
+public import Vouch
 internal import VouchOpenSSL
 
 /// Verifies legacy App Store app receipts (PKCS #7 / CMS SignedData, RSA) offline.
@@ -11,72 +12,45 @@ internal import VouchOpenSSL
 /// types; the signer chains, through the receipt's other certificates, to one of *this
 /// verifier's* trust anchors (never to a root the receipt brings) at the validation time, by way
 /// of an intermediate carrying 1.2.840.113635.100.6.2.1, with every certificate the receipt
-/// carries on that path; and bundle id, version and device hash match what was asked.
+/// carries on that path; and bundle id, environment, app Apple ID (the app item id of a
+/// Production receipt), version and device hash match what was asked.
 ///
 /// Receipts signed by Xcode's StoreKit testing certificate are accepted only when that
-/// certificate is configured in ``Configuration/xcodeCertificates``.
+/// certificate is among the `xcodeCertificates` of its configuration.
 ///
 /// A `ReceiptVerifier` is a value, safe to use from many threads at once. Signer chains it has
 /// validated are remembered, so the next receipt of the same signer costs one RSA verification.
 public struct ReceiptVerifier: Sendable {
-    /// What a receipt verifier trusts and what it requires of a receipt.
+    /// What a receipt verifier trusts and what it requires of a receipt: its ``trust`` (as a
+    /// token verifier's) and what only receipts carry.
     ///
-    /// Safe by default, as ``Verifier/Configuration``: a configuration names the app whose
-    /// receipts it accepts (``bundleId`` and ``environment``) or says explicitly that it accepts
-    /// any app (``acceptingAnyApp()``). ``ReceiptVerifier/init(configuration:)`` refuses one that
-    /// does neither, because a receipt of another app, or a sandbox receipt on a production
-    /// server, is signed by Apple just the same.
-    public struct Configuration: Sendable {
-        /// The trust anchors, DER or PEM (a PEM bundle contributes every certificate it holds).
-        /// By default Apple Inc. Root, embedded in the library.
-        public var trustAnchors: [[UInt8]] = [AppleRootCertificates.appleIncRoot]
-        /// StoreKit testing certificates (DER or PEM) trusted to sign Xcode receipts. Empty by
-        /// default: Xcode receipts are rejected with ``VerificationError/Code/xcodeNotTrusted``.
-        public var xcodeCertificates: [[UInt8]] = []
-        /// The expected bundle id (attribute 2); `nil` accepts any, and only with ``acceptsAnyApp``.
-        public var bundleId: String? = nil
-        /// The expected environment, told by the receipt type (attribute 0): Production takes
-        /// `Production` and `ProductionVPP`, Sandbox `ProductionSandbox` and
-        /// `ProductionVPPSandbox`, Xcode `Xcode`. `nil` accepts any, and only with ``acceptsAnyApp``.
-        public var environment: AppStoreEnvironment? = nil
-        /// Accept receipts of any app and environment: ``bundleId`` and ``environment`` are then
-        /// checked only when set. Off by default; for tools that look at anyone's receipts (the
-        /// `vouch` command), never for a server that grants purchases.
-        public var acceptsAnyApp: Bool = false
+    /// By default the trust anchor is Apple Inc. Root, embedded in the library, and no app is
+    /// named: name one (`VerifierConfiguration.init(bundleId:environment:appAppleId:)`) or
+    /// accept any explicitly (`VerifierConfiguration.acceptingAnyApp()`), or
+    /// ``ReceiptVerifier/init(configuration:)`` refuses the configuration.
+    ///
+    /// For receipts, the `TrustConfiguration.environment` is told by the receipt type
+    /// (attribute 0): Production takes `Production` and `ProductionVPP`, Sandbox
+    /// `ProductionSandbox` and `ProductionVPPSandbox`, Xcode `Xcode`;
+    /// `ValidationTime.signedDate` is the receipt creation date (attribute 12), as Apple
+    /// documents for receipts; `TrustConfiguration.appAppleId`, when set, must equal the app
+    /// item id (attribute 1) of a Production receipt.
+    public struct Configuration: VerifierConfiguration {
+        /// What the verifier trusts and whose receipts it accepts; its members read and write as
+        /// the configuration's own (`configuration.trustAnchors`).
+        public var trust = TrustConfiguration(trustAnchors: [AppleRootCertificates.appleIncRoot])
         /// The expected application version (attribute 3), or `nil` to accept any.
         public var applicationVersion: String? = nil
         /// The 16 bytes of the device identifier to check the receipt's hash (attribute 5)
         /// against, or `nil` not to check it.
         public var deviceIdentifier: [UInt8]? = nil
-        /// When the chain is validated: ``ValidationTime/signedDate`` (the default) means the
-        /// receipt creation date (attribute 12), as Apple documents for receipts.
-        public var validationTime: ValidationTime = .signedDate
-        /// Apply OpenSSL's RFC 5280 strict checks; every real Apple receipt chain passes them.
-        public var strictX509: Bool = true
         /// Receipts longer than this many bytes are rejected before any parsing.
         public var maximumReceiptSize: Int = 1 << 20
 
-        /// A configuration without the app's identity: set ``bundleId`` and ``environment`` or
-        /// ``acceptsAnyApp`` before making a verifier.
+        /// A configuration without the app's identity: set `TrustConfiguration.bundleId` and
+        /// `TrustConfiguration.environment` or `TrustConfiguration.acceptsAnyApp` before
+        /// making a verifier.
         public init() {}
-
-        /// A configuration that accepts only this app's receipts, from this environment.
-        ///
-        /// - Parameters:
-        ///   - bundleId: the app's bundle identifier.
-        ///   - environment: the environment whose receipts are accepted.
-        public init(bundleId: String, environment: AppStoreEnvironment) {
-            self.bundleId = bundleId
-            self.environment = environment
-        }
-
-        /// A configuration that accepts receipts of any app from any environment (see
-        /// ``acceptsAnyApp``).
-        public static func acceptingAnyApp() -> Configuration {
-            var configuration = Configuration()
-            configuration.acceptsAnyApp = true
-            return configuration
-        }
     }
 
     /// The configuration the verifier was made with.
@@ -85,17 +59,12 @@ public struct ReceiptVerifier: Sendable {
 
     /// Creates a receipt verifier.
     ///
-    /// Throws ``ConfigurationError`` when the configuration names no app and does not accept
-    /// any (``ConfigurationError/Code/missingAppIdentity``), trusts no anchor, holds a
+    /// Throws `ConfigurationError` when the configuration names no app and does not accept
+    /// any (`ConfigurationError.Code.missingAppIdentity`), trusts no anchor, holds a
     /// certificate that cannot be read, or a device identifier that is not 16 bytes
-    /// (``ConfigurationError/Code/invalidDeviceIdentifier``).
+    /// (`ConfigurationError.Code.invalidDeviceIdentifier`).
     public init(configuration: Configuration) throws(ConfigurationError) {
-        if !configuration.acceptsAnyApp, configuration.bundleId == nil || configuration.environment == nil {
-            throw ConfigurationError(
-                .missingAppIdentity,
-                "set bundleId and environment, or accept any app explicitly with"
-                    + " ReceiptVerifier.Configuration.acceptingAnyApp()")
-        }
+        try configuration.trust.checkAppIdentity(requiringAppAppleIdInProduction: false)
         if let device = configuration.deviceIdentifier, device.count != 16 {
             throw ConfigurationError(
                 .invalidDeviceIdentifier, "the device identifier is \(device.count) bytes; it must be 16")
@@ -199,21 +168,15 @@ final class ReceiptSigner: Sendable {
 
 /// The shared, immutable part of a receipt verifier: trust store, Xcode certificates, signers.
 final class ReceiptEngine: Sendable {
-    let chain: ChainValidator
-    let xcodeCertificates: [Certificate]
+    let trust: PreparedTrust
+    var chain: ChainValidator { trust.chain }
+    var xcodeCertificates: [Certificate] { trust.xcodeCertificates }
     let configuration: ReceiptVerifier.Configuration
     private let signers = Locked<[ReceiptSigner]>([])
     static let cacheCapacity = 32
 
     init(configuration: ReceiptVerifier.Configuration) throws(ConfigurationError) {
-        let anchors = try Engine.certificates(
-            configuration.trustAnchors, named: "trust anchor", code: .unreadableTrustAnchor)
-        guard !anchors.isEmpty else {
-            throw ConfigurationError(.noTrustAnchors, "the trust anchor list is empty: no receipt could verify")
-        }
-        chain = ChainValidator(anchors: anchors, strict: configuration.strictX509)
-        xcodeCertificates = try Engine.certificates(
-            configuration.xcodeCertificates, named: "Xcode certificate", code: .unreadableXcodeCertificate)
+        trust = try PreparedTrust(configuration.trust)
         self.configuration = configuration
     }
 
@@ -249,7 +212,7 @@ final class ReceiptEngine: Sendable {
         }
 
         let time: Int64
-        switch configuration.validationTime {
+        switch configuration.trust.validationTime {
         case .now: time = now
         case .fixed(let instant): time = instant.milliseconds
         case .signedDate:
@@ -268,11 +231,11 @@ final class ReceiptEngine: Sendable {
     }
 
     private func check(_ receipt: AppReceipt) throws(VerificationError) {
-        if let expected = configuration.bundleId, !receipt.table.text(receipt.bundleIdText, equals: expected) {
+        if let expected = configuration.trust.bundleId, !receipt.table.text(receipt.bundleIdText, equals: expected) {
             throw VerificationError(
                 .wrongBundleId, "the receipt's bundle id is \(receipt.bundleId), expected \(expected)")
         }
-        if let expected = configuration.environment {
+        if let expected = configuration.trust.environment {
             guard let type = receipt.receiptType else {
                 throw VerificationError(
                     .wrongEnvironment, "the receipt has no receipt type (attribute 0), expected \(expected.rawValue)")
@@ -282,6 +245,14 @@ final class ReceiptEngine: Sendable {
                     .wrongEnvironment,
                     "the receipt's type is \(type.rawValue) (\(type.environment)), expected \(expected.rawValue)")
             }
+        }
+        if let expected = configuration.trust.appAppleId, receipt.receiptType?.environment == "Production",
+            receipt.appItemId != expected
+        {
+            throw VerificationError(
+                .wrongAppAppleId,
+                "the receipt's app item id (attribute 1) is \(receipt.appItemId.map(String.init) ?? "absent"), expected \(expected)"
+            )
         }
         if let expected = configuration.applicationVersion, receipt.applicationVersion != expected {
             throw VerificationError(
@@ -402,13 +373,7 @@ final class ReceiptEngine: Sendable {
             let window = try validateChain(leaf: leaf, others: others, at: seconds)
             signer.validatedWindow.withLock { $0 = window }
         case .xcode(let certificate):
-            let when = ChainValidator.iso8601(seconds)
-            if seconds < certificate.notBefore ?? .min {
-                throw VerificationError(.certificateNotYetValid, "the Xcode certificate is not yet valid at \(when)")
-            }
-            if seconds >= certificate.notAfter ?? .max {
-                throw VerificationError(.certificateExpired, "the Xcode certificate has expired at \(when)")
-            }
+            try PreparedTrust.checkValidity(ofXcode: certificate, at: seconds)
         }
     }
 
