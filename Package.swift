@@ -23,7 +23,8 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // Owns every OpenSSL object (certificates, keys, the trust store) for Vouch and VouchMint.
+        // Owns every OpenSSL object (certificates, keys, the trust store, the fixed-key P-256 tables,
+        // SHA-256 midstates) for Vouch and VouchMint: the only Swift importer of the C crypto modules.
         .target(
             name: "VouchOpenSSL",
             dependencies: ["COpenSSL", "CVouchECDSA"]
@@ -38,7 +39,7 @@ let package = Package(
         .target(name: "CVouchBase64"),
         .target(
             name: "Vouch",
-            dependencies: ["VouchOpenSSL", "CVouchECDSA", "CVouchBase64"]
+            dependencies: ["VouchOpenSSL", "CVouchBase64"]
         ),
         // Many tokens at once: line reading (plain or gzip), the ordered pipeline, the batch
         // verifier and its JSON Lines records.
