@@ -10,7 +10,6 @@ let package = Package(
         .library(name: "VouchMint", targets: ["VouchMint"]),
         .library(name: "VouchEntitlements", targets: ["VouchEntitlements"]),
         .executable(name: "vouch", targets: ["VouchCLI"]),
-        .executable(name: "vouch-bench", targets: ["VouchBench"]),
     ],
     targets: [
         .systemLibrary(
@@ -58,10 +57,6 @@ let package = Package(
         .executableTarget(
             name: "VouchCLI",
             dependencies: ["Vouch", "VouchBatch", "VouchMint", "VouchEntitlements"]
-        ),
-        .executableTarget(
-            name: "VouchBench",
-            dependencies: ["Vouch", "VouchBatch", "VouchMint", "VouchEntitlements", "COpenSSL", "CVouchECDSA"]
         ),
         .target(
             name: "VouchTestSupport",

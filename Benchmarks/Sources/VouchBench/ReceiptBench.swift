@@ -1,4 +1,4 @@
-import COpenSSL
+import CBenchOpenSSL
 import Foundation
 import Vouch
 import VouchBatch
@@ -65,7 +65,7 @@ enum ReceiptBench {
         // a real dump, without minting (RSA signing) five times as many.
         let repeats = 5
         let file = scratch.appendingPathComponent("receipts.txt")
-        let text = Data(receipts.map { Base64.encodeStandard($0) + [0x0A] }.flatMap { $0 })
+        let text = Data(receipts.map { Data($0).base64EncodedData() + [0x0A] }.joined())
         _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         let output = try FileHandle(forWritingTo: file)
         for _ in 0..<repeats { try output.write(contentsOf: text) }
@@ -106,7 +106,7 @@ enum ReceiptBench {
                 receiptVerifier: try ReceiptVerifier(configuration: configuration))
             let descriptor = open(file.path, O_RDONLY)
             defer { close(descriptor) }
-            let reader = try LineReader.open(FileDescriptorSource(descriptor: descriptor))
+            let reader = try LineReader.open(descriptor: descriptor)
             let start = now()
             let summary = try batch.verifyLines(from: reader) { _ in }
             let elapsed = now() - start

@@ -1,0 +1,168 @@
+import CBenchOpenSSL
+import Foundation
+import Vouch
+
+// The fixed-key ES256 path measured against OpenSSL's own P-256 verify on the same key and
+// signatures: the raw rates (no hashing, no parsing), the table's cost, `openssl speed`. The
+// library is reached through its public API only: the fixed-key path through
+// `Verifier.verifyChunk` with and without it, the table through the `verify` call that builds it.
+
+/// The minted tokens' signatures, ready for the raw rates: SHA-256 digests of the signing
+/// inputs and DER signatures.
+struct RawSignatures: @unchecked Sendable {
+    var digests: [UInt8] = []
+    var der: [[UInt8]] = []
+    var count: Int { der.count }
+}
+
+/// `EVP_PKEY_verify` on prepared digests and DER signatures with one kept context per thread:
+/// what `openssl speed ecdsap256` times, on this key.
+func rawVerifyRate(key: OpaquePointer, _ data: RawSignatures, threads: Int, sample: Int) -> Double {
+    nonisolated(unsafe) let key = key
+    let count = min(sample, data.count)
+    let failures = Locked(0)
+    let elapsed = timeOnThreads(threads) { thread in
+        let context = EVP_PKEY_CTX_new(key, nil)!
+        defer { EVP_PKEY_CTX_free(context) }
+        EVP_PKEY_verify_init(context)
+        var failed = 0
+        data.digests.withUnsafeBufferPointer { digests in
+            for index in stride(from: thread, to: count, by: threads) {
+                let signature = data.der[index]
+                if EVP_PKEY_verify(context, signature, signature.count, digests.baseAddress! + 32 * index, 32) != 1 {
+                    failed += 1
+                }
+            }
+        }
+        failures.add(failed)
+    }
+    precondition(failures.value == 0, "OpenSSL rejected genuine signatures")
+    return Double(count) / elapsed
+}
+
+/// `Verifier.verifyChunk` on chunks of `chunk` tokens dealt to the threads in turn, with the
+/// key's table (`fastVerify`, built during a first pass over the tokens that cross its
+/// threshold, before the clock starts) or without it.
+func chunkRate(
+    _ tokens: [[UInt8]], configuration: Verifier.Configuration, fastVerify: Bool, warmUp: Int, threads: Int,
+    chunk: Int = 64
+) throws -> Double {
+    var configuration = configuration
+    configuration.fastVerify = fastVerify
+    let verifier = try Verifier(configuration: configuration)
+    for start in stride(from: 0, to: min(warmUp, tokens.count), by: chunk) {
+        let results = verifier.verifyChunk(tokens[start..<min(start + chunk, tokens.count)].map { $0[...] })
+        precondition(results.allSatisfy { (try? $0.get()) != nil }, "verifyChunk rejected genuine tokens")
+    }
+    let count = tokens.count
+    let chunks = (count + chunk - 1) / chunk
+    let failures = Locked(0)
+    let elapsed = timeOnThreads(threads) { thread in
+        var failed = 0
+        for index in stride(from: thread, to: chunks, by: threads) {
+            let start = index * chunk
+            let results = verifier.verifyChunk(tokens[start..<min(start + chunk, count)].map { $0[...] })
+            for result in results where (try? result.get()) == nil { failed += 1 }
+        }
+        failures.add(failed)
+    }
+    precondition(failures.value == 0, "verifyChunk rejected genuine tokens")
+    return Double(count) / elapsed
+}
+
+/// The fixed-key path's own rate, from two `verifyChunk` runs each between two raw runs: a raw
+/// verification's time less what the table saves per token. Without the table the signature
+/// is that raw verification (`EVP_PKEY_verify` on the same key); every other step of a token
+/// is the same in both runs and cancels. Times are in raw verifications, each run's taken
+/// against the raw rate around it.
+func fixedKeyPath(
+    withTable fast: (rate: Double, floor: Double), without generic: (rate: Double, floor: Double)
+) -> (rate: Double, floor: Double) {
+    let saved = generic.floor / generic.rate - fast.floor / fast.rate
+    let floor = (fast.floor + generic.floor) / 2
+    return (floor / (1 - saved), floor)
+}
+
+/// A key's table, through the public API: the `verify` call that builds it (the token after
+/// `threshold` of one key, whose chain is cached by then) less the call after it, which uses
+/// it, median of `samples` verifiers; and the memory one holds: the resident set's growth
+/// with `samples` such verifiers alive, less its growth with as many that verified the same
+/// tokens without `fastVerify`.
+func tableCost(
+    _ tokens: [String], configuration: Verifier.Configuration, threshold: Int, samples: Int = 16
+) throws -> (seconds: Double, bytes: Int) {
+    precondition(tokens.count >= threshold + 2)
+    var generic = configuration
+    generic.fastVerify = false
+    var kept: [Verifier] = []
+    var before = residentBytes()
+    for _ in 0..<samples {
+        let verifier = try Verifier(configuration: generic)
+        for token in tokens.prefix(threshold + 2) { _ = try verifier.verify(token) }
+        kept.append(verifier)
+    }
+    let withoutTables = residentBytes() - before
+    var building: [Double] = []
+    var using: [Double] = []
+    before = residentBytes()
+    for _ in 0..<samples {
+        let verifier = try Verifier(configuration: configuration)
+        for token in tokens.prefix(threshold) { _ = try verifier.verify(token) }
+        var start = now()
+        _ = try verifier.verify(tokens[threshold])
+        building.append(now() - start)
+        start = now()
+        _ = try verifier.verify(tokens[threshold + 1])
+        using.append(now() - start)
+        kept.append(verifier)
+    }
+    let withTables = residentBytes() - before
+    func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    precondition(
+        median(building) > 10 * median(using),
+        "token \(threshold + 1) of one key did not build its table: has fastVerify's threshold changed?")
+    return (median(building) - median(using), (withTables - withoutTables) / samples)
+}
+
+/// This process's resident set, from /proc/self/statm.
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+}
+
+/// `openssl speed -elapsed -seconds S [-multi N] ecdsap256`'s verify/s, when the tool is
+/// installed (`-elapsed`: per wall-clock second, like every other rate here, not per second of
+/// CPU time, its default).
+func opensslSpeed(multi: Int, seconds: Int = 2) -> Double? {
+    let output = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-bench-speed-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: output) }
+    let multiFlag = multi > 1 ? "-multi \(multi) " : ""
+    let status = run(
+        "openssl speed -elapsed -seconds \(seconds) \(multiFlag)ecdsap256 > \(shellQuote(output.path)) 2>/dev/null"
+    ).status
+    guard status == 0, let text = try? String(contentsOf: output, encoding: .utf8) else { return nil }
+    // "256 bits ecdsa (nistp256)   0.0000s   0.0001s  35000.0  11300.0": verify/s is last.
+    guard let line = text.split(separator: "\n").last(where: { $0.contains("ecdsa (nistp256)") }) else { return nil }
+    return line.split(separator: " ").last.flatMap { Double($0) }
+}
+
+/// A counter several threads add to.
+final class Locked<Value: AdditiveArithmetic & Sendable>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var total: Value = .zero
+
+    init(_ value: Value) { total = value }
+
+    func add(_ amount: Value) {
+        lock.lock()
+        total += amount
+        lock.unlock()
+    }
+
+    var value: Value {
+        lock.lock()
+        defer { lock.unlock() }
+        return total
+    }
+}
