@@ -15,6 +15,51 @@ struct RawSignatures: @unchecked Sendable {
     var count: Int { der.count }
 }
 
+/// The public key of a DER certificate, owned by the caller (`EVP_PKEY_free`).
+func publicKey(ofCertificate der: [UInt8]) -> OpaquePointer {
+    der.withUnsafeBufferPointer { buffer in
+        var cursor = buffer.baseAddress
+        let certificate = d2i_X509(nil, &cursor, buffer.count)!
+        defer { X509_free(certificate) }
+        // X509_get_pubkey returns a new reference to the certificate's key: it outlives the certificate.
+        return X509_get_pubkey(certificate)!
+    }
+}
+
+/// Messages signed with one OpenSSL key, and their DER signatures: what a floor verifies.
+struct SignedMessages: @unchecked Sendable {
+    let key: OpaquePointer
+    let messages: [[UInt8]]
+    let signatures: [[UInt8]]
+    /// The digest the key's context is told, `EVP_sha256()` for RSA (its padding names it).
+    var signatureDigest: OpaquePointer? = nil
+}
+
+/// The floor any verifier of `floor` stands on: SHA-256 of each message and one
+/// `EVP_PKEY_verify`, with one context per thread initialised once, as a verifier that knows
+/// its key would.
+func floorRate(_ floor: SignedMessages, threads: Int, sample: Int) -> Double {
+    let count = min(sample, floor.messages.count)
+    let failures = Locked(0)
+    let elapsed = timeOnThreads(threads) { thread in
+        let context = EVP_PKEY_CTX_new(floor.key, nil)!
+        defer { EVP_PKEY_CTX_free(context) }
+        EVP_PKEY_verify_init(context)
+        if let digest = floor.signatureDigest { EVP_PKEY_CTX_set_signature_md(context, digest) }
+        var failed = 0
+        var digest = [UInt8](repeating: 0, count: 32)
+        for index in stride(from: thread, to: count, by: threads) {
+            let message = floor.messages[index]
+            let signature = floor.signatures[index]
+            _ = SHA256(message, message.count, &digest)
+            if EVP_PKEY_verify(context, signature, signature.count, digest, 32) != 1 { failed += 1 }
+        }
+        failures.add(failed)
+    }
+    precondition(failures.value == 0, "the floor rejected \(failures.value) genuine signatures")
+    return Double(count) / elapsed
+}
+
 /// `EVP_PKEY_verify` on prepared digests and DER signatures with one kept context per thread:
 /// what `openssl speed ecdsap256` times, on this key.
 func rawVerifyRate(key: OpaquePointer, _ data: RawSignatures, threads: Int, sample: Int) -> Double {

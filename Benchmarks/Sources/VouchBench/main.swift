@@ -133,13 +133,7 @@ if options.ledgerOnly {
     try? FileManager.default.removeItem(at: scratch)  // exit skips the deferred removal
     exit(0)
 }
-let leafDER = try authority.certificateChain()[0]
-let leafKey: OpaquePointer = leafDER.withUnsafeBufferPointer { buffer in
-    var cursor = buffer.baseAddress
-    let certificate = d2i_X509(nil, &cursor, buffer.count)!
-    defer { X509_free(certificate) }
-    return X509_get_pubkey(certificate)!
-}
+let leafKey = publicKey(ofCertificate: try authority.certificateChain()[0])
 let configuration = {
     var configuration = Verifier.Configuration.acceptingAnyApp()
     configuration.trustAnchors = [try! authority.anchorCertificate()]
@@ -173,11 +167,6 @@ try Data(try authority.anchorCertificate()).write(to: anchor)
 
 // MARK: 2. The floor: SHA-256 of the signing input and one P-256 verification, nothing else
 
-struct Prepared: @unchecked Sendable {
-    var inputs: [[UInt8]] = []
-    var signatures: [[UInt8]] = []
-}
-
 /// Base64url without padding, as a minted token's segments are, read by Foundation.
 func base64URLDecoded(_ segment: ArraySlice<UInt8>) -> [UInt8] {
     var text = String(decoding: segment, as: UTF8.self)
@@ -196,51 +185,28 @@ func derSignature(_ raw: [UInt8]) -> [UInt8] {
     return [0x30, UInt8(content.count)] + content
 }
 
-var prepared = Prepared()
+var signingInputs: [[UInt8]] = []
+var derSignatures: [[UInt8]] = []
 for token in tokens {
     let bytes = Array(token.utf8)
     let lastDot = bytes.lastIndex(of: UInt8(ascii: "."))!
-    prepared.inputs.append(Array(bytes[..<lastDot]))
-    prepared.signatures.append(derSignature(base64URLDecoded(bytes[(lastDot + 1)...])))
+    signingInputs.append(Array(bytes[..<lastDot]))
+    derSignatures.append(derSignature(base64URLDecoded(bytes[(lastDot + 1)...])))
 }
 nonisolated(unsafe) let sharedKey = leafKey
-let preparedInputs = prepared
+let preparedInputs = SignedMessages(key: leafKey, messages: signingInputs, signatures: derSignatures)
 
 // The same signatures for the raw rates: digests and DER.
 var collected = RawSignatures()
 for index in tokens.indices {
     var digest = [UInt8](repeating: 0, count: 32)
-    _ = SHA256(preparedInputs.inputs[index], preparedInputs.inputs[index].count, &digest)
+    _ = SHA256(preparedInputs.messages[index], preparedInputs.messages[index].count, &digest)
     collected.digests += digest
     collected.der.append(preparedInputs.signatures[index])
 }
 let rawSignatures = collected
 /// The tokens as bytes, for `Verifier.verifyChunk`.
 let tokenBytes = tokens.map { Array($0.utf8) }
-
-func floorRate(threads: Int, sample: Int = .max) -> Double {
-    let count = min(sample, preparedInputs.inputs.count)
-    let failures = UnsafeMutablePointer<Int>.allocate(capacity: threads)
-    failures.initialize(repeating: 0, count: threads)
-    nonisolated(unsafe) let failureCounts = failures
-    defer { failures.deallocate() }
-    let elapsed = timeOnThreads(threads) { thread in
-        // One context per thread, initialised once, as a verifier that knows its key would.
-        let context = EVP_PKEY_CTX_new(sharedKey, nil)!
-        defer { EVP_PKEY_CTX_free(context) }
-        EVP_PKEY_verify_init(context)
-        var digest = [UInt8](repeating: 0, count: 32)
-        for index in stride(from: thread, to: count, by: threads) {
-            let input = preparedInputs.inputs[index]
-            let signature = preparedInputs.signatures[index]
-            _ = SHA256(input, input.count, &digest)
-            if EVP_PKEY_verify(context, signature, signature.count, digest, 32) != 1 { failureCounts[thread] += 1 }
-        }
-    }
-    let failed = (0..<threads).reduce(0) { $0 + failures[$1] }
-    precondition(failed == 0, "the floor rejected \(failed) genuine signatures")
-    return Double(count) / elapsed
-}
 
 // MARK: 3. vouch batch, end to end (a separate process; output to /dev/null)
 
@@ -370,9 +336,9 @@ struct Paired {
 
 let floorSample = min(options.lines, 30_000)
 func bracketed(threads: Int, _ measure: () throws -> Double) rethrows -> (rate: Double, floor: Double) {
-    let before = floorRate(threads: threads, sample: floorSample)
+    let before = floorRate(preparedInputs, threads: threads, sample: floorSample)
     let rate = try measure()
-    let after = floorRate(threads: threads, sample: floorSample)
+    let after = floorRate(preparedInputs, threads: threads, sample: floorSample)
     return (rate, (before + after) / 2)
 }
 
