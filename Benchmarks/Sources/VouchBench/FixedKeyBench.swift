@@ -85,47 +85,71 @@ func rawVerifyRate(key: OpaquePointer, _ data: RawSignatures, threads: Int, samp
     return Double(count) / elapsed
 }
 
-/// `Verifier.verifyChunk` on chunks of `chunk` tokens dealt to the threads in turn, with the
-/// key's table (`fastVerify`, built during a first pass over the tokens that cross its
-/// threshold, before the clock starts) or without it.
-func chunkRate(
-    _ tokens: [[UInt8]], configuration: Verifier.Configuration, fastVerify: Bool, warmUp: Int, threads: Int,
-    chunk: Int = 64
-) throws -> Double {
-    var configuration = configuration
-    configuration.fastVerify = fastVerify
-    let verifier = try Verifier(configuration: configuration)
-    for start in stride(from: 0, to: min(warmUp, tokens.count), by: chunk) {
-        let results = verifier.verifyChunk(tokens[start..<min(start + chunk, tokens.count)].map { $0[...] })
-        precondition(results.allSatisfy { (try? $0.get()) != nil }, "verifyChunk rejected genuine tokens")
+/// `Verifier.verifyChunk` with the key's table and without it (`fastVerify = false`), and the
+/// fixed-key path's own cost, each as a ratio to the raw rate (`EVP_PKEY_verify` on prepared
+/// digests, as in ``rawVerifyRate(key:_:threads:sample:)``).
+///
+/// Each chunk of `chunk` tokens (dealt to the threads in turn) is timed three ways, one after
+/// the other on the same thread: the raw verification of its signatures, then `verifyChunk`
+/// without the table and with it (in alternating order, so that neither always finds the
+/// tokens in cache), so all three see the same load. Without the table the signature is that
+/// raw verification; every other step of a token is the same in both `verifyChunk` runs, so
+/// the fixed-key path costs a raw verification less what the table saves. Each verifier has
+/// seen `warmUp` tokens before the clock starts (the chain validated, the table built).
+func chunkRatios(
+    _ tokens: [[UInt8]], _ data: RawSignatures, key: OpaquePointer, configuration: Verifier.Configuration,
+    warmUp: Int, threads: Int, chunk: Int = 64
+) throws -> (withTable: Double, withoutTable: Double, fixedKeyPath: Double) {
+    nonisolated(unsafe) let key = key
+    var generic = configuration
+    generic.fastVerify = false
+    let verifiers = (fast: try Verifier(configuration: configuration), generic: try Verifier(configuration: generic))
+    for verifier in [verifiers.fast, verifiers.generic] {
+        for start in stride(from: 0, to: min(warmUp, tokens.count), by: chunk) {
+            let results = verifier.verifyChunk(tokens[start..<min(start + chunk, tokens.count)].map { $0[...] })
+            precondition(results.allSatisfy { (try? $0.get()) != nil }, "verifyChunk rejected genuine tokens")
+        }
     }
-    let count = tokens.count
+    let count = min(tokens.count, data.count)
     let chunks = (count + chunk - 1) / chunk
+    // Seconds spent by all threads: raw, without the table, with it.
+    let totals = (raw: Locked(0.0), withoutTable: Locked(0.0), withTable: Locked(0.0))
     let failures = Locked(0)
-    let elapsed = timeOnThreads(threads) { thread in
+    _ = timeOnThreads(threads) { thread in
+        let context = EVP_PKEY_CTX_new(key, nil)!
+        defer { EVP_PKEY_CTX_free(context) }
+        EVP_PKEY_verify_init(context)
+        var seconds = (raw: 0.0, withoutTable: 0.0, withTable: 0.0)
         var failed = 0
         for index in stride(from: thread, to: chunks, by: threads) {
-            let start = index * chunk
-            let results = verifier.verifyChunk(tokens[start..<min(start + chunk, count)].map { $0[...] })
-            for result in results where (try? result.get()) == nil { failed += 1 }
+            let range = index * chunk..<min(index * chunk + chunk, count)
+            let slices = tokens[range].map { $0[...] }
+            var start = now()
+            data.digests.withUnsafeBufferPointer { digests in
+                for token in range {
+                    let signature = data.der[token]
+                    if EVP_PKEY_verify(context, signature, signature.count, digests.baseAddress! + 32 * token, 32) != 1
+                    {
+                        failed += 1
+                    }
+                }
+            }
+            seconds.raw += now() - start
+            for fast in index % 2 == 0 ? [false, true] : [true, false] {
+                start = now()
+                let results = (fast ? verifiers.fast : verifiers.generic).verifyChunk(slices)
+                if fast { seconds.withTable += now() - start } else { seconds.withoutTable += now() - start }
+                for result in results where (try? result.get()) == nil { failed += 1 }
+            }
         }
+        totals.raw.add(seconds.raw)
+        totals.withoutTable.add(seconds.withoutTable)
+        totals.withTable.add(seconds.withTable)
         failures.add(failed)
     }
-    precondition(failures.value == 0, "verifyChunk rejected genuine tokens")
-    return Double(count) / elapsed
-}
-
-/// The fixed-key path's own rate, from two `verifyChunk` runs each between two raw runs: a raw
-/// verification's time less what the table saves per token. Without the table the signature
-/// is that raw verification (`EVP_PKEY_verify` on the same key); every other step of a token
-/// is the same in both runs and cancels. Times are in raw verifications, each run's taken
-/// against the raw rate around it.
-func fixedKeyPath(
-    withTable fast: (rate: Double, floor: Double), without generic: (rate: Double, floor: Double)
-) -> (rate: Double, floor: Double) {
-    let saved = generic.floor / generic.rate - fast.floor / fast.rate
-    let floor = (fast.floor + generic.floor) / 2
-    return (floor / (1 - saved), floor)
+    precondition(failures.value == 0, "a genuine signature or token was rejected")
+    let (raw, withoutTable, withTable) = (totals.raw.value, totals.withoutTable.value, totals.withTable.value)
+    return (raw / withTable, raw / withoutTable, raw / (raw - (withoutTable - withTable)))
 }
 
 /// A key's table, through the public API: the `verify` call that builds it (the token after
