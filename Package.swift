@@ -11,7 +11,6 @@ let package = Package(
         .library(name: "VouchMint", targets: ["VouchMint"]),
         .library(name: "VouchEntitlements", targets: ["VouchEntitlements"]),
         .executable(name: "vouch", targets: ["VouchCLI"]),
-        .executable(name: "vouch-bench", targets: ["VouchBench"]),
     ],
     targets: [
         .systemLibrary(
@@ -24,7 +23,8 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // Owns every OpenSSL object (certificates, keys, the trust store) for Vouch and VouchMint.
+        // Owns every OpenSSL object (certificates, keys, the trust store, the fixed-key P-256 tables,
+        // SHA-256 midstates) for Vouch and VouchMint: the only Swift importer of the C crypto modules.
         .target(
             name: "VouchOpenSSL",
             dependencies: ["COpenSSL", "CVouchECDSA"]
@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "CVouchBase64"),
         .target(
             name: "Vouch",
-            dependencies: ["VouchOpenSSL", "CVouchECDSA", "CVouchBase64"]
+            dependencies: ["VouchOpenSSL", "CVouchBase64"]
         ),
         // Legacy app receipts (PKCS #7 SignedData, RSA) on Vouch's trust: the container and
         // payload readers, the receipt verifier and its JSON.
@@ -64,12 +64,6 @@ let package = Package(
         .executableTarget(
             name: "VouchCLI",
             dependencies: ["Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements"]
-        ),
-        .executableTarget(
-            name: "VouchBench",
-            dependencies: [
-                "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements", "COpenSSL", "CVouchECDSA",
-            ]
         ),
         .target(
             name: "VouchTestSupport",

@@ -1,11 +1,11 @@
 import Dispatch
 import Foundation
 import Testing
-import VouchOpenSSL
 import VouchTestSupport
 
 @testable import Vouch
 @testable import VouchMint
+@testable import VouchOpenSSL
 
 /// The fixed-key ES256 path (a per-key precomputed table, chunks sharing one inversion)
 /// against OpenSSL's generic `EVP_PKEY_verify`: the same verdict on every input.

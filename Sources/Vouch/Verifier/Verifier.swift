@@ -130,9 +130,8 @@ struct Expectations: Sendable {
 extension Verifier {
     /// A payload's bytes read as every verification reads them, once the signature holds: the
     /// strict parser, nesting limited to 32, Apple's member names held once. Also tells whether
-    /// the bytes are exactly what the record writer would write for the object. `package` for
-    /// the benchmark, which times this step on its own.
-    package static func parsePayload(_ bytes: [UInt8]) throws(VerificationError) -> (
+    /// the bytes are exactly what the record writer would write for the object.
+    static func parsePayload(_ bytes: [UInt8]) throws(VerificationError) -> (
         object: JSONObject, isCanonical: Bool
     ) {
         do {

@@ -1,4 +1,4 @@
-import COpenSSL
+import CBenchOpenSSL
 import Foundation
 import Vouch
 import VouchBatch
@@ -11,36 +11,6 @@ import VouchReceipts
 /// `EVP_PKEY_verify` with the leaf's RSA-2048 key and a prepared context. Every throughput is
 /// given as a ratio to that floor measured on the same threads just before and after it.
 enum ReceiptBench {
-    struct Floor: @unchecked Sendable {
-        let key: OpaquePointer
-        let contents: [[UInt8]]
-        let signatures: [[UInt8]]
-    }
-
-    static func rate(_ floor: Floor, threads: Int, sample: Int) -> Double {
-        let count = min(sample, floor.contents.count)
-        let failures = UnsafeMutablePointer<Int>.allocate(capacity: threads)
-        failures.initialize(repeating: 0, count: threads)
-        nonisolated(unsafe) let failureCounts = failures
-        defer { failures.deallocate() }
-        let elapsed = timeOnThreads(threads) { thread in
-            let context = EVP_PKEY_CTX_new(floor.key, nil)!
-            defer { EVP_PKEY_CTX_free(context) }
-            EVP_PKEY_verify_init(context)
-            EVP_PKEY_CTX_set_signature_md(context, EVP_sha256())
-            var digest = [UInt8](repeating: 0, count: 32)
-            for index in stride(from: thread, to: count, by: threads) {
-                let content = floor.contents[index]
-                let signature = floor.signatures[index]
-                _ = SHA256(content, content.count, &digest)
-                if EVP_PKEY_verify(context, signature, signature.count, digest, 32) != 1 { failureCounts[thread] += 1 }
-            }
-        }
-        let failed = (0..<threads).reduce(0) { $0 + failures[$1] }
-        precondition(failed == 0, "the RSA floor rejected \(failed) genuine signatures")
-        return Double(count) / elapsed
-    }
-
     static func run(lines: Int, jobs: Int, rounds: Int, vouch: String, scratch: URL) throws -> String {
         log("minting \(lines) receipts …")
         let validity = MintValidity(notBefore: MintDate.parse("2020-01-01")!, notAfter: MintDate.parse("2045-01-01")!)
@@ -66,7 +36,7 @@ enum ReceiptBench {
         // a real dump, without minting (RSA signing) five times as many.
         let repeats = 5
         let file = scratch.appendingPathComponent("receipts.txt")
-        let text = Data(receipts.map { Base64.encodeStandard($0) + [0x0A] }.flatMap { $0 })
+        let text = Data(receipts.map { Data($0).base64EncodedData() + [0x0A] }.joined())
         _ = FileManager.default.createFile(atPath: file.path, contents: nil)
         let output = try FileHandle(forWritingTo: file)
         for _ in 0..<repeats { try output.write(contentsOf: text) }
@@ -74,21 +44,15 @@ enum ReceiptBench {
         let fileLines = lines * repeats
         let root = scratch.appendingPathComponent("receipt-root.der")
         try Data(try authority.anchorDER()).write(to: root)
-        let leaf = try authority.certificateDER()[0]
-        let key: OpaquePointer = leaf.withUnsafeBufferPointer { buffer in
-            var cursor = buffer.baseAddress
-            let certificate = d2i_X509(nil, &cursor, buffer.count)!
-            defer { X509_free(certificate) }
-            return X509_get_pubkey(certificate)!
-        }
+        let key = publicKey(ofCertificate: try authority.certificateDER()[0])
         defer { EVP_PKEY_free(key) }
-        let floor = Floor(key: key, contents: contents, signatures: signatures)
+        let floor = SignedMessages(key: key, messages: contents, signatures: signatures, signatureDigest: EVP_sha256())
         let sample = min(lines, 20_000)
 
         func bracketed(threads: Int, _ measure: () throws -> Double) rethrows -> Double {
-            let before = rate(floor, threads: threads, sample: sample)
+            let before = floorRate(floor, threads: threads, sample: sample)
             let measured = try measure()
-            let after = rate(floor, threads: threads, sample: sample)
+            let after = floorRate(floor, threads: threads, sample: sample)
             return measured / ((before + after) / 2)
         }
         func cli(_ threads: Int) -> Double {
@@ -120,7 +84,7 @@ enum ReceiptBench {
         for round in 1...rounds {
             log("receipts, round \(round) of \(rounds) …")
             for threads in threadCounts(jobs: jobs) {
-                floors[threads, default: []].append(rate(floor, threads: threads, sample: sample))
+                floors[threads, default: []].append(floorRate(floor, threads: threads, sample: sample))
                 var measured = 0.0
                 let cliRatio = bracketed(threads: threads) {
                     measured = cli(threads)

@@ -1,4 +1,4 @@
-import COpenSSL  // the module Swift sees the C library's timespec and rusage through
+import CBenchOpenSSL  // the module Swift sees the C library's timespec and rusage through
 import Dispatch
 import Foundation
 import Vouch
