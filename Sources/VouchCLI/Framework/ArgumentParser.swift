@@ -1,4 +1,11 @@
+import Foundation
+
 /// The words after a command's name, sorted into options and positional words.
+///
+/// A command reads only the options it declares: reading any other name is a programming error,
+/// which the accessors record (and answer as if the option were absent) and the registry reports
+/// once the command has run: exit 70, naming the options. Every command run, in tests too, is
+/// checked so.
 struct ParsedArguments: Sendable {
     /// Values by long option name, in the order given.
     private var valuesByName: [String: [String]] = [:]
@@ -7,23 +14,51 @@ struct ParsedArguments: Sendable {
     private var sequence: [(name: String, value: String)] = []
     /// The positional words, in order (`-` among them for standard input).
     private(set) var positionals: [String] = []
+    /// The long names of the options the command declares.
+    private let declared: Set<String>
+    /// The names read that the command does not declare.
+    private let undeclared = UndeclaredReads()
+
+    init(declaring options: [CommandOption]) {
+        declared = Set(options.map(\.name))
+    }
 
     /// The value of `name` (its last one when given twice), or `nil` when absent.
-    func value(_ name: String) -> String? { valuesByName[name]?.last }
+    func value(_ name: String) -> String? {
+        check(name)
+        return valuesByName[name]?.last
+    }
 
     /// Every value of a repeatable option, in order.
-    func values(_ name: String) -> [String] { valuesByName[name] ?? [] }
+    func values(_ name: String) -> [String] {
+        check(name)
+        return valuesByName[name] ?? []
+    }
 
     /// The values of any of `names`, in the order given across them (`--set` and `--unset`).
     func occurrences(of names: Set<String>) -> [(name: String, value: String)] {
-        sequence.filter { names.contains($0.name) }
+        for name in names { check(name) }
+        return sequence.filter { names.contains($0.name) }
     }
 
     /// Whether the flag `name` was given.
-    func flag(_ name: String) -> Bool { flagsGiven.contains(name) }
+    func flag(_ name: String) -> Bool {
+        check(name)
+        return flagsGiven.contains(name)
+    }
 
     /// Whether `name`, flag or valued, was given.
-    func contains(_ name: String) -> Bool { flagsGiven.contains(name) || valuesByName[name] != nil }
+    func contains(_ name: String) -> Bool {
+        check(name)
+        return flagsGiven.contains(name) || valuesByName[name] != nil
+    }
+
+    /// The options read so far that the command does not declare, sorted.
+    var undeclaredReads: [String] { undeclared.names }
+
+    private func check(_ name: String) {
+        if !declared.contains(name) { undeclared.record(name) }
+    }
 
     /// The single input of a command with ``Positionals/oneInput``: a path, `-`, or `nil`.
     var input: String? { positionals.first }
@@ -38,6 +73,24 @@ struct ParsedArguments: Sendable {
     }
 
     fileprivate mutating func addPositional(_ word: String) { positionals.append(word) }
+}
+
+/// The names of undeclared options a command read, shared by the copies of its arguments.
+private final class UndeclaredReads: @unchecked Sendable {
+    private let lock = NSLock()
+    private var read: Set<String> = []
+
+    func record(_ name: String) {
+        lock.lock()
+        read.insert(name)
+        lock.unlock()
+    }
+
+    var names: [String] {
+        lock.lock()
+        defer { lock.unlock() }
+        return read.sorted()
+    }
 }
 
 /// The one argument parser of `vouch`, in swift-argument-parser's manners:
@@ -56,7 +109,7 @@ enum ArgumentParser {
     static func parse(
         _ words: [String], options: [CommandOption], positionals: Positionals
     ) throws(UsageError) -> Outcome {
-        var parsed = ParsedArguments()
+        var parsed = ParsedArguments(declaring: options)
         var firstError: UsageError? = nil
         var index = 0
         var optionsEnded = false

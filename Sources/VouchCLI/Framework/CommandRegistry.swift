@@ -32,6 +32,11 @@ struct CommandRegistry: Sendable {
         }
     }
 
+    /// What is said of a command that read options it does not declare.
+    static func undeclared(_ names: [String], by command: any Command) -> String {
+        "Error: internal error: 'vouch \(command.name)' read \(names.joined(separator: ", ")), which it does not declare"
+    }
+
     /// The exit status and message of an error other than a usage error.
     static func status(of error: any Error) -> (Int32, String) {
         switch error {
@@ -53,12 +58,25 @@ struct CommandRegistry: Sendable {
             try console.output.write(help(for: command))
             return ExitCode.success
         case .arguments(let arguments):
+            // Whatever the run ends in, a read of an option the command does not declare is a
+            // programming error, reported as such rather than as the run's own outcome.
+            defer {
+                if !arguments.undeclaredReads.isEmpty {
+                    console.diagnose(Self.undeclared(arguments.undeclaredReads, by: command))
+                }
+            }
+            let status: Int32
             do {
-                return try command.run(arguments, console: console)
+                status = try command.run(arguments, console: console)
             } catch let error as any ReportableError {
+                guard arguments.undeclaredReads.isEmpty else { return ExitCode.software }
                 if case .usage(let message) = error.report { throw UsageError(message) }
                 throw error
+            } catch {
+                guard arguments.undeclaredReads.isEmpty else { return ExitCode.software }
+                throw error
             }
+            return arguments.undeclaredReads.isEmpty ? status : ExitCode.software
         }
     }
 
