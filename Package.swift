@@ -65,30 +65,44 @@ let package = Package(
             name: "VouchCLI",
             dependencies: ["Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements"]
         ),
+        // What the test targets share: the vector loader, the JWS splitter, minted fixtures,
+        // the seeded generator, an independent OpenSSL check of ES256 signatures.
         .target(
             name: "VouchTestSupport",
-            dependencies: ["Vouch"],
+            dependencies: ["Vouch", "VouchMint", "COpenSSL"],
             path: "Tests/VouchTestSupport"
+        ),
+        // One test target per library target; the command's tests (minting included) run the
+        // built binary or the registry in-process.
+        .testTarget(
+            name: "VouchOpenSSLTests",
+            dependencies: ["VouchOpenSSL", "Vouch", "VouchMint", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchTests",
-            dependencies: ["Vouch", "VouchBatch", "VouchReceipts", "VouchMint", "VouchOpenSSL", "VouchTestSupport"]
+            dependencies: ["Vouch", "VouchMint", "VouchOpenSSL", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchReceiptsTests",
             dependencies: ["VouchReceipts", "Vouch", "VouchMint", "VouchOpenSSL", "VouchTestSupport"]
         ),
         .testTarget(
+            name: "VouchBatchTests",
+            dependencies: ["VouchBatch", "Vouch", "VouchReceipts", "VouchMint", "VouchTestSupport"]
+        ),
+        .testTarget(
             name: "VouchMintTests",
-            dependencies: ["VouchMint", "Vouch", "VouchOpenSSL", "VouchCLI", "COpenSSL", "VouchTestSupport"]
+            dependencies: ["VouchMint", "Vouch", "VouchOpenSSL", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchEntitlementsTests",
-            dependencies: ["VouchEntitlements", "Vouch", "VouchMint"]
+            dependencies: ["VouchEntitlements", "Vouch", "VouchMint", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchCLITests",
-            dependencies: ["Vouch", "VouchBatch", "VouchMint", "VouchOpenSSL", "VouchCLI", "VouchTestSupport"]
+            dependencies: [
+                "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchOpenSSL", "VouchCLI", "VouchTestSupport",
+            ]
         ),
     ]
 )

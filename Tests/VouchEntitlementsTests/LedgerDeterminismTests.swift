@@ -2,6 +2,7 @@ import Testing
 import Vouch
 import VouchEntitlements
 import VouchMint
+import VouchTestSupport
 
 /// The same statements in any order, repeated or split, give byte-identical answers.
 struct LedgerDeterminismTests {
@@ -73,15 +74,12 @@ struct LedgerDeterminismTests {
         return text
     }
 
-    /// A seeded shuffle (xorshift), so a failure can be replayed.
+    /// A seeded shuffle, so a failure can be replayed.
     static func shuffled<T>(_ items: [T], seed: UInt64) -> [T] {
         var items = items
-        var state = seed | 1
+        var random = SeededRandom(seed: seed)
         for index in stride(from: items.count - 1, to: 0, by: -1) {
-            state ^= state << 13
-            state ^= state >> 7
-            state ^= state << 17
-            items.swapAt(index, Int(state % UInt64(index + 1)))
+            items.swapAt(index, random.below(index + 1))
         }
         return items
     }

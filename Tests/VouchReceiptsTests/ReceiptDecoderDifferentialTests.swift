@@ -98,15 +98,6 @@ import VouchTestSupport
         }
     }
 
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return state >> 33
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-    }
-
     static let created = Date(timeIntervalSince1970: 1_700_000_000)
 
     /// Minted payloads, App Store and Xcode style, with every typed field and some unknown ones.
@@ -245,7 +236,7 @@ import VouchTestSupport
     }
 
     @Test func mutatedMintedPayloadsDecodeAlike() {
-        var random = Generator(state: 11)
+        var random = SeededRandom(seed: 11)
         var decoded = 0
         var refused = 0
         for (number, payload) in Self.mintedPayloads.enumerated() {
@@ -313,7 +304,7 @@ import VouchTestSupport
 
     @Test func mutatedRealPayloadsDecodeAlike() throws {
         guard SharedReceipts.isAvailable else { return }
-        var random = Generator(state: 5)
+        var random = SeededRandom(seed: 5)
         for entry in SharedReceipts.real {
             let bytes = try SharedReceipts.bytes("real/\(entry.name)")
             let payload = try ReceiptContainer(bytes).content.flatMap { bytes[$0] }

@@ -1,5 +1,6 @@
 import Testing
 import VouchOpenSSL
+import VouchTestSupport
 
 @testable import Vouch
 @testable import VouchReceipts
@@ -8,16 +9,6 @@ import VouchOpenSSL
 /// on good signatures, every kind of damaged one, numbers at and above the modulus, and blocks
 /// padded every wrong way (signed with the raw private-key operation), the two verdicts agree.
 @Suite(.serialized) struct ReceiptRSADifferentialTests {
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
-            return state >> 33
-        }
-        mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
-        mutating func bytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8(truncatingIfNeeded: next()) } }
-    }
-
     static let sha256Prefix = ReceiptContainer.Digest.sha256.digestInfoPrefix
     static let sha1Prefix = ReceiptContainer.Digest.sha1.digestInfoPrefix
 
@@ -46,7 +37,7 @@ import VouchOpenSSL
         let prepared = ReceiptRSAKey(publicKey)
         #expect(prepared.isPrepared == (exponent == 65537))
         let size = bits / 8
-        var random = Generator(state: UInt64(bits) &* 31 &+ UInt64(exponent))
+        var random = SeededRandom(seed: UInt64(bits) &* 31 &+ UInt64(exponent))
         var accepted = 0
         for round in 0..<rounds {
             let message = random.bytes(100 + round)
@@ -140,7 +131,7 @@ import VouchOpenSSL
         let publicKey = try key.publicKey()
         let prepared = ReceiptRSAKey(publicKey)
         let modulus = try #require(prepared.modulusBytes)
-        var random = Generator(state: 3)
+        var random = SeededRandom(seed: 3)
         var refused = 0
         for round in 0..<200 where refused < 5 {
             let message = random.bytes(20 + round)

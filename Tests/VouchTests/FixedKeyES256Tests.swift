@@ -100,7 +100,7 @@ struct FixedKeyES256Tests {
 
     /// The variants of one valid signature, each with the verdict it must get.
     static func variants(
-        of signature: [UInt8], digest: [UInt8], random: inout SplitMix64
+        of signature: [UInt8], digest: [UInt8], random: inout SeededRandom
     ) -> [(digest: [UInt8], signature: [UInt8], valid: Bool)] {
         let r = Array(signature[0..<32])
         let s = Array(signature[32..<64])
@@ -157,7 +157,7 @@ struct FixedKeyES256Tests {
         let counts = Locked<(total: Int, valid: Int)>((0, 0))
         let signing = signer
         DispatchQueue.concurrentPerform(iterations: workers) { worker in
-            var random = SplitMix64(seed: UInt64(worker) &+ 2026)
+            var random = SeededRandom(seed: UInt64(worker) &+ 2026)
             var digests: [UInt8] = []
             var signatures: [UInt8] = []
             var expected: [Bool] = []

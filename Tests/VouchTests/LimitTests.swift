@@ -3,7 +3,6 @@ import Testing
 import VouchTestSupport
 
 @testable import Vouch
-@testable import VouchBatch
 @testable import VouchMint
 
 /// Every resource limit, at its edge: the largest input still goes on to the next check, one
@@ -118,25 +117,6 @@ struct LimitTests {
         }
         #expect(inputCode(16) == nil)
         #expect(inputCode(17) == .jsonTooDeep)
-    }
-
-    @Test func aBatchLineOfOneMiBIsVerifiedAndOneByteMoreIsTooLong() throws {
-        let limit = InputOptions.defaultMaximumLineLength
-        #expect(limit == 1 << 20)
-        let padded = Array(repeating: UInt8(ascii: " "), count: limit - token.utf8.count) + Array(token.utf8)
-        let input = padded + [0x0A] + [UInt8(ascii: " ")] + padded + [0x0A]
-        let reader = try InputReader(source: MemorySource(input))
-        var output: [UInt8] = []
-        let summary = try BatchVerifier(verifier: verifier, jobs: 1).verify(
-            from: reader, format: RecordFormat(payload: .none)
-        ) {
-            output += $0
-        }
-        #expect(summary.lines == 2)
-        #expect(summary.verified == 1)
-        #expect(summary.errors == ["line_too_long": 1])
-        let records = try output.split(separator: 0x0A).map { try StrictJSON.parseObject($0) }
-        #expect(records[1]["error"]?.objectValue?["reason"]?.stringValue?.contains("\(limit + 1) bytes") == true)
     }
 
     /// A notification verifies at most three nested tokens (`data.signedTransactionInfo`,

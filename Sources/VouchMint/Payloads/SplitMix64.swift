@@ -4,26 +4,26 @@
 /// Payload values come only from here, never from the system generator, so the same seed mints
 /// the same payloads. It deliberately does not conform to `RandomNumberGenerator`: the standard
 /// library's `random(in:using:)` algorithms are not promised to stay the same across releases.
-struct SplitMix64 {
-    private(set) var state: UInt64
+package struct SplitMix64 {
+    package private(set) var state: UInt64
 
-    init(seed: UInt64) {
+    package init(seed: UInt64) {
         state = seed
     }
 
     /// The generator for item `index` of a run seeded with `seed`: independent streams, so item
     /// 7 is the same whether or not items 0…6 were made first.
-    init(seed: UInt64, index: UInt64) {
+    package init(seed: UInt64, index: UInt64) {
         state = Self.mix(Self.mix(seed) ^ (index &* 0xD1B5_4A32_D192_ED03 &+ 0x8CB9_2BA7_2F3D_8DD7))
     }
 
-    mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         return Self.mix(state)
     }
 
     /// The SplitMix64 output function, a bijection on 64-bit integers.
-    static func mix(_ value: UInt64) -> UInt64 {
+    package static func mix(_ value: UInt64) -> UInt64 {
         var z = value
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
@@ -32,35 +32,35 @@ struct SplitMix64 {
 
     /// A value in `0..<bound` (`bound` > 0), by multiply-and-shift; the bias is below 2⁻³² for the
     /// small bounds used here.
-    mutating func below(_ bound: Int) -> Int {
+    package mutating func below(_ bound: Int) -> Int {
         precondition(bound > 0)
         return Int(next().multipliedFullWidth(by: UInt64(bound)).high)
     }
 
     /// A value in `range`.
-    mutating func int(in range: ClosedRange<Int>) -> Int {
+    package mutating func int(in range: ClosedRange<Int>) -> Int {
         range.lowerBound + below(range.upperBound - range.lowerBound + 1)
     }
 
     /// A 64-bit value in `range`.
-    mutating func int64(in range: ClosedRange<Int64>) -> Int64 {
+    package mutating func int64(in range: ClosedRange<Int64>) -> Int64 {
         let span = UInt64(bitPattern: range.upperBound &- range.lowerBound) &+ 1
         let offset = span == 0 ? next() : next().multipliedFullWidth(by: span).high
         return range.lowerBound &+ Int64(bitPattern: offset)
     }
 
     /// `true` with probability `percent` / 100.
-    mutating func chance(_ percent: Int) -> Bool {
+    package mutating func chance(_ percent: Int) -> Bool {
         below(100) < percent
     }
 
     /// One element, chosen uniformly.
-    mutating func pick<T>(_ elements: [T]) -> T {
+    package mutating func pick<T>(_ elements: [T]) -> T {
         elements[below(elements.count)]
     }
 
     /// One element, chosen with the given relative weights.
-    mutating func pick<T>(weighted elements: [(T, Int)]) -> T {
+    package mutating func pick<T>(weighted elements: [(T, Int)]) -> T {
         var roll = below(elements.reduce(0) { $0 + $1.1 })
         for (element, weight) in elements {
             if roll < weight { return element }
@@ -70,7 +70,7 @@ struct SplitMix64 {
     }
 
     /// A random (version 4) UUID in lowercase text.
-    mutating func uuid() -> String {
+    package mutating func uuid() -> String {
         var bytes = bytes(16)
         bytes[6] = bytes[6] & 0x0F | 0x40
         bytes[8] = bytes[8] & 0x3F | 0x80
@@ -85,7 +85,7 @@ struct SplitMix64 {
         return String(decoding: text, as: UTF8.self)
     }
 
-    mutating func bytes(_ count: Int) -> [UInt8] {
+    package mutating func bytes(_ count: Int) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(count + 7)
         while bytes.count < count {
