@@ -53,9 +53,10 @@ let package = Package(
             name: "VouchBatch",
             dependencies: ["Vouch", "VouchReceipts", "CZlib"]
         ),
+        // The entitlement ledger (keyed, in memory) and its durable SQLite store.
         .target(
             name: "VouchEntitlements",
-            dependencies: ["Vouch"]
+            dependencies: ["Vouch", "VouchReceipts"]
         ),
         .target(
             name: "VouchMint",
@@ -96,7 +97,7 @@ let package = Package(
         ),
         .testTarget(
             name: "VouchEntitlementsTests",
-            dependencies: ["VouchEntitlements", "Vouch", "VouchMint", "VouchTestSupport"]
+            dependencies: ["VouchEntitlements", "Vouch", "VouchReceipts", "VouchMint", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchCLITests",

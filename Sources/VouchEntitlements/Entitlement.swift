@@ -1,3 +1,4 @@
+public import Foundation
 public import Vouch
 
 /// Who an account is: its `appAccountToken` when the app set one, otherwise the
@@ -15,6 +16,29 @@ public struct AccountKey: Sendable, Hashable, Comparable, CustomStringConvertibl
         self.appAccountToken = appAccountToken
         self.originalTransactionId = appAccountToken == nil ? originalTransactionId : nil
     }
+
+    /// The account the app knows as `appAccountToken` in `environment`.
+    public init(environment: AppStoreEnvironment, appAccountToken: UUID) {
+        self.init(
+            environment: environment.rawValue, appAccountToken: EntitlementLedger.token(appAccountToken),
+            originalTransactionId: "")
+    }
+
+    /// The account whose `appAccountToken` is `appAccountToken` (in any case) in `environment`.
+    public init(environment: AppStoreEnvironment, appAccountToken: String) {
+        self.init(
+            environment: environment.rawValue, appAccountToken: appAccountToken.lowercased(), originalTransactionId: "")
+    }
+
+    /// The account known by its chain `originalTransactionId` in `environment` (a chain whose
+    /// data names no `appAccountToken`).
+    public init(environment: AppStoreEnvironment, originalTransactionId: String) {
+        self.init(environment: environment.rawValue, appAccountToken: nil, originalTransactionId: originalTransactionId)
+    }
+
+    /// ``appAccountToken`` as a UUID, or `nil` for an account known by its chain (or a token
+    /// that is not a UUID).
+    public var appAccountTokenUUID: UUID? { appAccountToken.flatMap(UUID.init(uuidString:)) }
 
     /// Environments in a fixed order (Production, Sandbox, Xcode, LocalTesting, then others by
     /// name), then accounts with a token by token, then accounts known by their chain.
@@ -75,6 +99,26 @@ public struct Entitlement: Sendable, Hashable {
     public let purchaseDate: Timestamp
 }
 
+/// A level of service, as a value: its name and rank. Tiers order by rank (higher is more
+/// service), then by name, so the highest of several is their `max()`.
+public struct ServiceTier: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The tier's name in the catalog.
+    public let name: String
+    /// The tier's rank in the catalog (higher is more service).
+    public let rank: Int
+
+    /// A tier named `name` of rank `rank`.
+    public init(name: String, rank: Int) {
+        self.name = name
+        self.rank = rank
+    }
+
+    public static func < (lhs: ServiceTier, rhs: ServiceTier) -> Bool { (lhs.rank, lhs.name) < (rhs.rank, rhs.name) }
+
+    /// The name.
+    public var description: String { name }
+}
+
 /// The highest tier an account has at an instant, with what grants it.
 public struct TierGrant: Sendable, Hashable {
     /// The tier's name in the catalog.
@@ -83,6 +127,9 @@ public struct TierGrant: Sendable, Hashable {
     public let rank: Int
     /// The entitlement that grants the tier (its product, transaction and end).
     public let entitlement: Entitlement
+
+    /// The tier as a value (``name`` and ``rank``).
+    public var tier: ServiceTier { ServiceTier(name: name, rank: rank) }
 }
 
 /// The entitlements of one account at one instant.

@@ -1,11 +1,14 @@
+public import Foundation
 public import Vouch
+public import VouchReceipts
 
 /// Who is entitled to what, from verified App Store data: StoreKit's
 /// `Transaction.currentEntitlements` applied to signed server data.
 ///
 /// Feed it verified payloads (transactions, renewal info, notifications with their nested
-/// tokens) in any order, any number of times; ask for the entitlements of an account at an
-/// instant, the accounts entitled to a product or tier, and the revocations. The rules:
+/// tokens) and verified receipts in any order, any number of times; ask for the entitlements of
+/// an account at an instant, the accounts entitled to a product or tier, and the revocations.
+/// The rules:
 ///
 /// - A non-consumable purchased at or before the instant and not revoked at it. A product the
 ///   catalog gives `trialDays` is a trial for that many days from its purchase, then nothing.
@@ -19,39 +22,87 @@ public import Vouch
 ///
 /// The newest signed statement about a transaction wins (a later `signedDate` supersedes, so
 /// data without `revocationDate` after a refund restores access); the newest renewal info of a
-/// chain wins likewise. `FAMILY_SHARED` transactions form chains of their own and a
-/// `FAMILY_REVOKE` is not a refund. Environments never mix.
+/// chain wins likewise. A receipt's purchase stands for a transaction no signed statement is
+/// known of; its cancellation date revokes, and it never restores a revoked transaction.
+/// `FAMILY_SHARED` transactions form chains of their own and a `FAMILY_REVOKE` is not a refund.
+/// Environments never mix.
 ///
-/// Only `VerifiedPayload`s go in: nothing unverified can reach the answer. Memory holds one
-/// small record per transaction and one renewal statement per chain, never the tokens: feeding
-/// the same statements again changes nothing. Two ledgers fed disjoint parts of the data and
-/// merged equal one ledger fed all of it.
+/// Only `VerifiedPayload`s and `VerifiedReceipt`s go in: nothing unverified can reach the
+/// answer. Memory holds one small record per transaction, one renewal statement per chain and
+/// one entry per notification delivery, never the tokens: feeding the same statements again
+/// changes nothing. Two ledgers fed disjoint parts of the data and merged equal one ledger fed
+/// all of it.
+///
+/// Accounts are kept in indexes updated as statements arrive (by account, by
+/// `originalTransactionId` and by `transactionId`), so a lookup costs a few hash probes and
+/// one account's answer reads only that account's chains.
 public struct EntitlementLedger: Sendable {
     /// Tiers, trials and non-renewing lengths.
     public var catalog: ProductCatalog
 
+    /// A transaction chain: every transaction of one `originalTransactionId` and ownership in
+    /// one environment.
     struct ChainKey: Hashable, Sendable {
         var environment: String
         var originalTransactionId: String
         var ownership: String
+
+        var renewalKey: RenewalKey {
+            RenewalKey(environment: environment, originalTransactionId: originalTransactionId)
+        }
     }
 
+    /// What renewal info and account claims are kept by: a chain whatever its ownership.
     struct RenewalKey: Hashable, Sendable {
         var environment: String
         var originalTransactionId: String
     }
 
+    /// The chains one identifier names: nearly always one, so it is kept without an array.
+    enum ChainKeys: Sendable {
+        case one(ChainKey)
+        case many([ChainKey])
+
+        var keys: [ChainKey] {
+            switch self {
+            case .one(let key): [key]
+            case .many(let keys): keys
+            }
+        }
+
+        func adding(_ key: ChainKey) -> ChainKeys {
+            switch self {
+            case .one(let known): known == key ? self : .many([known, key])
+            case .many(let known): known.contains(key) ? self : .many(known + [key])
+            }
+        }
+    }
+
     private(set) var chains: [ChainKey: [String: TransactionRecord]] = [:]
     private(set) var renewals: [RenewalKey: RenewalStatement] = [:]
+    /// The account a caller named for a chain (lowercased `appAccountToken`s), by chain.
+    private(set) var claims: [RenewalKey: String] = [:]
+    /// Each chain's account, and each account's chains (ordered by `originalTransactionId`,
+    /// then ownership): kept up to date as statements arrive.
+    private var chainAccounts: [ChainKey: AccountKey] = [:]
+    private var accountChains: [AccountKey: [ChainKey]] = [:]
+    private var chainsByOriginalTransactionId: [String: ChainKeys] = [:]
+    private var chainsByTransactionId: [String: ChainKeys] = [:]
+    /// The environments of the chains held, for lookups by account token.
+    private var environments: Set<String> = []
+    /// Every notification delivery read: by `notificationUUID`, each `signedDate` and how often.
+    private(set) var deliveries: [String: [NotificationSighting]] = [:]
     /// One copy of each text many records repeat (product ids, types, tokens), so memory
     /// follows the transactions, not the bytes of their statements.
     private var strings = Set<String>()
     /// What was fed in.
     public private(set) var statistics = Statistics()
+    /// The number of distinct transactions held.
+    public private(set) var transactionCount = 0
 
     /// Counts of what the ledger was fed.
     public struct Statistics: Sendable, Hashable {
-        /// Transaction statements read (nested ones included).
+        /// Transaction statements read (nested ones and receipts' in-app purchases included).
         public internal(set) var transactions = 0
         /// Renewal info statements read (nested ones included).
         public internal(set) var renewalInfos = 0
@@ -61,8 +112,11 @@ public struct EntitlementLedger: Sendable {
         /// requests, notifications without a transaction).
         public internal(set) var ignored = 0
         /// Transactions or renewal info lacking a member the rules need (`signedDate`,
-        /// `transactionId`, `originalTransactionId`, `productId`, `purchaseDate`).
+        /// `transactionId`, `originalTransactionId`, `productId`, `purchaseDate`; for a
+        /// receipt's purchase, the receipt's creation date).
         public internal(set) var incomplete = 0
+        /// Receipts read (their in-app purchases are counted as transactions).
+        public internal(set) var receipts = 0
 
         mutating func add(_ other: Statistics) {
             transactions += other.transactions
@@ -70,7 +124,29 @@ public struct EntitlementLedger: Sendable {
             notifications += other.notifications
             ignored += other.ignored
             incomplete += other.incomplete
+            receipts += other.receipts
         }
+    }
+
+    /// One `signedDate` a notification was read with, and how many times.
+    struct NotificationSighting: Sendable, Hashable {
+        var signedDate: Int64
+        var count: Int
+    }
+
+    /// What the ledger knows of notification deliveries, by `notificationUUID`.
+    ///
+    /// Apple gives each notification a UUID and sends it again until the server answers it;
+    /// Apple does not say whether a retry is signed anew. A notification read again with the
+    /// same `signedDate` is a duplicate (the same delivery read twice: a re-import, a history
+    /// fetched again); with another `signedDate`, a retry.
+    public struct NotificationDeliveries: Sendable, Hashable {
+        /// Distinct `notificationUUID`s.
+        public internal(set) var notifications = 0
+        /// Readings of a notification with a `signedDate` already read.
+        public internal(set) var duplicates = 0
+        /// Further `signedDate`s of a notification already read.
+        public internal(set) var retries = 0
     }
 
     /// An empty ledger that answers tiers, trials and non-renewing lengths by `catalog`.
@@ -80,103 +156,291 @@ public struct EntitlementLedger: Sendable {
 
     /// The number of transaction chains held.
     public var chainCount: Int { chains.count }
-    /// The number of distinct transactions held.
-    public var transactionCount: Int { chains.values.reduce(0) { $0 + $1.count } }
+
+    /// The notification deliveries read, by `notificationUUID`.
+    public var notificationDeliveries: NotificationDeliveries {
+        var counts = NotificationDeliveries()
+        for sightings in deliveries.values {
+            counts.notifications += 1
+            counts.retries += sightings.count - 1
+            for sighting in sightings { counts.duplicates += sighting.count - 1 }
+        }
+        return counts
+    }
 
     // MARK: Feeding
 
     /// Adds what a verified payload says. A notification contributes its verified nested
-    /// transaction and renewal info; a `REFUND_REVERSED` notification also dates the reversal.
+    /// transaction and renewal info, and its delivery (``notificationDeliveries``); a
+    /// `REFUND_REVERSED` notification also dates the reversal.
     public mutating func add(_ verified: VerifiedPayload) {
-        switch verified.decoded {
-        case .transaction(let transaction):
-            add(transaction)
-        case .renewalInfo(let renewal):
-            add(renewal)
-        case .notification(let notification):
-            statistics.notifications += 1
-            let reversal =
-                notification.notificationType == .refundReversed ? notification.signedDate?.milliseconds : nil
-            var used = false
-            for nested in verified.nested {
-                switch nested.payload.decoded {
-                case .transaction(let transaction):
-                    add(transaction, reversalNotifiedAt: reversal)
-                    used = true
-                case .renewalInfo(let renewal):
-                    add(renewal)
-                    used = true
-                default:
+        var batch = Statements()
+        batch.read(verified)
+        apply(batch)
+    }
+
+    /// Adds what a verified payload of a known kind says, as ``add(_:)-(VerifiedPayload)``.
+    public mutating func add<Payload: VerifiablePayload>(_ verified: Verified<Payload>) {
+        add(verified.untyped)
+    }
+
+    /// Adds what a verified payload says and binds the chains it names to `account`, the
+    /// caller's account id (a purchase the app sent with the signed-in user's account).
+    ///
+    /// Throws ``LedgerError/Code/accountConflict``, adding nothing, when one of those chains
+    /// already belongs to another account (by the `appAccountToken` Apple signed, or by an
+    /// earlier claim), or the payload carries another `appAccountToken`.
+    public mutating func add(_ verified: VerifiedPayload, account: UUID) throws(LedgerError) {
+        var batch = Statements()
+        batch.read(verified)
+        try claim(batch, for: Self.token(account))
+        apply(batch)
+    }
+
+    /// Adds what a verified payload of a known kind says and binds its chains to `account`, as
+    /// ``add(_:account:)-(VerifiedPayload,_)``.
+    public mutating func add<Payload: VerifiablePayload>(_ verified: Verified<Payload>, account: UUID)
+        throws(LedgerError)
+    {
+        try add(verified.untyped, account: account)
+    }
+
+    /// Adds the in-app purchases of a verified receipt as statements of their transactions,
+    /// dated by the receipt's creation, in the receipt's environment. Each chain belongs to the
+    /// account its signed data names, or is an account of its own.
+    public mutating func add(_ receipt: VerifiedReceipt) {
+        var batch = Statements()
+        batch.read(receipt)
+        apply(batch)
+    }
+
+    /// Adds the in-app purchases of a verified receipt and binds their chains to `account`, the
+    /// caller's account id. Throws ``LedgerError/Code/accountConflict``, adding nothing, when
+    /// one of the chains already belongs to another account.
+    public mutating func add(_ receipt: VerifiedReceipt, account: UUID) throws(LedgerError) {
+        var batch = Statements()
+        batch.read(receipt)
+        try claim(batch, for: Self.token(account))
+        apply(batch)
+    }
+
+    /// The text an account token is kept as: the UUID in lower case, as Apple writes it.
+    static func token(_ account: UUID) -> String { account.uuidString.lowercased() }
+
+    /// What one call gives the ledger: the statements read from a payload or receipt.
+    struct Statements {
+        var transactions: [TransactionRecord] = []
+        var renewals: [(RenewalKey, RenewalStatement)] = []
+        var delivery: (uuid: String, signedDate: Int64)?
+        var statistics = Statistics()
+
+        mutating func read(_ verified: VerifiedPayload) {
+            switch verified.decoded {
+            case .transaction(let transaction):
+                read(transaction)
+            case .renewalInfo(let renewal):
+                read(renewal)
+            case .notification(let notification):
+                statistics.notifications += 1
+                if let uuid = notification.notificationUUID, let signedDate = notification.signedDate?.milliseconds {
+                    delivery = (uuid, signedDate)
+                }
+                let reversal =
+                    notification.notificationType == .refundReversed ? notification.signedDate?.milliseconds : nil
+                var used = false
+                for nested in verified.nested {
+                    switch nested.payload.decoded {
+                    case .transaction(let transaction):
+                        read(transaction, reversalNotifiedAt: reversal)
+                        used = true
+                    case .renewalInfo(let renewal):
+                        read(renewal)
+                        used = true
+                    default:
+                        continue
+                    }
+                }
+                if !used { statistics.ignored += 1 }
+            case .appTransaction, .realtimeRequest:
+                statistics.ignored += 1
+            }
+        }
+
+        mutating func read(_ transaction: JWSTransactionDecodedPayload, reversalNotifiedAt: Int64? = nil) {
+            statistics.transactions += 1
+            guard let statement = TransactionStatement(transaction) else {
+                statistics.incomplete += 1
+                return
+            }
+            transactions.append(TransactionRecord(statement, reversalNotifiedAt: reversalNotifiedAt))
+        }
+
+        mutating func read(_ renewal: JWSRenewalInfoDecodedPayload) {
+            statistics.renewalInfos += 1
+            guard let statement = RenewalStatement(renewal), let originalTransactionId = renewal.originalTransactionId
+            else {
+                statistics.incomplete += 1
+                return
+            }
+            renewals.append(
+                (
+                    RenewalKey(
+                        environment: renewal.environment?.rawValue ?? "", originalTransactionId: originalTransactionId),
+                    statement
+                ))
+        }
+
+        mutating func read(_ verified: VerifiedReceipt) {
+            statistics.receipts += 1
+            let receipt = verified.receipt
+            let environment = receipt.receiptType?.environment ?? ""
+            for purchase in receipt.inApp {
+                statistics.transactions += 1
+                guard let created = receipt.receiptCreationDate?.milliseconds,
+                    let statement = TransactionStatement(purchase, environment: environment, createdAt: created)
+                else {
+                    statistics.incomplete += 1
                     continue
                 }
+                transactions.append(TransactionRecord(receipt: statement))
             }
-            if !used { statistics.ignored += 1 }
-        case .appTransaction, .realtimeRequest:
-            statistics.ignored += 1
+        }
+
+        /// The chains the statements name.
+        var chains: Set<RenewalKey> {
+            Set(transactions.map { $0.current.chainKey.renewalKey } + renewals.map(\.0))
         }
     }
 
-    private mutating func add(_ transaction: JWSTransactionDecodedPayload, reversalNotifiedAt: Int64? = nil) {
-        statistics.transactions += 1
-        guard var statement = TransactionStatement(transaction) else {
-            statistics.incomplete += 1
-            return
+    /// Checks that every chain `batch` names may be bound to `token`, then binds them.
+    private mutating func claim(_ batch: Statements, for token: String) throws(LedgerError) {
+        for record in batch.transactions {
+            if let other = record.current.appAccountToken, other != token {
+                throw Self.conflict(record.current.chainKey.renewalKey, claimed: token, owner: other)
+            }
         }
-        statement.share(&strings)
-        let key = ChainKey(
-            environment: statement.environment, originalTransactionId: statement.originalTransactionId,
-            ownership: statement.ownership)
-        let record = TransactionRecord(statement, reversalNotifiedAt: reversalNotifiedAt)
-        chains[key, default: [:]][statement.transactionId, default: record].join(record)
+        for (key, renewal) in batch.renewals {
+            if let other = renewal.appAccountToken, other != token {
+                throw Self.conflict(key, claimed: token, owner: other)
+            }
+        }
+        let keys = batch.chains
+        for key in keys {
+            if let owner = owner(of: key), owner != token { throw Self.conflict(key, claimed: token, owner: owner) }
+        }
+        for key in keys { claims[key] = strings.insert(token).memberAfterInsert }
     }
 
-    private mutating func add(_ renewal: JWSRenewalInfoDecodedPayload) {
-        statistics.renewalInfos += 1
-        guard let statement = RenewalStatement(renewal), let originalTransactionId = renewal.originalTransactionId
-        else {
-            statistics.incomplete += 1
-            return
+    /// The account token a chain belongs to, by any of its chains' ownerships: what its signed
+    /// data or a claim names.
+    func owner(of key: RenewalKey) -> String? {
+        for chain in chainsByOriginalTransactionId[key.originalTransactionId]?.keys ?? []
+        where chain.environment == key.environment {
+            if let token = chainAccounts[chain]?.appAccountToken { return token }
         }
-        let key = RenewalKey(
-            environment: renewal.environment?.rawValue ?? "", originalTransactionId: originalTransactionId)
+        return renewals[key]?.appAccountToken ?? claims[key]
+    }
+
+    static func conflict(_ key: RenewalKey, claimed: String, owner: String) -> LedgerError {
+        LedgerError(
+            .accountConflict,
+            "the \(key.environment) chain \(key.originalTransactionId) belongs to account \(owner), not \(claimed)")
+    }
+
+    /// Adds the statements of one call (claims are bound before).
+    private mutating func apply(_ batch: Statements) {
+        statistics.add(batch.statistics)
+        if let delivery = batch.delivery { note(delivery.uuid, signedDate: delivery.signedDate, count: 1) }
+        for record in batch.transactions { insert(record) }
+        for (key, statement) in batch.renewals { insert(statement, for: key) }
+        for key in batch.chains where claims[key] != nil { rekey(key) }
+    }
+
+    private mutating func note(_ uuid: String, signedDate: Int64, count: Int) {
+        var sightings = deliveries[uuid] ?? []
+        if let index = sightings.firstIndex(where: { $0.signedDate == signedDate }) {
+            sightings[index].count += count
+        } else {
+            sightings.append(NotificationSighting(signedDate: signedDate, count: count))
+        }
+        deliveries[uuid] = sightings
+    }
+
+    /// Joins `record` into its chain and keeps the indexes up to date.
+    mutating func insert(_ record: TransactionRecord) {
+        var record = record
+        record.share(&strings)
+        let statement = record.current
+        let key = statement.chainKey
+        if chains[key] == nil {
+            chainsByOriginalTransactionId[key.originalTransactionId] =
+                chainsByOriginalTransactionId[key.originalTransactionId]?.adding(key) ?? .one(key)
+            environments.insert(key.environment)
+        }
+        var added = false
+        if var known = chains[key]?[statement.transactionId] {
+            known.join(record)
+            chains[key]![statement.transactionId] = known
+        } else {
+            chains[key, default: [:]][statement.transactionId] = record
+            transactionCount += 1
+            added = true
+        }
+        if added {
+            chainsByTransactionId[statement.transactionId] =
+                chainsByTransactionId[statement.transactionId]?.adding(key) ?? .one(key)
+        }
+        rekey(key)
+    }
+
+    /// Keeps the newer of `statement` and the renewal info known of its chain.
+    mutating func insert(_ statement: RenewalStatement, for key: RenewalKey) {
         if let known = renewals[key], !statement.isNewer(than: known) { return }
+        var statement = statement
+        statement.appAccountToken = statement.appAccountToken.map { strings.insert($0).memberAfterInsert }
+        let before = renewals[key]?.appAccountToken
         renewals[key] = statement
+        if before != statement.appAccountToken { rekey(key) }
     }
 
-    /// Adds everything `other` holds (statistics included); the catalog stays this ledger's.
-    public mutating func merge(_ other: EntitlementLedger) {
-        for (key, records) in other.chains {
-            for (id, record) in records {
-                chains[key, default: [:]][id, default: record].join(record)
-            }
-        }
-        for (key, statement) in other.renewals {
-            if let known = renewals[key], !statement.isNewer(than: known) { continue }
-            renewals[key] = statement
-        }
-        statistics.add(other.statistics)
+    /// Binds a chain to an account (a stored claim); the first claim of a chain stays.
+    mutating func insert(claim token: String, for key: RenewalKey) {
+        guard claims[key] == nil else { return }
+        claims[key] = strings.insert(token).memberAfterInsert
+        rekey(key)
     }
 
-    // MARK: Accounts
+    /// Re-derives the account of every chain of `key` (its ownerships).
+    private mutating func rekey(_ key: RenewalKey) {
+        for chain in chainsByOriginalTransactionId[key.originalTransactionId]?.keys ?? []
+        where chain.environment == key.environment {
+            rekey(chain)
+        }
+    }
 
-    /// Every account, in ``AccountKey`` order, with its chains.
-    private func accountIndex() -> [(account: AccountKey, chains: [ChainKey])] {
-        var index: [AccountKey: [ChainKey]] = [:]
-        for (key, records) in chains {
-            index[account(of: key, records: records), default: []].append(key)
+    /// Re-derives the account of `key` and moves the chain between accounts when it changed.
+    private mutating func rekey(_ key: ChainKey) {
+        guard let records = chains[key] else { return }
+        let account = account(of: key, records: records)
+        let before = chainAccounts[key]
+        guard before != account else { return }
+        if let before, var list = accountChains[before] {
+            list.removeAll { $0 == key }
+            accountChains[before] = list.isEmpty ? nil : list
         }
-        return index.sorted { $0.key < $1.key }.map { entry in
-            (
-                entry.key,
-                entry.value.sorted {
-                    ($0.originalTransactionId, $0.ownership) < ($1.originalTransactionId, $1.ownership)
-                }
-            )
-        }
+        chainAccounts[key] = account
+        var list = accountChains[account] ?? []
+        let index =
+            list.firstIndex {
+                ($0.originalTransactionId, $0.ownership) > (key.originalTransactionId, key.ownership)
+            } ?? list.endIndex
+        list.insert(key, at: index)
+        accountChains[account] = list
     }
 
     /// A chain's account: the `appAccountToken` of its latest transaction that carries one (by
-    /// purchase date, then transaction id), else of its renewal info, else the chain itself.
+    /// purchase date, then transaction id), else of its renewal info, else the account a caller
+    /// named for it, else the chain itself.
     private func account(of key: ChainKey, records: [String: TransactionRecord]) -> AccountKey {
         var best: TransactionStatement?
         for record in records.values where record.current.appAccountToken != nil {
@@ -187,229 +451,76 @@ public struct EntitlementLedger: Sendable {
             }
             best = record.current
         }
-        let token =
-            best?.appAccountToken
-            ?? renewals[RenewalKey(environment: key.environment, originalTransactionId: key.originalTransactionId)]?
-            .appAccountToken
+        let token = best?.appAccountToken ?? renewals[key.renewalKey]?.appAccountToken ?? claims[key.renewalKey]
         return AccountKey(
             environment: key.environment, appAccountToken: token, originalTransactionId: key.originalTransactionId)
     }
 
+    /// Adds everything `other` holds (statistics, deliveries and claims included; a chain both
+    /// have claimed keeps this ledger's claim); the catalog stays this ledger's.
+    public mutating func merge(_ other: EntitlementLedger) {
+        for records in other.chains.values {
+            for record in records.values { insert(record) }
+        }
+        for (key, statement) in other.renewals { insert(statement, for: key) }
+        for (key, token) in other.claims { insert(claim: token, for: key) }
+        for (uuid, sightings) in other.deliveries {
+            for sighting in sightings { note(uuid, signedDate: sighting.signedDate, count: sighting.count) }
+        }
+        statistics.add(other.statistics)
+    }
+
+    /// Counts a notification delivery read elsewhere (a store's).
+    mutating func noteDelivery(_ uuid: String, signedDate: Int64, count: Int) {
+        note(uuid, signedDate: signedDate, count: count)
+    }
+
+    // MARK: Accounts
+
     /// Every account known, in a stable order.
-    public var accounts: [AccountKey] { accountIndex().map(\.account) }
+    public var accounts: [AccountKey] { accountChains.keys.sorted() }
+
+    /// The chains of `account`, ordered by `originalTransactionId`, then ownership; `nil` for
+    /// an account not known.
+    func chains(of account: AccountKey) -> [ChainKey]? { accountChains[account] }
+
+    /// The account of a chain.
+    func account(of chain: ChainKey) -> AccountKey? { chainAccounts[chain] }
 
     /// The accounts an identifier names: an `appAccountToken` (in any case) or any
     /// `originalTransactionId` of the account, in every environment.
     public func accounts(matching identifier: String) -> [AccountKey] {
+        var found = Set<AccountKey>()
         let lowered = identifier.lowercased()
-        return accountIndex().filter { entry in
-            entry.account.appAccountToken == lowered || entry.chains.contains { $0.originalTransactionId == identifier }
-        }.map(\.account)
-    }
-
-    // MARK: Entitlements
-
-    /// The entitlements of every account at `instant`, accounts in a stable order; accounts
-    /// with none are included, with an empty list.
-    public func entitlements(at instant: Timestamp) -> [AccountEntitlements] {
-        accountIndex().map { entitlements(of: $0.account, chains: $0.chains, at: instant.milliseconds) }
-    }
-
-    /// The entitlements of one account at `instant`, or `nil` for an unknown account.
-    public func entitlements(of account: AccountKey, at instant: Timestamp) -> AccountEntitlements? {
-        guard let entry = accountIndex().first(where: { $0.account == account }) else { return nil }
-        return entitlements(of: entry.account, chains: entry.chains, at: instant.milliseconds)
-    }
-
-    /// The accounts entitled to `productId` at `instant`.
-    public func accounts(entitledTo productId: String, at instant: Timestamp) -> [AccountKey] {
-        entitlements(at: instant).filter { $0.entitlements.contains { $0.productId == productId } }.map(\.account)
-    }
-
-    /// The accounts whose highest tier at `instant` is `tier`.
-    public func accounts(inTier tier: String, at instant: Timestamp) -> [AccountKey] {
-        entitlements(at: instant).filter { $0.tier?.name == tier }.map(\.account)
-    }
-
-    private func entitlements(of account: AccountKey, chains keys: [ChainKey], at instant: Int64) -> AccountEntitlements
-    {
-        var found: [Entitlement] = []
-        var nonRenewing: [String: TransactionStatement] = [:]  // by ownership and product
-        for key in keys {
-            guard let records = chains[key] else { continue }
-            var latestSubscription: TransactionRecord?
-            for record in records.values {
-                let statement = record.current
-                guard statement.purchaseDate <= instant else { continue }
-                switch ProductType(rawValue: statement.type) {
-                case .nonConsumable:
-                    guard !record.isRevoked(at: instant) else { continue }
-                    if let days = catalog.trialDays[statement.productId] {
-                        let end = statement.purchaseDate + Int64(days) * Self.day
-                        if instant < end { found.append(Self.entitlement(statement, state: .trial, expires: end)) }
-                    } else {
-                        found.append(Self.entitlement(statement, state: .active, expires: nil))
-                    }
-                case .autoRenewableSubscription:
-                    guard !isSuperseded(record, in: records, at: instant) else { continue }
-                    if let known = latestSubscription,
-                        (known.current.purchaseDate, known.current.transactionId) >= (
-                            statement.purchaseDate, statement.transactionId
-                        )
-                    {
-                        continue
-                    }
-                    latestSubscription = record
-                case .nonRenewingSubscription:
-                    let slot = statement.ownership + "\u{0}" + statement.productId
-                    if let known = nonRenewing[slot],
-                        (known.purchaseDate, known.transactionId) >= (statement.purchaseDate, statement.transactionId)
-                    {
-                        continue
-                    }
-                    nonRenewing[slot] = statement
-                default:
-                    continue  // consumables and unknown types entitle to nothing
-                }
-            }
-            if let record = latestSubscription, let entitlement = subscriptionEntitlement(record, key: key, at: instant)
-            {
-                found.append(entitlement)
-            }
+        for environment in environments {
+            let account = AccountKey(environment: environment, appAccountToken: lowered, originalTransactionId: "")
+            if accountChains[account] != nil { found.insert(account) }
         }
-        for statement in nonRenewing.values {
-            guard
-                let record = chains[
-                    ChainKey(
-                        environment: statement.environment, originalTransactionId: statement.originalTransactionId,
-                        ownership: statement.ownership)]?[statement.transactionId],
-                !record.isRevoked(at: instant)
-            else { continue }
-            let end = catalog.lengthDays[statement.productId].map { statement.purchaseDate + Int64($0) * Self.day }
-            if let end, instant >= end { continue }
-            found.append(Self.entitlement(statement, state: .nonRenewing, expires: end))
+        for key in chainsByOriginalTransactionId[identifier]?.keys ?? [] {
+            if let account = chainAccounts[key] { found.insert(account) }
         }
-        found.sort {
-            ($0.ownership == .purchased ? 0 : 1, $0.ownership.rawValue, $0.productId, $0.transactionId)
-                < ($1.ownership == .purchased ? 0 : 1, $1.ownership.rawValue, $1.productId, $1.transactionId)
-        }
-        var ids: [String] = []
-        for key in keys where ids.last != key.originalTransactionId { ids.append(key.originalTransactionId) }
-        return AccountEntitlements(
-            account: account, originalTransactionIds: ids, entitlements: found, tier: highestTier(found))
+        return found.sorted()
     }
 
-    /// An upgraded transaction gives way to the next transaction of its chain from that one's
-    /// purchase; when the next one is not known, from its own purchase.
-    private func isSuperseded(_ record: TransactionRecord, in records: [String: TransactionRecord], at instant: Int64)
-        -> Bool
-    {
-        guard record.current.isUpgraded else { return false }
-        var next: Int64?
-        for other in records.values where other.current.purchaseDate > record.current.purchaseDate {
-            next = min(next ?? other.current.purchaseDate, other.current.purchaseDate)
-        }
-        return instant >= (next ?? record.current.purchaseDate)
+    /// The accounts whose `appAccountToken` is `appAccountToken`, in every environment.
+    public func accounts(matching appAccountToken: UUID) -> [AccountKey] {
+        let token = Self.token(appAccountToken)
+        return environments.map {
+            AccountKey(environment: $0, appAccountToken: token, originalTransactionId: "")
+        }.filter { accountChains[$0] != nil }.sorted()
     }
 
-    private func subscriptionEntitlement(_ record: TransactionRecord, key: ChainKey, at instant: Int64) -> Entitlement?
-    {
-        let statement = record.current
-        guard !record.isRevoked(at: instant), let expires = statement.expiresDate else { return nil }
-        if instant < expires {
-            return Self.entitlement(statement, state: statement.isFreeTrial ? .trial : .active, expires: expires)
-        }
-        let renewal = renewals[
-            RenewalKey(environment: key.environment, originalTransactionId: key.originalTransactionId)]
-        if let renewal, renewal.isInBillingRetryPeriod, let grace = renewal.gracePeriodExpiresDate, grace > expires,
-            instant < grace
-        {
-            return Self.entitlement(statement, state: .gracePeriod, expires: grace)
-        }
-        return nil
+    /// The accounts holding a transaction `transactionId` (one per environment and ownership
+    /// that has it).
+    public func accounts(withTransactionId transactionId: String) -> [AccountKey] {
+        Set((chainsByTransactionId[transactionId]?.keys ?? []).compactMap { chainAccounts[$0] }).sorted()
     }
+}
 
-    private static let day: Int64 = 86_400_000
-
-    private static func entitlement(_ statement: TransactionStatement, state: Entitlement.State, expires: Int64?)
-        -> Entitlement
-    {
-        Entitlement(
-            productId: statement.productId, type: ProductType(rawValue: statement.type),
-            subscriptionGroupIdentifier: statement.subscriptionGroupIdentifier, state: state,
-            expiresDate: expires.map(Timestamp.init(milliseconds:)),
-            ownership: InAppOwnershipType(rawValue: statement.ownership),
-            transactionId: statement.transactionId, originalTransactionId: statement.originalTransactionId,
-            purchaseDate: Timestamp(milliseconds: statement.purchaseDate))
-    }
-
-    /// The highest rank; then the later end (none is latest); then the transaction id.
-    private func highestTier(_ entitlements: [Entitlement]) -> TierGrant? {
-        var best: TierGrant?
-        for entitlement in entitlements {
-            guard let tier = catalog.tier(of: entitlement.productId) else { continue }
-            let candidate = TierGrant(name: tier.name, rank: tier.rank, entitlement: entitlement)
-            guard let known = best else {
-                best = candidate
-                continue
-            }
-            func order(_ grant: TierGrant) -> (Int, Int64, String) {
-                (grant.rank, grant.entitlement.expiresDate?.milliseconds ?? Int64.max, grant.entitlement.transactionId)
-            }
-            if order(candidate) > order(known) { best = candidate }
-        }
-        return best
-    }
-
-    // MARK: Revocations
-
-    /// Every revocation with a `revocationDate` at or after `since` (all when `nil`), ordered
-    /// by revocation date, then environment and transaction id.
-    public func revocations(since: Timestamp? = nil) -> [Revocation] {
-        var found: [Revocation] = []
-        for (key, records) in chains {
-            var account: AccountKey?
-            for record in records.values {
-                guard let newest = record.newestRevocation else { continue }
-                let statement = record.current
-                let facts: RevocationFacts
-                let state: Revocation.State
-                var reversedDate: Int64?
-                if let current = statement.revocation {
-                    facts = current
-                    state = .revoked
-                } else {
-                    facts = newest.facts
-                    state = .reversed
-                    if let notified = record.reversalNotified, notified > newest.signedDate {
-                        reversedDate = notified
-                    } else {
-                        reversedDate = statement.signedDate
-                    }
-                }
-                if let since, facts.date < since.milliseconds { continue }
-                if account == nil { account = self.account(of: key, records: records) }
-                let kind: Revocation.Kind =
-                    facts.type == RevocationType.familyRevoke.rawValue ? .familyRevocation : .refund
-                found.append(
-                    Revocation(
-                        environment: AppStoreEnvironment(rawValue: statement.environment),
-                        appAccountToken: account?.appAccountToken,
-                        originalTransactionId: statement.originalTransactionId, transactionId: statement.transactionId,
-                        productId: statement.productId, type: ProductType(rawValue: statement.type),
-                        ownership: InAppOwnershipType(rawValue: statement.ownership), kind: kind, state: state,
-                        revocationDate: Timestamp(milliseconds: facts.date),
-                        revocationReason: facts.reason.map(RevocationReason.init(rawValue:)),
-                        revocationType: facts.type.map(RevocationType.init(rawValue:)),
-                        revocationPercentage: facts.percentage,
-                        price: statement.price, currency: statement.currency,
-                        refundedAmount: Revocation.refundedAmount(kind: kind, facts: facts, price: statement.price),
-                        reversedDate: reversedDate.map(Timestamp.init(milliseconds:))))
-            }
-        }
-        return found.sorted {
-            ($0.revocationDate.milliseconds, $0.environment.rawValue, $0.transactionId, $0.ownership.rawValue)
-                < ($1.revocationDate.milliseconds, $1.environment.rawValue, $1.transactionId, $1.ownership.rawValue)
-        }
+extension TransactionStatement {
+    /// The chain the statement belongs to.
+    var chainKey: EntitlementLedger.ChainKey {
+        EntitlementLedger.ChainKey(
+            environment: environment, originalTransactionId: originalTransactionId, ownership: ownership)
     }
 }

@@ -34,6 +34,9 @@ public struct ProductCatalog: Sendable, Equatable {
             self.rank = rank
             self.products = products
         }
+
+        /// The tier as a value (its name and rank).
+        public var serviceTier: ServiceTier { ServiceTier(name: name, rank: rank) }
     }
 
     /// The tiers, in the order given.
@@ -48,6 +51,11 @@ public struct ProductCatalog: Sendable, Equatable {
         self.tiers = tiers
         self.trialDays = trialDays
         self.lengthDays = lengthDays
+    }
+
+    /// The tier named `name`, as a value; `nil` when the catalog has none of that name.
+    public func tier(named name: String) -> ServiceTier? {
+        tiers.first { $0.name == name }?.serviceTier
     }
 
     /// The tier a product belongs to; the highest-ranked when it is listed in several.

@@ -1,0 +1,244 @@
+public import Foundation
+public import Vouch
+
+// The questions: entitlements of accounts at an instant, accounts by product or tier, and
+// revocations.
+extension EntitlementLedger {
+    // MARK: Entitlements
+
+    /// The entitlements of every account at `instant`, accounts in a stable order; accounts
+    /// with none are included, with an empty list.
+    public func entitlements(at instant: Timestamp) -> [AccountEntitlements] {
+        accounts.map { entitlements(of: $0, chains: chains(of: $0) ?? [], at: instant.milliseconds) }
+    }
+
+    /// The entitlements of every account at `instant` (rounded down to a whole millisecond).
+    public func entitlements(at instant: Date) -> [AccountEntitlements] {
+        entitlements(at: Timestamp(instant))
+    }
+
+    /// The entitlements of one account at `instant`, or `nil` for an unknown account. Only the
+    /// account's own chains are read.
+    public func entitlements(of account: AccountKey, at instant: Timestamp) -> AccountEntitlements? {
+        guard let keys = chains(of: account) else { return nil }
+        return entitlements(of: account, chains: keys, at: instant.milliseconds)
+    }
+
+    /// The entitlements of one account at `instant` (rounded down to a whole millisecond), or
+    /// `nil` for an unknown account.
+    public func entitlements(of account: AccountKey, at instant: Date) -> AccountEntitlements? {
+        entitlements(of: account, at: Timestamp(instant))
+    }
+
+    /// The accounts entitled to `productId` at `instant`.
+    public func accounts(entitledTo productId: String, at instant: Timestamp) -> [AccountKey] {
+        entitlements(at: instant).filter { $0.entitlements.contains { $0.productId == productId } }.map(\.account)
+    }
+
+    /// The accounts entitled to `productId` at `instant` (rounded down to a whole millisecond).
+    public func accounts(entitledTo productId: String, at instant: Date) -> [AccountKey] {
+        accounts(entitledTo: productId, at: Timestamp(instant))
+    }
+
+    /// The accounts whose highest tier at `instant` is `tier`.
+    public func accounts(inTier tier: String, at instant: Timestamp) -> [AccountKey] {
+        entitlements(at: instant).filter { $0.tier?.name == tier }.map(\.account)
+    }
+
+    /// The accounts whose highest tier at `instant` (rounded down to a whole millisecond) is `tier`.
+    public func accounts(inTier tier: ServiceTier, at instant: Date) -> [AccountKey] {
+        entitlements(at: Timestamp(instant)).filter { $0.tier?.tier == tier }.map(\.account)
+    }
+
+    /// The accounts whose highest tier at `instant` is `tier`.
+    public func accounts(inTier tier: ServiceTier, at instant: Timestamp) -> [AccountKey] {
+        entitlements(at: instant).filter { $0.tier?.tier == tier }.map(\.account)
+    }
+
+    func entitlements(of account: AccountKey, chains keys: [ChainKey], at instant: Int64) -> AccountEntitlements {
+        var found: [Entitlement] = []
+        var nonRenewing: [String: TransactionStatement] = [:]  // by ownership and product
+        for key in keys {
+            guard let records = chains[key] else { continue }
+            var latestSubscription: TransactionRecord?
+            for record in records.values {
+                let statement = record.current
+                guard statement.purchaseDate <= instant else { continue }
+                switch ProductType(rawValue: statement.type) {
+                case .nonConsumable:
+                    guard !record.isRevoked(at: instant) else { continue }
+                    if let days = catalog.trialDays[statement.productId] {
+                        let end = statement.purchaseDate + Int64(days) * Self.day
+                        if instant < end { found.append(Self.entitlement(statement, state: .trial, expires: end)) }
+                    } else {
+                        found.append(Self.entitlement(statement, state: .active, expires: nil))
+                    }
+                case .autoRenewableSubscription:
+                    guard !isSuperseded(record, in: records, at: instant) else { continue }
+                    if let known = latestSubscription,
+                        (known.current.purchaseDate, known.current.transactionId) >= (
+                            statement.purchaseDate, statement.transactionId
+                        )
+                    {
+                        continue
+                    }
+                    latestSubscription = record
+                case .nonRenewingSubscription:
+                    let slot = statement.ownership + "\u{0}" + statement.productId
+                    if let known = nonRenewing[slot],
+                        (known.purchaseDate, known.transactionId) >= (statement.purchaseDate, statement.transactionId)
+                    {
+                        continue
+                    }
+                    nonRenewing[slot] = statement
+                default:
+                    continue  // consumables and unknown types entitle to nothing
+                }
+            }
+            if let record = latestSubscription, let entitlement = subscriptionEntitlement(record, key: key, at: instant)
+            {
+                found.append(entitlement)
+            }
+        }
+        for statement in nonRenewing.values {
+            guard
+                let record = chains[
+                    ChainKey(
+                        environment: statement.environment, originalTransactionId: statement.originalTransactionId,
+                        ownership: statement.ownership)]?[statement.transactionId],
+                !record.isRevoked(at: instant)
+            else { continue }
+            let end = catalog.lengthDays[statement.productId].map { statement.purchaseDate + Int64($0) * Self.day }
+            if let end, instant >= end { continue }
+            found.append(Self.entitlement(statement, state: .nonRenewing, expires: end))
+        }
+        found.sort {
+            ($0.ownership == .purchased ? 0 : 1, $0.ownership.rawValue, $0.productId, $0.transactionId)
+                < ($1.ownership == .purchased ? 0 : 1, $1.ownership.rawValue, $1.productId, $1.transactionId)
+        }
+        var ids: [String] = []
+        for key in keys where ids.last != key.originalTransactionId { ids.append(key.originalTransactionId) }
+        return AccountEntitlements(
+            account: account, originalTransactionIds: ids, entitlements: found, tier: highestTier(found))
+    }
+
+    /// An upgraded transaction gives way to the next transaction of its chain from that one's
+    /// purchase; when the next one is not known, from its own purchase.
+    private func isSuperseded(_ record: TransactionRecord, in records: [String: TransactionRecord], at instant: Int64)
+        -> Bool
+    {
+        guard record.current.isUpgraded else { return false }
+        var next: Int64?
+        for other in records.values where other.current.purchaseDate > record.current.purchaseDate {
+            next = min(next ?? other.current.purchaseDate, other.current.purchaseDate)
+        }
+        return instant >= (next ?? record.current.purchaseDate)
+    }
+
+    private func subscriptionEntitlement(_ record: TransactionRecord, key: ChainKey, at instant: Int64) -> Entitlement?
+    {
+        let statement = record.current
+        guard !record.isRevoked(at: instant), let expires = statement.expiresDate else { return nil }
+        if instant < expires {
+            return Self.entitlement(statement, state: statement.isFreeTrial ? .trial : .active, expires: expires)
+        }
+        let renewal = renewals[
+            RenewalKey(environment: key.environment, originalTransactionId: key.originalTransactionId)]
+        if let renewal, renewal.isInBillingRetryPeriod, let grace = renewal.gracePeriodExpiresDate, grace > expires,
+            instant < grace
+        {
+            return Self.entitlement(statement, state: .gracePeriod, expires: grace)
+        }
+        return nil
+    }
+
+    private static let day: Int64 = 86_400_000
+
+    private static func entitlement(_ statement: TransactionStatement, state: Entitlement.State, expires: Int64?)
+        -> Entitlement
+    {
+        Entitlement(
+            productId: statement.productId, type: ProductType(rawValue: statement.type),
+            subscriptionGroupIdentifier: statement.subscriptionGroupIdentifier, state: state,
+            expiresDate: expires.map(Timestamp.init(milliseconds:)),
+            ownership: InAppOwnershipType(rawValue: statement.ownership),
+            transactionId: statement.transactionId, originalTransactionId: statement.originalTransactionId,
+            purchaseDate: Timestamp(milliseconds: statement.purchaseDate))
+    }
+
+    /// The highest rank; then the later end (none is latest); then the transaction id.
+    private func highestTier(_ entitlements: [Entitlement]) -> TierGrant? {
+        var best: TierGrant?
+        for entitlement in entitlements {
+            guard let tier = catalog.tier(of: entitlement.productId) else { continue }
+            let candidate = TierGrant(name: tier.name, rank: tier.rank, entitlement: entitlement)
+            guard let known = best else {
+                best = candidate
+                continue
+            }
+            func order(_ grant: TierGrant) -> (Int, Int64, String) {
+                (grant.rank, grant.entitlement.expiresDate?.milliseconds ?? Int64.max, grant.entitlement.transactionId)
+            }
+            if order(candidate) > order(known) { best = candidate }
+        }
+        return best
+    }
+
+    // MARK: Revocations
+
+    /// Every revocation with a `revocationDate` at or after `since` (rounded down to a whole
+    /// millisecond; all when `nil`), ordered by revocation date, then environment and
+    /// transaction id.
+    public func revocations(since: Date?) -> [Revocation] {
+        revocations(since: since.map(Timestamp.init))
+    }
+
+    /// Every revocation with a `revocationDate` at or after `since` (all when `nil`), ordered
+    /// by revocation date, then environment and transaction id.
+    public func revocations(since: Timestamp? = nil) -> [Revocation] {
+        var found: [Revocation] = []
+        for (key, records) in chains {
+            let account = self.account(of: key)
+            for record in records.values {
+                guard let newest = record.newestRevocation else { continue }
+                let statement = record.current
+                let facts: RevocationFacts
+                let state: Revocation.State
+                var reversedDate: Int64?
+                if let current = statement.revocation {
+                    facts = current
+                    state = .revoked
+                } else {
+                    facts = newest.facts
+                    state = .reversed
+                    if let notified = record.reversalNotified, notified > newest.signedDate {
+                        reversedDate = notified
+                    } else {
+                        reversedDate = statement.signedDate
+                    }
+                }
+                if let since, facts.date < since.milliseconds { continue }
+                let kind: Revocation.Kind =
+                    facts.type == RevocationType.familyRevoke.rawValue ? .familyRevocation : .refund
+                found.append(
+                    Revocation(
+                        environment: AppStoreEnvironment(rawValue: statement.environment),
+                        appAccountToken: account?.appAccountToken,
+                        originalTransactionId: statement.originalTransactionId, transactionId: statement.transactionId,
+                        productId: statement.productId, type: ProductType(rawValue: statement.type),
+                        ownership: InAppOwnershipType(rawValue: statement.ownership), kind: kind, state: state,
+                        revocationDate: Timestamp(milliseconds: facts.date),
+                        revocationReason: facts.reason.map(RevocationReason.init(rawValue:)),
+                        revocationType: facts.type.map(RevocationType.init(rawValue:)),
+                        revocationPercentage: facts.percentage,
+                        price: statement.price, currency: statement.currency,
+                        refundedAmount: Revocation.refundedAmount(kind: kind, facts: facts, price: statement.price),
+                        reversedDate: reversedDate.map(Timestamp.init(milliseconds:))))
+            }
+        }
+        return found.sorted {
+            ($0.revocationDate.milliseconds, $0.environment.rawValue, $0.transactionId, $0.ownership.rawValue)
+                < ($1.revocationDate.milliseconds, $1.environment.rawValue, $1.transactionId, $1.ownership.rawValue)
+        }
+    }
+}

@@ -1,0 +1,53 @@
+public import Foundation
+
+/// Why the ledger or its store refused something: a stable ``Code`` for programs and a
+/// ``reason`` for people.
+///
+/// Two errors are equal when their codes are equal; the reason carries the detail (the chain and
+/// both accounts, the file and SQLite's own message).
+public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+    /// A stable identifier of one kind of refusal. The raw values never change.
+    public enum Code: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+        /// A caller named an account for a transaction chain that already belongs to another
+        /// one (by the `appAccountToken` Apple signed, or by an earlier caller), or for a payload
+        /// that carries another account's `appAccountToken`. Nothing of the call was added.
+        case accountConflict = "account_conflict"
+        /// The file is not a Vouch store: not SQLite, or SQLite of another application.
+        case notAStore = "not_a_store"
+        /// The file is a Vouch store of a newer schema than this version knows; it is left as it is.
+        case newerSchema = "newer_schema"
+        /// The file is a Vouch store whose content SQLite or the store cannot read: truncated,
+        /// overwritten, or holding a record that does not decode.
+        case corruptStore = "corrupt_store"
+        /// The file cannot be opened: it does not exist (and was not to be created), or it may
+        /// not be read.
+        case cannotOpen = "cannot_open"
+        /// The store cannot be written: a read-only file or directory, a full disk, another
+        /// writer holding the lock for longer than the wait.
+        case cannotWrite = "cannot_write"
+        /// SQLite failed in a way that says nothing about the file (out of memory, an
+        /// interrupted call): trying again may succeed.
+        case storeFailure = "store_failure"
+
+        public var description: String { rawValue }
+    }
+
+    /// What was refused, as a stable identifier.
+    public let code: Code
+    /// What was refused, for people.
+    public let reason: String
+
+    init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    public var description: String { "\(code): \(reason)" }
+
+    /// The reason, for `localizedDescription`.
+    public var errorDescription: String? { reason }
+
+    public static func == (lhs: LedgerError, rhs: LedgerError) -> Bool { lhs.code == rhs.code }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
