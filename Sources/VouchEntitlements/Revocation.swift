@@ -1,3 +1,4 @@
+public import Foundation
 public import Vouch
 
 /// An exact amount in milliunits of a currency (Apple's unit for `price`): a refund's share of
@@ -32,17 +33,54 @@ public struct MilliunitAmount: Sendable, Hashable, Comparable, CustomStringConve
     }
 
     /// Milliunits as a decimal number with no needless zeros: `4995`, `3329.96667`, `-0.5`.
-    public var description: String {
-        let negative = hundredThousandths < 0
-        let magnitude = negative ? -hundredThousandths : hundredThousandths
-        var text = (negative ? "-" : "") + String(magnitude / 100_000)
-        var fraction = String(magnitude % 100_000)
+    public var description: String { Self.decimalText(hundredThousandths, digits: 5) }
+
+    /// The amount in units of the currency (1000 milliunits), exactly: `1.99` for 1990.
+    public var currencyUnits: Decimal {
+        // Exact: the text has at most 8 decimals and 39 digits in all, within Decimal's mantissa
+        // for every amount a price and a percentage can make.
+        Decimal(string: currencyUnitsText, locale: Locale(identifier: "en_US_POSIX")) ?? 0
+    }
+
+    /// ``currencyUnits`` as text with no needless zeros: `1.99`, `3.32996667`, `30`.
+    public var currencyUnitsText: String { Self.decimalText(hundredThousandths, digits: 8) }
+
+    /// `value / 10^digits` written out exactly.
+    private static func decimalText(_ value: Int128, digits: Int) -> String {
+        let negative = value < 0
+        let magnitude = negative ? -value : value
+        var scale: Int128 = 1
+        for _ in 0..<digits { scale *= 10 }
+        var text = (negative ? "-" : "") + String(magnitude / scale)
+        var fraction = String(magnitude % scale)
         if fraction != "0" {
-            fraction = String(repeating: "0", count: 5 - fraction.count) + fraction
+            fraction = String(repeating: "0", count: digits - fraction.count) + fraction
             while fraction.hasSuffix("0") { fraction.removeLast() }
             text += "." + fraction
         }
         return text
+    }
+}
+
+/// An amount of money in units of its currency, as people read it: `1.99 USD`.
+public struct CurrencyAmount: Sendable, Hashable, CustomStringConvertible {
+    /// The amount in units of ``currency`` (dollars, not cents), exact.
+    public let amount: Decimal
+    /// The ISO 4217 currency code; empty when the data named none.
+    public let currency: String
+    /// The exact amount in milliunits, as Apple's data states prices.
+    public let milliunits: MilliunitAmount
+
+    /// `milliunits` of `currency`.
+    public init(_ milliunits: MilliunitAmount, currency: String) {
+        self.milliunits = milliunits
+        self.currency = currency
+        amount = milliunits.currencyUnits
+    }
+
+    /// `1.99 USD`: the exact amount with no needless zeros, then the currency.
+    public var description: String {
+        milliunits.currencyUnitsText + (currency.isEmpty ? "" : " \(currency)")
     }
 }
 
@@ -105,6 +143,14 @@ public struct Revocation: Sendable, Hashable {
     /// at or before it).
     public let reversedDate: Timestamp?
 
+    /// ``refundedAmount`` in units of ``currency`` (`1.99 USD`).
+    public var refunded: CurrencyAmount? { refundedAmount.map { CurrencyAmount($0, currency: currency ?? "") } }
+
+    /// ``price`` in units of ``currency``.
+    public var priceAmount: CurrencyAmount? {
+        price.map { CurrencyAmount(MilliunitAmount(milliunits: $0), currency: currency ?? "") }
+    }
+
     static func refundedAmount(kind: Kind, facts: RevocationFacts, price: Int64?) -> MilliunitAmount? {
         guard kind == .refund, let price else { return nil }
         if let percentage = facts.percentage { return .share(of: price, percentage: percentage) }
@@ -119,11 +165,24 @@ public struct RevocationSummary: Sendable, Hashable {
     public struct Bucket: Sendable, Hashable {
         /// How many revocations.
         public internal(set) var count = 0
+        /// How many of them are refunds.
+        public internal(set) var refunds = 0
+        /// How many of them are Family Sharing revocations.
+        public internal(set) var familyRevocations = 0
         /// Refunded amounts (milliunits) by ISO 4217 currency code.
         public internal(set) var refunded: [String: MilliunitAmount] = [:]
 
+        /// The refunded amounts in units of their currencies, ordered by currency code.
+        public var refundedAmounts: [CurrencyAmount] {
+            refunded.sorted { $0.key < $1.key }.map { CurrencyAmount($0.value, currency: $0.key) }
+        }
+
         mutating func add(_ revocation: Revocation) {
             count += 1
+            switch revocation.kind {
+            case .refund: refunds += 1
+            case .familyRevocation: familyRevocations += 1
+            }
             if let amount = revocation.refundedAmount {
                 refunded[revocation.currency ?? "", default: MilliunitAmount(hundredThousandths: 0)] =
                     (refunded[revocation.currency ?? ""] ?? MilliunitAmount(hundredThousandths: 0)) + amount
@@ -147,6 +206,14 @@ public struct RevocationSummary: Sendable, Hashable {
     public internal(set) var byType: [String: Bucket] = [:]
     /// By the UTC month of `revocationDate`, `YYYY-MM`.
     public internal(set) var byMonth: [String: Bucket] = [:]
+    /// Refunds in force: their count and amounts.
+    public internal(set) var refundTotal = Bucket()
+    /// Family Sharing revocations in force (nothing refunded).
+    public internal(set) var familyRevocationTotal = Bucket()
+    /// By `revocationReason`; `nil` for revocations without one.
+    public internal(set) var byRevocationReason: [RevocationReason?: Bucket] = [:]
+    /// By `revocationType`; `nil` for revocations without one.
+    public internal(set) var byRevocationType: [RevocationType?: Bucket] = [:]
 
     /// The counts and sums of `revocations`.
     public init(_ revocations: [Revocation]) {
@@ -156,10 +223,16 @@ public struct RevocationSummary: Sendable, Hashable {
                 continue
             }
             switch revocation.kind {
-            case .refund: refunds += 1
-            case .familyRevocation: familyRevocations += 1
+            case .refund:
+                refunds += 1
+                refundTotal.add(revocation)
+            case .familyRevocation:
+                familyRevocations += 1
+                familyRevocationTotal.add(revocation)
             }
             total.add(revocation)
+            byRevocationReason[revocation.revocationReason, default: Bucket()].add(revocation)
+            byRevocationType[revocation.revocationType, default: Bucket()].add(revocation)
             byProduct[revocation.productId, default: Bucket()].add(revocation)
             byReason[revocation.revocationReason.map { String($0.rawValue) } ?? "none", default: Bucket()].add(
                 revocation)

@@ -12,10 +12,10 @@ struct RefundsCommand: Command {
         revoked transaction, by the newest signed statement about it: a refund (REFUND_FULL,
         REFUND_PRORATED, or a revocation without a type), a Family Sharing revocation
         (FAMILY_REVOKE: access ends, nothing is refunded), or either since reversed
-        (REFUND_REVERSED). The refunded amount is price × revocationPercentage / 100000, exact,
-        in milliunits of the transaction's currency. A summary (counts and refunded amounts by
-        product, reason, type and month; reversed revocations apart) goes to stderr. A rejected
-        line is reported on stderr and not used.
+        (REFUND_REVERSED). The refunded amount is price × revocationPercentage / 100000, exact:
+        in milliunits of the transaction's currency in JSON, in units of it in text (1.99 USD).
+        A summary (counts and refunded amounts by product, reason, type and month; reversed
+        revocations apart) goes to stderr. A rejected line is reported on stderr and not used.
 
         With --json, one record per revocation:
           {"environment":…,"appAccountToken":…|null,"originalTransactionId":…,"transactionId":…,
@@ -88,22 +88,18 @@ struct RefundsCommand: Command {
         if let percentage = revocation.revocationPercentage {
             fields.append("\(MilliunitAmount(hundredThousandths: Int128(percentage) * 100).description)%")
         }
-        if let amount = revocation.refundedAmount {
-            fields.append("refunded \(amount) milliunits \(revocation.currency ?? "")")
-        }
+        if let amount = revocation.refunded { fields.append("refunded \(amount)") }
         if let reversed = revocation.reversedDate { fields.append("reversed \(reversed.iso8601)") }
         return fields.joined(separator: "  ") + "\n"
     }
 
     static func describe(_ summary: RevocationSummary) -> String {
-        func amounts(_ amounts: [String: MilliunitAmount]) -> String {
-            amounts.isEmpty
-                ? ""
-                : " (" + amounts.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-                    + ")"
+        func amounts(_ bucket: RevocationSummary.Bucket) -> String {
+            bucket.refunded.isEmpty
+                ? "" : " (" + bucket.refundedAmounts.map(\.description).joined(separator: ", ") + ")"
         }
         func buckets(_ buckets: [String: RevocationSummary.Bucket]) -> String {
-            buckets.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.count)\(amounts($0.value.refunded))" }
+            buckets.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.count)\(amounts($0.value))" }
                 .joined(separator: ", ")
         }
         var lines = [
@@ -111,7 +107,7 @@ struct RefundsCommand: Command {
                 + " \(summary.reversed) reversed"
         ]
         if !summary.total.refunded.isEmpty {
-            lines.append("  refunded (milliunits):\(amounts(summary.total.refunded))")
+            lines.append("  refunded: " + summary.total.refundedAmounts.map(\.description).joined(separator: ", "))
         }
         if summary.total.count > 0 {
             lines.append("  by product: " + buckets(summary.byProduct))

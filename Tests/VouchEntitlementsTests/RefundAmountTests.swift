@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+import Vouch
+import VouchEntitlements
+import VouchMint
+
+/// Amounts in units of their currency, and the refund summary keyed by Apple's own values with
+/// refunds and Family Sharing revocations apart.
+struct RefundAmountTests {
+    typealias F = LedgerFixtures
+
+    @Test(arguments: [
+        (Int128(1_990) * 100_000, "1.99", "1990"),
+        (Int128(29_990) * 33_333, "9.9965667", "9996.5667"),
+        (Int128(9_990) * 33_333, "3.3299667", "3329.9667"),
+        (Int128(30_000) * 100_000, "30", "30000"),
+        (Int128(-50_000), "-0.0005", "-0.5"),
+        (Int128(1), "0.00000001", "0.00001"),
+    ])
+    func anAmountIsExactInMilliunitsAndInCurrencyUnits(hundredThousandths: Int128, units: String, milliunits: String) {
+        let amount = MilliunitAmount(hundredThousandths: hundredThousandths)
+        #expect(amount.description == milliunits)
+        #expect(amount.currencyUnitsText == units)
+        #expect(amount.currencyUnits == Decimal(string: units, locale: Locale(identifier: "en_US_POSIX")))
+        #expect(CurrencyAmount(amount, currency: "USD").description == "\(units) USD")
+    }
+
+    @Test func theLargestRefundStaysExactInCurrencyUnits() {
+        let amount = MilliunitAmount.share(of: .max, percentage: 99_999)
+        #expect(amount.currencyUnitsText == "9223279803134407.25924193")
+        #expect("\(amount.currencyUnits)" == "9223279803134407.25924193")
+    }
+
+    @Test func theSummaryKeepsRefundsAndFamilyRevocationsApartByReasonAndType() throws {
+        var history = MintHistory(appAccountToken: F.account)
+        let lifetime = history.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.day(1), price: 29_990)
+        let coins = history.purchase("com.example.coins.100", type: .consumable, at: F.day(2), price: 1_990)
+        history.refund(lifetime, at: F.day(10), reason: 1, type: "REFUND_PRORATED", percentage: 33_333)
+        history.refund(coins, at: F.day(11), reason: 0)
+        let shared = history.shareWithFamily(lifetime, at: F.day(3))
+        history.revokeFamilySharing(shared, at: F.day(5))
+        let ledger = try F.ledger(history)
+        let revocations = ledger.revocations()
+        let refund = try #require(revocations.first { $0.productId == "com.example.coins.100" })
+        #expect(refund.refunded?.description == "1.99 USD")
+        #expect(refund.refunded?.amount == Decimal(string: "1.99", locale: Locale(identifier: "en_US_POSIX")))
+        #expect(refund.priceAmount?.description == "1.99 USD")
+
+        let summary = RevocationSummary(revocations)
+        #expect(summary.total.count == 3)
+        #expect(summary.refundTotal.count == 2)
+        #expect(summary.refundTotal.refunds == 2)
+        #expect(summary.refundTotal.refundedAmounts.map(\.description) == ["11.9865667 USD"])
+        #expect(summary.familyRevocationTotal.count == 1)
+        #expect(summary.familyRevocationTotal.familyRevocations == 1)
+        #expect(summary.familyRevocationTotal.refunded.isEmpty)
+        #expect(summary.byRevocationReason[.refundedDueToIssue]?.count == 1)
+        #expect(summary.byRevocationReason[.refundedForOtherReason]?.refunds == 1)
+        #expect(summary.byRevocationType[.refundProrated]?.refundedAmounts.map(\.description) == ["9.9965667 USD"])
+        #expect(summary.byRevocationType[.familyRevoke]?.familyRevocations == 1)
+        // The string-keyed buckets of the JSON summary count the same.
+        #expect(summary.byReason["1"]?.count == 1)
+        #expect(summary.byType["FAMILY_REVOKE"]?.count == 1)
+    }
+}
