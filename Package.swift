@@ -23,6 +23,12 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // The ledger's store: the system's SQLite 3.
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
         // Owns every OpenSSL object (certificates, keys, the trust store, the fixed-key P-256 tables,
         // SHA-256 midstates) for Vouch and VouchMint: the only Swift importer of the C crypto modules.
         .target(
@@ -56,7 +62,7 @@ let package = Package(
         // The entitlement ledger (keyed, in memory) and its durable SQLite store.
         .target(
             name: "VouchEntitlements",
-            dependencies: ["Vouch", "VouchReceipts"]
+            dependencies: ["Vouch", "VouchReceipts", "CSQLite"]
         ),
         .target(
             name: "VouchMint",
@@ -97,12 +103,13 @@ let package = Package(
         ),
         .testTarget(
             name: "VouchEntitlementsTests",
-            dependencies: ["VouchEntitlements", "Vouch", "VouchReceipts", "VouchMint", "VouchTestSupport"]
+            dependencies: ["VouchEntitlements", "Vouch", "VouchReceipts", "VouchMint", "VouchTestSupport", "CSQLite"]
         ),
         .testTarget(
             name: "VouchCLITests",
             dependencies: [
-                "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchOpenSSL", "VouchCLI", "VouchTestSupport",
+                "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements", "VouchOpenSSL", "VouchCLI",
+                "VouchTestSupport",
             ]
         ),
     ]

@@ -410,6 +410,13 @@ public struct EntitlementLedger: Sendable {
         rekey(key)
     }
 
+    /// The chains of `key`, one per ownership held.
+    func chainKeys(of key: RenewalKey) -> [ChainKey] {
+        (chainsByOriginalTransactionId[key.originalTransactionId]?.keys ?? []).filter {
+            $0.environment == key.environment
+        }
+    }
+
     /// Re-derives the account of every chain of `key` (its ownerships).
     private mutating func rekey(_ key: RenewalKey) {
         for chain in chainsByOriginalTransactionId[key.originalTransactionId]?.keys ?? []

@@ -1,0 +1,337 @@
+import CSQLite
+import Foundation
+import Testing
+import Vouch
+import VouchEntitlements
+import VouchMint
+import VouchReceipts
+import VouchTestSupport
+
+/// The SQLite store answers as the in-memory ledger, byte for byte, whatever the order and split
+/// of what it was given; it refuses files that are not its own and reports damage.
+@Suite(.serialized) struct LedgerStoreTests {
+    typealias F = LedgerFixtures
+
+    static let folder: URL = {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-store-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }()
+
+    static func path(_ name: String) -> String {
+        let path = folder.appendingPathComponent(name).path
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        return path
+    }
+
+    /// The determinism fixture, 80 generated accounts and two receipts: every kind of record.
+    static let payloads: [VerifiedPayload] = {
+        let generator = MintHistoryGenerator(seed: 7, date: Date(timeIntervalSince1970: 1_780_272_000))
+        return LedgerDeterminismTests.payloads
+            + (0..<80).flatMap { try! generator.history($0).tokens(signer: F.signer) }.map {
+                try! F.verifier.verify($0)
+            }
+    }()
+
+    static let receipts: [VerifiedReceipt] = [
+        try! ReceiptLedgerTests.receipt(
+            created: F.day(30),
+            [
+                ReceiptLedgerTests.purchase(
+                    "com.example.pro.lifetime", id: "2000000000000003", chain: "2000000000000003", at: F.day(3),
+                    cancelled: F.day(28)),
+                ReceiptLedgerTests.purchase("com.example.pro.lifetime", id: "3000000000000001", at: F.day(9)),
+            ]),
+        try! ReceiptLedgerTests.receipt(
+            created: F.day(40),
+            [
+                ReceiptLedgerTests.purchase(
+                    "com.example.plus.monthly", id: "3000000000000002", at: F.day(31), expires: F.day(62))
+            ]),
+    ]
+
+    static let instants = LedgerDeterminismTests.instants
+
+    /// Everything a ledger answers, and each account's own answer, as the CLI writes them.
+    static func answers(_ ledger: EntitlementLedger) -> String {
+        var text = LedgerDeterminismTests.answers(ledger)
+        for account in ledger.accounts {
+            for instant in instants {
+                text +=
+                    JSONWriter.string(
+                        ledger.entitlements(of: account, at: F.at(instant))!.json(at: F.at(instant), includeTier: true))
+                    + "\n"
+            }
+        }
+        return text
+    }
+
+    /// The same questions asked of the store, each through its own lookup.
+    static func answers(_ store: LedgerStore) throws -> String {
+        var text = ""
+        for instant in instants {
+            text += try store.entitlements(at: F.at(instant)).map {
+                JSONWriter.string($0.json(at: F.at(instant), includeTier: true)) + "\n"
+            }.joined()
+        }
+        let revocations = try store.revocations()
+        for revocation in revocations { text += JSONWriter.string(revocation.json) + "\n" }
+        text += JSONWriter.string(RevocationSummary(revocations).json) + "\n"
+        for account in try store.accounts() {
+            for instant in instants {
+                text +=
+                    JSONWriter.string(
+                        try store.entitlements(of: account, at: F.at(instant))!.json(
+                            at: F.at(instant), includeTier: true)) + "\n"
+            }
+        }
+        return text
+    }
+
+    static func memory() -> EntitlementLedger {
+        var ledger = F.ledger(payloads, catalog: LedgerDeterminismTests.catalog)
+        for receipt in receipts { ledger.add(receipt) }
+        return ledger
+    }
+
+    @Test(arguments: [1, 2, 5] as [UInt64])
+    func theStoreAnswersAsTheLedgerForAnyOrderAndSplit(seed: UInt64) throws {
+        let memory = Self.memory()
+        let expected = Self.answers(memory)
+        let path = Self.path("differential-\(seed).sqlite")
+        do {
+            let store = try LedgerStore(path: path, catalog: LedgerDeterminismTests.catalog)
+            enum Input {
+                case token(VerifiedPayload)
+                case receipt(VerifiedReceipt)
+            }
+            let inputs = LedgerDeterminismTests.shuffled(
+                Self.payloads.map(Input.token) + Self.receipts.map(Input.receipt)
+                    + Self.payloads.prefix(30).map(Input.token),
+                seed: seed)
+            // Parts of every size: one payload at a time, and ledgers of many.
+            var index = 0
+            var random = SeededRandom(seed: seed)
+            while index < inputs.count {
+                let size = random.below(3) == 0 ? 1 : random.below(200) + 1
+                var part = EntitlementLedger()
+                for input in inputs[index..<min(index + size, inputs.count)] {
+                    switch input {
+                    case .token(let payload): part.add(payload)
+                    case .receipt(let receipt): part.add(receipt)
+                    }
+                }
+                try store.add(contentsOf: part)
+                index += size
+            }
+            #expect(try Self.answers(store) == expected)
+            #expect(Self.answers(try store.ledger()) == expected)
+            #expect(try store.accounts() == memory.accounts)
+            for account in memory.accounts {
+                let identifiers =
+                    [account.appAccountToken].compactMap { $0 }
+                    + (memory.entitlements(of: account, at: F.at(0))?.originalTransactionIds ?? [])
+                for identifier in identifiers {
+                    #expect(try store.accounts(matching: identifier) == memory.accounts(matching: identifier))
+                }
+                if let uuid = account.appAccountTokenUUID {
+                    #expect(try store.accounts(matching: uuid) == memory.accounts(matching: uuid))
+                }
+            }
+            for id in ["2000000000000003", "3000000000000002", "2000000000005002", "none"] {
+                #expect(try store.accounts(withTransactionId: id) == memory.accounts(withTransactionId: id))
+            }
+            var fed = EntitlementLedger()
+            for input in inputs {
+                switch input {
+                case .token(let payload): fed.add(payload)
+                case .receipt(let receipt): fed.add(receipt)
+                }
+            }
+            let statistics = try store.statistics()
+            #expect(statistics.accounts == memory.accounts.count)
+            #expect(statistics.chains == memory.chainCount)
+            #expect(statistics.transactions == memory.transactionCount)
+            #expect(statistics.fed == fed.statistics)
+            #expect(statistics.fed.receipts == 2)
+        }
+        // Opened again, read only: the same answers.
+        let reopened = try LedgerStore(path: path, access: .readOnly, catalog: LedgerDeterminismTests.catalog)
+        #expect(try Self.answers(reopened) == expected)
+    }
+
+    @Test func addingTheSameDataAgainChangesNothing() throws {
+        let path = Self.path("again.sqlite")
+        let store = try LedgerStore(path: path)
+        let ledger = F.ledger(LedgerDeterminismTests.payloads)
+        let first = try store.add(contentsOf: ledger)
+        #expect(first.newTransactions == ledger.transactionCount)
+        #expect(first.changedRecords)
+        var export = [String]()
+        try store.export { export.append(String(decoding: $0, as: UTF8.self)) }
+        let again = try store.add(contentsOf: F.ledger(LedgerDeterminismTests.payloads.reversed()))
+        #expect(!again.changedRecords)
+        #expect(again.newTransactions == 0 && again.changedTransactions == 0 && again.renewalInfos == 0)
+        var second = [String]()
+        try store.export { second.append(String(decoding: $0, as: UTF8.self)) }
+        #expect(second == export)
+        #expect(export.count == ledger.transactionCount + (try store.statistics()).renewalInfos)
+        #expect(export.count > ledger.transactionCount)
+    }
+
+    @Test func notificationsSeenAgainAreCountedAsDuplicatesOrRetries() throws {
+        var history = MintHistory(appAccountToken: F.account)
+        history.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.day(1), price: 29_990)
+        guard case .notification(var payload, let transaction, let renewal) = history.items.last! else {
+            Issue.record("the purchase has no notification")
+            return
+        }
+        let first = try F.verifier.verify(try MintHistory.sign(history.items.last!, signer: F.signer))
+        payload["signedDate"] = .number(String(F.day(2)))  // Apple sent it again, signed anew
+        let retry = try F.verifier.verify(
+            try MintHistory.sign(
+                .notification(payload, transaction: transaction, renewalInfo: renewal), signer: F.signer))
+
+        let store = try LedgerStore(path: Self.path("deliveries.sqlite"))
+        #expect(try store.add(first).newNotifications == 1)
+        let duplicate = try store.add(first)
+        #expect(duplicate.duplicateNotifications == 1 && duplicate.newNotifications == 0 && !duplicate.changedRecords)
+        #expect(try store.add(retry).retriedNotifications == 1)
+        let statistics = try store.statistics()
+        #expect(statistics.deliveries.notifications == 1)
+        #expect(statistics.deliveries.duplicates == 1)
+        #expect(statistics.deliveries.retries == 1)
+        #expect(statistics.fed.notifications == 3)
+
+        var ledger = EntitlementLedger()
+        for payload in [first, first, retry] { ledger.add(payload) }
+        #expect(ledger.notificationDeliveries == statistics.deliveries)
+    }
+
+    @Test func aClaimTheStoreHoldsForAnotherAccountIsRefusedAndNothingIsStored() throws {
+        let store = try LedgerStore(path: Self.path("claims.sqlite"))
+        let receipt = Self.receipts[1]
+        let mine = UUID(uuidString: F.account)!
+        #expect(try store.add(receipt, account: mine).claims == 1)
+        #expect(try store.accounts() == [AccountKey(environment: .sandbox, appAccountToken: mine)])
+        let before = try store.statistics()
+        let error = #expect(throws: LedgerError.self) {
+            // New chains: stored. Then a chain the store holds for another account: refused.
+            try store.add(Self.receipts[0], account: UUID(uuidString: F.otherAccount)!)
+            try store.add(receipt, account: UUID(uuidString: F.otherAccount)!)
+        }
+        #expect(error?.code == .accountConflict)
+        // The first call (new chains) was stored; the refused one left nothing.
+        let after = try store.statistics()
+        #expect(after.claims == before.claims + 2)
+        #expect(after.fed.receipts == before.fed.receipts + 1)
+    }
+
+    @Test func aFileThatIsNotAVouchStoreIsRefusedAndLeftAsItIs() throws {
+        let text = Self.path("notes.txt")
+        try Data("not a database, just notes\n".utf8).write(to: URL(fileURLWithPath: text))
+        let foreign = Self.path("foreign.sqlite")
+        try Self.sqlite(foreign, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')")
+        let newer = Self.path("newer.sqlite")
+        _ = try LedgerStore(path: newer)
+        try Self.sqlite(newer, "PRAGMA user_version = 2")
+        for (path, code) in [
+            (text, LedgerError.Code.notAStore), (foreign, .notAStore), (newer, .newerSchema),
+        ] {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            for access in [LedgerStore.Access.readWrite, .readOnly] {
+                let error = #expect(throws: LedgerError.self) { try LedgerStore(path: path, access: access) }
+                #expect(error?.code == code, "\(path) \(access): \(String(describing: error))")
+            }
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes, "\(path) was changed")
+            #expect(!FileManager.default.fileExists(atPath: path + "-wal") || path == newer)
+        }
+    }
+
+    @Test func aMissingOrEmptyFileIsNotReadButMadeWhenWritten() throws {
+        let missing = Self.path("missing.sqlite")
+        let error = #expect(throws: LedgerError.self) { try LedgerStore(path: missing, access: .readOnly) }
+        #expect(error?.code == .cannotOpen)
+        #expect(!FileManager.default.fileExists(atPath: missing))
+        let empty = Self.path("empty.sqlite")
+        #expect(FileManager.default.createFile(atPath: empty, contents: nil))
+        #expect(throws: LedgerError.self) { try LedgerStore(path: empty, access: .readOnly) }
+        let store = try LedgerStore(path: empty)
+        #expect(try store.statistics().transactions == 0)
+        let readOnly = try LedgerStore(path: empty, access: .readOnly)
+        let refused = #expect(throws: LedgerError.self) { try readOnly.add(contentsOf: EntitlementLedger()) }
+        #expect(refused?.code == .cannotWrite)
+    }
+
+    @Test(arguments: [0.02, 0.3, 0.6, 0.9])
+    func aTruncatedOrOverwrittenStoreIsReportedNeverReadAsData(cut: Double) throws {
+        let path = Self.path("damaged-\(cut).sqlite")
+        do {
+            let store = try LedgerStore(path: path)
+            try store.add(contentsOf: Self.memory())
+        }
+        // The last connection closed: the log is in the file, which is whole.
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let whole = try Data(contentsOf: URL(fileURLWithPath: path))
+        #expect(whole.count > 40_000)
+        for damage in ["truncated", "overwritten"] {
+            var bytes = whole
+            let at = Int(Double(whole.count) * cut)
+            if damage == "truncated" {
+                bytes = bytes.prefix(at)
+            } else {
+                for offset in at..<min(at + 3_000, bytes.count) {
+                    bytes[offset] = UInt8(truncatingIfNeeded: offset &* 131)
+                }
+            }
+            try bytes.write(to: URL(fileURLWithPath: path))
+            var failures: [LedgerError.Code] = []
+            do {
+                let store = try LedgerStore(path: path, access: .readOnly, catalog: LedgerDeterminismTests.catalog)
+                _ = try Self.answers(store)
+                var lines = 0
+                try store.export { _ in lines += 1 }
+                _ = try store.statistics()
+            } catch let error as LedgerError {
+                failures.append(error.code)
+                #expect(error.reason.contains(path))
+            }
+            // A cut in the file always shows; an overwrite shows unless it fell in free space.
+            if damage == "truncated" { #expect(!failures.isEmpty, "\(damage) at \(at) went unnoticed") }
+            #expect(
+                failures.allSatisfy { [.corruptStore, .notAStore].contains($0) }, "\(damage) at \(at): \(failures)")
+        }
+    }
+
+    @Test(.enabled(if: geteuid() != 0, "root may write anywhere"))
+    func aStoreThatCannotBeWrittenIsRefusedForWritingAndReadInAReadOnlyDirectory() throws {
+        let directory = Self.folder.appendingPathComponent("read-only")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let path = directory.appendingPathComponent("store.sqlite").path
+        do {
+            let store = try LedgerStore(path: path)
+            try store.add(contentsOf: F.ledger(LedgerDeterminismTests.payloads))
+        }
+        chmod(directory.path, 0o555)
+        defer { chmod(directory.path, 0o755) }
+        let reader = try LedgerStore(path: path, access: .readOnly)
+        #expect(try reader.statistics().transactions > 0)
+        let error = #expect(throws: LedgerError.self) {
+            let writer = try LedgerStore(path: path)
+            try writer.add(contentsOf: F.ledger(LedgerDeterminismTests.payloads))
+        }
+        #expect(error?.code == .cannotWrite)
+        let created = #expect(throws: LedgerError.self) {
+            try LedgerStore(path: directory.appendingPathComponent("new.sqlite").path)
+        }
+        #expect(created?.code == .cannotWrite)
+    }
+
+    /// Runs `sql` on `path` with SQLite itself, as another application would.
+    static func sqlite(_ path: String, _ sql: String) throws {
+        var handle: OpaquePointer?
+        guard sqlite3_open(path, &handle) == SQLITE_OK else { throw CocoaError(.fileWriteUnknown) }
+        defer { sqlite3_close(handle) }
+        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw CocoaError(.fileWriteUnknown) }
+    }
+}
