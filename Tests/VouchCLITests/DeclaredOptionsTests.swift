@@ -38,6 +38,7 @@ import Testing
             return folder.appendingPathComponent(receipts ? "receipt-ca/root.der" : "ca/root.der").path
         case ("--xcode-cert", _): return folder.appendingPathComponent("ca/root.der").path
         case ("--tiers", _): return folder.appendingPathComponent("tiers.json").path
+        case ("--db", _): return folder.appendingPathComponent("ledger.sqlite").path
         case ("--payload", "FILE"): return folder.appendingPathComponent("payload.json").path
         case ("--payload", _): return "none"
         case ("--summary-json", _): return folder.appendingPathComponent("summary-\(run).json").path

@@ -113,11 +113,30 @@ struct RecordSchemaTests {
         }
     }
 
-    /// The JSON Schema keywords the record schema uses: type, enum, properties, required,
-    /// additionalProperties, minimum.
-    static func validate(_ value: JSONValue, against schema: JSONValue, at path: String) -> [String] {
+    /// The JSON Schema keywords the published schemas use: type, enum, const, properties,
+    /// required, additionalProperties, minimum, oneOf, and `$ref` to `#/$defs/NAME` of `root`
+    /// (the whole schema; `schema` itself when not given).
+    static func validate(_ value: JSONValue, against schema: JSONValue, at path: String, root: JSONValue? = nil)
+        -> [String]
+    {
         guard let rules = schema.objectValue else { return [] }
+        let root = root ?? schema
         var problems: [String] = []
+        if let reference = rules["$ref"]?.stringValue {
+            let name = reference.hasPrefix("#/$defs/") ? String(reference.dropFirst("#/$defs/".count)) : ""
+            if let target = root.objectValue?["$defs"]?.objectValue?[name] {
+                problems += validate(value, against: target, at: path, root: root)
+            } else {
+                problems.append("\(path): \(reference) does not resolve")
+            }
+        }
+        if let options = rules["oneOf"]?.arrayValue {
+            let matching = options.filter { validate(value, against: $0, at: path, root: root).isEmpty }.count
+            if matching != 1 { problems.append("\(path): matches \(matching) of its oneOf schemas, not one") }
+        }
+        if let constant = rules["const"], constant != value {
+            problems.append("\(path): \(JSONWriter.string(value)) is not \(JSONWriter.string(constant))")
+        }
         if let type = rules["type"] {
             let allowed = type.arrayValue?.compactMap(\.stringValue) ?? [type.stringValue ?? ""]
             let actual: String
@@ -146,7 +165,7 @@ struct RecordSchemaTests {
             }
             for member in object.members {
                 if let rule = properties?[member.name] {
-                    problems += validate(member.value, against: rule, at: "\(path).\(member.name)")
+                    problems += validate(member.value, against: rule, at: "\(path).\(member.name)", root: root)
                 } else if rules["additionalProperties"] == .bool(false) {
                     problems.append("\(path): \(member.name) is not allowed")
                 }

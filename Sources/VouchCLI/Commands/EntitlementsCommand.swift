@@ -6,7 +6,8 @@ import VouchEntitlements
 struct EntitlementsCommand: Command {
     let path = ["entitlements"]
     let summary = "Who is entitled to what at an instant, from verified dumps"
-    let usage = "vouch entitlements [--at WHEN] [--tiers FILE] [--account ID]... [--json] [options] [FILE ...|-]"
+    let usage =
+        "vouch entitlements [--at WHEN] [--tiers FILE] [--account ID]... [--json] [--db FILE] [options] [FILE ...|-]"
     let discussion = """
         Verifies every line of the inputs as 'vouch batch' does (files in order, or standard
         input for '-' or no FILE; gzip; a bare JWS or a JSON body per line) and prints, for each
@@ -15,8 +16,11 @@ struct EntitlementsCommand: Command {
         subscription chain before its expiresDate, or in billing retry before its
         gracePeriodExpiresDate; the latest of each non-renewing subscription; no consumables.
         The newest signedDate about a transaction wins. An account is the appAccountToken, or
-        else the originalTransactionId chain; environments never mix. A rejected line is
-        reported on stderr and not used.
+        else the originalTransactionId chain; environments never mix. A legacy app receipt's
+        in-app purchases count for transactions no signed data names. A rejected line is
+        reported on stderr and not used. With --db, the answer includes what the store holds
+        ('vouch ledger add'), read without verifying again; with --db and --account but no FILE,
+        only those accounts' records are read.
 
         With --json, one record per account:
           {"environment":…,"appAccountToken":…|null,"originalTransactionIds":[…],"at":…,
@@ -36,8 +40,8 @@ struct EntitlementsCommand: Command {
     let exitStatus = """
         0 every line verified, 1 some line rejected (the answer
         from the verified lines is still printed), 64 usage error, 65 a --tiers file that is
-        not a catalog, 66 an input cannot be read or is truncated (nothing printed),
-        74 output write error.
+        not a catalog or a --db file that is not a Vouch store (or is damaged), 66 an input or
+        the store cannot be read or is truncated (nothing printed), 74 output write error.
         """
 
     var options: [CommandOption] {
@@ -52,27 +56,48 @@ struct EntitlementsCommand: Command {
                 "--account", "ID", repeatable: true,
                 help: "Only this account: an appAccountToken or any of its\noriginalTransactionIds"),
             .flag("--json", help: "One JSON record per account (default: readable text)"),
+            LedgerInput.store,
         ] + LedgerInput.options
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let instant = try LedgerInput.instant(arguments.value("--at") ?? "now", option: "--at", console: console)
-        let input = try LedgerInput(command: "entitlements", arguments: arguments, console: console)
+        let store = arguments.value(LedgerInput.store.name)
+        let input = try LedgerInput(
+            command: "entitlements", arguments: arguments, console: console, readsStandardInput: store == nil)
         let catalog = try LedgerInput.catalog(arguments.value("--tiers"))
-
-        var ledger = EntitlementLedger(catalog: catalog)
-        let reading = try input.read(into: &ledger, console: console)
+        let wanted = arguments.values("--account")
 
         let answers: [AccountEntitlements]
-        let wanted = arguments.values("--account")
-        if wanted.isEmpty {
-            answers = ledger.entitlements(at: instant)
-        } else {
-            let accounts = Set(wanted.flatMap { ledger.accounts(matching: $0) })
-            answers = accounts.sorted().compactMap { ledger.entitlements(of: $0, at: instant) }
-            for id in wanted where ledger.accounts(matching: id).isEmpty {
-                console.diagnose("vouch entitlements: no account \(id) in the input")
+        let reading: LedgerInput.Reading
+        let totals: LedgerInput.Totals
+        let stored = try LedgerInput.openStore(arguments, catalog: catalog)
+        if let stored, input.paths.isEmpty, !wanted.isEmpty {
+            // The accounts asked for, each from its own chains in the store.
+            reading = LedgerInput.Reading()
+            var accounts = Set<AccountKey>()
+            for id in wanted {
+                let found = try stored.accounts(matching: id)
+                if found.isEmpty { console.diagnose("vouch entitlements: no account \(id) in the input") }
+                accounts.formUnion(found)
             }
+            answers = try accounts.sorted().compactMap { account throws(LedgerError) in
+                try stored.entitlements(of: account, at: instant)
+            }
+            totals = LedgerInput.Totals(try stored.statistics())
+        } else {
+            var ledger = try stored?.ledger() ?? EntitlementLedger(catalog: catalog)
+            reading = try input.read(into: &ledger, console: console)
+            if wanted.isEmpty {
+                answers = ledger.entitlements(at: instant)
+            } else {
+                let accounts = Set(wanted.flatMap { ledger.accounts(matching: $0) })
+                answers = accounts.sorted().compactMap { ledger.entitlements(of: $0, at: instant) }
+                for id in wanted where ledger.accounts(matching: id).isEmpty {
+                    console.diagnose("vouch entitlements: no account \(id) in the input")
+                }
+            }
+            totals = LedgerInput.Totals(ledger)
         }
 
         let includeTier = arguments.value("--tiers") != nil
@@ -91,11 +116,11 @@ struct EntitlementsCommand: Command {
         if !bytes.isEmpty { try console.output.write(bytes) }
 
         console.diagnose(
-            input.describe(reading, ledger: ledger) + "\n  \(answers.count) accounts at \(instant.iso8601)")
+            input.describe(reading, totals: totals) + "\n  \(answers.count) accounts at \(instant.iso8601)")
         try LedgerInput.writeSummary(
             .object(
                 JSONObject([
-                    .init("input", input.inputJSON(reading, ledger: ledger)),
+                    .init("input", input.inputJSON(reading, totals: totals)),
                     .init("at", .number(String(instant.milliseconds))),
                     .init("accounts", .number(String(answers.count))),
                     .init("entitled", .number(String(answers.filter { !$0.entitlements.isEmpty }.count))),

@@ -3,22 +3,28 @@ import Vouch
 import VouchBatch
 import VouchEntitlements
 
-/// Reads dumps into an entitlement ledger for `vouch entitlements` and `vouch refunds`: the
-/// inputs `vouch batch` reads (files or standard input, gzip, tokens and JSON bodies per line,
-/// App Store Server API responses), every token verified with the same trust options and the
-/// same cross-checks; a rejected token is counted and reported on stderr, never used.
+/// Reads dumps into an entitlement ledger for `vouch entitlements`, `vouch refunds` and
+/// `vouch ledger add`: the inputs `vouch batch` reads (files or standard input, gzip, tokens,
+/// receipts and JSON bodies per line, App Store Server API responses), every token and receipt
+/// verified with the same trust options and the same cross-checks; a rejected one is counted
+/// and reported on stderr, never used.
 struct LedgerInput {
-    /// The options both commands share with `vouch batch`: its trust options less `--kind`,
-    /// with `--chain-at` for what `--at` means there.
+    /// The options the commands share with `vouch batch`: its trust options less `--kind`,
+    /// with `--chain-at` for what `--at` means there, and its receipt anchors.
     static let options: [CommandOption] =
         [
             .value("--summary-json", "FILE", help: "Also write the summary as JSON to FILE (- for stdout)"),
             .value("--jobs", short: "j", "N", help: "Verify on N threads (default: all cores)"),
         ] + InputArguments.options + [
-            TrustOptions.ledger.validationTime, TrustOptions.ledger.root, TrustOptions.ledger.bundleId,
-            TrustOptions.ledger.appAppleId!, TrustOptions.ledger.environment, TrustOptions.ledger.xcodeCertificate,
-            TrustOptions.ledger.noStrictX509,
+            TrustOptions.ledger.validationTime, TrustOptions.ledger.root, TrustOptions.receiptRoot,
+            TrustOptions.ledger.bundleId, TrustOptions.ledger.appAppleId!, TrustOptions.ledger.environment,
+            TrustOptions.ledger.xcodeCertificate, TrustOptions.ledger.noStrictX509,
         ]
+
+    /// `--db FILE` of `vouch entitlements` and `vouch refunds`: a store to answer from.
+    static let store = CommandOption.value(
+        "--db", "FILE",
+        help: "Answer from this store ('vouch ledger add') too; without\nFILE arguments no input is read")
 
     /// At most this many rejected lines are reported one by one; all are counted.
     static let reportedRejections = 100
@@ -28,11 +34,12 @@ struct LedgerInput {
     let input: InputArguments
     let paths: [String]
 
-    init(command: String, arguments: ParsedArguments, console: Console) throws {
+    init(command: String, arguments: ParsedArguments, console: Console, readsStandardInput: Bool = true) throws {
         self.command = command
         let options = try TrustOptions(arguments, TrustOptions.ledger, console: console)
         input = try InputArguments(arguments)
         var batch = BatchVerifier(verifier: try options.makeVerifier())
+        batch.receiptVerifier = try options.makeReceiptVerifier(arguments)
         if let text = arguments.value("--jobs") {
             guard let jobs = Int(text), (1...1024).contains(jobs) else {
                 throw UsageError("--jobs must be a whole number from 1 to 1024; got '\(text)'")
@@ -40,7 +47,7 @@ struct LedgerInput {
             batch.jobs = jobs
         }
         self.batch = batch
-        paths = arguments.positionals.isEmpty ? ["-"] : arguments.positionals
+        paths = arguments.positionals.isEmpty && readsStandardInput ? ["-"] : arguments.positionals
     }
 
     /// What reading gave.
@@ -49,13 +56,33 @@ struct LedgerInput {
         var seconds: Double = 0
     }
 
-    /// Feeds every verified payload of every input to `ledger`. Every input is opened before
-    /// any is read; an input that cannot be read (or a truncated gzip stream) is an
-    /// ``InputError``, thrown before anything is printed.
+    /// Feeds every verified payload and receipt of every input to `ledger`. Every input is
+    /// opened before any is read; an input that cannot be read (or a truncated gzip stream) is
+    /// an ``InputError``, thrown before anything is printed.
     func read(into ledger: inout EntitlementLedger, console: Console) throws -> Reading {
+        try read(console: console, deliver: { ledger.add($0) }, finished: { _, _ in })
+    }
+
+    /// Reads each input into a ledger of its own and hands it to `each` with the input's name
+    /// and counts once the whole input is read: what `vouch ledger add` stores, one transaction
+    /// per input. An input that cannot be read throws ``InputError`` after the inputs before it
+    /// were handed over.
+    func read(console: Console, each: (String, EntitlementLedger, BatchSummary) throws -> Void) throws -> Reading {
+        var part = EntitlementLedger()
+        return try read(
+            console: console, deliver: { part.add($0) },
+            finished: { name, summary in
+                try each(name, part, summary)
+                part = EntitlementLedger()
+            })
+    }
+
+    private func read(
+        console: Console, deliver: (VerifiedInput) -> Void, finished: (String, BatchSummary) throws -> Void
+    ) throws -> Reading {
         let inputs = try console.openInputs(paths)
         defer { for input in inputs where input.owned { close(input.descriptor) } }
-        let start = Date()
+        let started = Date()
         var reading = Reading()
         var reported = 0
         for opened in inputs {
@@ -63,10 +90,8 @@ struct LedgerInput {
                 let reader = try input.reader(opened)
                 let part = try batch.verify(from: reader) { result in
                     switch result.result {
-                    case .success(.payload(let verified)):
-                        ledger.add(verified)
-                    case .success(.receipt):
-                        break
+                    case .success(let verified):
+                        deliver(verified)
                     case .failure(let error):
                         reported += 1
                         if reported <= Self.reportedRejections {
@@ -81,37 +106,67 @@ struct LedgerInput {
                     }
                 }
                 reading.summary.add(part)
+                try finished(opened.name, part)
             } catch let error as InputFailure {
                 throw InputError("cannot read \(opened.name): \(error)")
             }
         }
-        reading.seconds = Date().timeIntervalSince(start)
+        reading.seconds = Date().timeIntervalSince(started)
         return reading
+    }
+
+    /// What an answer was made from: the chains and transactions of the ledger (or the store)
+    /// it read, and the payloads of the inputs that said nothing about entitlements.
+    struct Totals {
+        var chains: Int
+        var transactions: Int
+        var ignored = 0
+        var incomplete = 0
+
+        init(_ ledger: EntitlementLedger) {
+            chains = ledger.chainCount
+            transactions = ledger.transactionCount
+            ignored = ledger.statistics.ignored
+            incomplete = ledger.statistics.incomplete
+        }
+
+        /// A store's, when no input was read.
+        init(_ store: LedgerStore.Statistics) {
+            chains = store.chains
+            transactions = store.transactions
+        }
     }
 
     /// `vouch COMMAND: N lines, V verified, R rejected in S s; C chains, T transactions`, and
     /// the rejections by code.
     func describe(_ reading: Reading, ledger: EntitlementLedger) -> String {
+        describe(reading, totals: Totals(ledger))
+    }
+
+    func describe(_ reading: Reading, totals: Totals) -> String {
         let summary = reading.summary
         var text =
             "vouch \(command): \(summary.lines) lines, \(summary.verified) verified, \(summary.rejected) rejected in "
             + String(format: "%.2f s", reading.seconds)
-            + "; \(ledger.chainCount) chains, \(ledger.transactionCount) transactions"
+            + "; \(totals.chains) chains, \(totals.transactions) transactions"
         if !summary.errors.isEmpty {
             text +=
                 "\n  rejected by code: "
                 + summary.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         }
-        let statistics = ledger.statistics
-        if statistics.ignored > 0 || statistics.incomplete > 0 {
+        if totals.ignored > 0 || totals.incomplete > 0 {
             text +=
-                "\n  not about entitlements: \(statistics.ignored); lacking a member the rules need: \(statistics.incomplete)"
+                "\n  not about entitlements: \(totals.ignored); lacking a member the rules need: \(totals.incomplete)"
         }
         return text
     }
 
     /// The input counts as JSON: `{"lines":…,"verified":…,"rejected":…,"errors":{…},"ignored":…,"incomplete":…,"chains":…,"transactions":…}`.
     func inputJSON(_ reading: Reading, ledger: EntitlementLedger) -> JSONValue {
+        inputJSON(reading, totals: Totals(ledger))
+    }
+
+    func inputJSON(_ reading: Reading, totals: Totals) -> JSONValue {
         let summary = reading.summary
         return .object(
             JSONObject([
@@ -124,11 +179,20 @@ struct LedgerInput {
                         JSONObject(
                             summary.errors.sorted { $0.key < $1.key }.map { .init($0.key, .number(String($0.value))) }))
                 ),
-                .init("ignored", .number(String(ledger.statistics.ignored))),
-                .init("incomplete", .number(String(ledger.statistics.incomplete))),
-                .init("chains", .number(String(ledger.chainCount))),
-                .init("transactions", .number(String(ledger.transactionCount))),
+                .init("ignored", .number(String(totals.ignored))),
+                .init("incomplete", .number(String(totals.incomplete))),
+                .init("chains", .number(String(totals.chains))),
+                .init("transactions", .number(String(totals.transactions))),
             ]))
+    }
+
+    /// Opens the `--db` store read-only, answering by `catalog`; `nil` without `--db`.
+    static func openStore(_ arguments: ParsedArguments, catalog: ProductCatalog = ProductCatalog()) throws
+        -> LedgerStore?
+    {
+        try arguments.value(store.name).map { path throws(LedgerError) in
+            try LedgerStore(path: path, access: .readOnly, catalog: catalog)
+        }
     }
 
     /// The exit status once the answer is written: 0 when every line verified, 1 otherwise.
@@ -162,6 +226,16 @@ struct LedgerInput {
             return try ProductCatalog(json: [UInt8](data))
         } catch {
             throw InvalidInputError("--tiers \(path): \(error)")
+        }
+    }
+}
+
+extension EntitlementLedger {
+    /// Adds a verified token's payload or a verified receipt.
+    mutating func add(_ input: VerifiedInput) {
+        switch input {
+        case .payload(let payload): add(payload)
+        case .receipt(let receipt): add(receipt)
         }
     }
 }

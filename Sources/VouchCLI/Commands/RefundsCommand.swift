@@ -6,7 +6,7 @@ import VouchEntitlements
 struct RefundsCommand: Command {
     let path = ["refunds"]
     let summary = "Refunds and revocations in verified dumps, with a summary"
-    let usage = "vouch refunds [--since WHEN] [--json] [--summary-json FILE] [options] [FILE ...|-]"
+    let usage = "vouch refunds [--since WHEN] [--json] [--summary-json FILE] [--db FILE] [options] [FILE ...|-]"
     let discussion = """
         Verifies every line of the inputs as 'vouch batch' does and prints one record per
         revoked transaction, by the newest signed statement about it: a refund (REFUND_FULL,
@@ -16,6 +16,8 @@ struct RefundsCommand: Command {
         in milliunits of the transaction's currency in JSON, in units of it in text (1.99 USD).
         A summary (counts and refunded amounts by product, reason, type and month; reversed
         revocations apart) goes to stderr. A rejected line is reported on stderr and not used.
+        With --db, the answer includes what the store holds ('vouch ledger add'), read without
+        verifying again (with no FILE, only the records holding a revocation are read).
 
         With --json, one record per revocation:
           {"environment":…,"appAccountToken":…|null,"originalTransactionId":…,"transactionId":…,
@@ -31,14 +33,16 @@ struct RefundsCommand: Command {
     let positionals = Positionals.any
     let exitStatus = """
         0 every line verified, 1 some line rejected (the answer
-        from the verified lines is still printed), 64 usage error, 66 an input cannot be read
-        or is truncated (nothing printed), 74 output write error.
+        from the verified lines is still printed), 64 usage error, 65 a --db file that is not a
+        Vouch store (or is damaged), 66 an input or the store cannot be read or is truncated
+        (nothing printed), 74 output write error.
         """
 
     var options: [CommandOption] {
         [
             .value("--since", "WHEN", help: "Only revocations dated at or after WHEN (a DATE)"),
             .flag("--json", help: "One JSON record per revocation (default: readable text)"),
+            LedgerInput.store,
         ] + LedgerInput.options
     }
 
@@ -46,11 +50,24 @@ struct RefundsCommand: Command {
         let since = try arguments.value("--since").map { text throws(UsageError) in
             try LedgerInput.instant(text, option: "--since", console: console, allowNow: false)
         }
-        let input = try LedgerInput(command: "refunds", arguments: arguments, console: console)
-        var ledger = EntitlementLedger()
-        let reading = try input.read(into: &ledger, console: console)
-
-        let revocations = ledger.revocations(since: since)
+        let store = arguments.value(LedgerInput.store.name)
+        let input = try LedgerInput(
+            command: "refunds", arguments: arguments, console: console, readsStandardInput: store == nil)
+        let revocations: [Revocation]
+        let reading: LedgerInput.Reading
+        let totals: LedgerInput.Totals
+        let stored = try LedgerInput.openStore(arguments)
+        if let stored, input.paths.isEmpty {
+            // Only the chains holding a revocation are read.
+            reading = LedgerInput.Reading()
+            revocations = try stored.revocations(since: since)
+            totals = LedgerInput.Totals(try stored.statistics())
+        } else {
+            var ledger = try stored?.ledger() ?? EntitlementLedger()
+            reading = try input.read(into: &ledger, console: console)
+            revocations = ledger.revocations(since: since)
+            totals = LedgerInput.Totals(ledger)
+        }
         var bytes: [UInt8] = []
         for revocation in revocations {
             if arguments.flag("--json") {
@@ -66,8 +83,8 @@ struct RefundsCommand: Command {
         if !bytes.isEmpty { try console.output.write(bytes) }
 
         let summary = RevocationSummary(revocations)
-        console.diagnose(input.describe(reading, ledger: ledger) + "\n" + Self.describe(summary))
-        var json = JSONObject([.init("input", input.inputJSON(reading, ledger: ledger))])
+        console.diagnose(input.describe(reading, totals: totals) + "\n" + Self.describe(summary))
+        var json = JSONObject([.init("input", input.inputJSON(reading, totals: totals))])
         json["since"] = since.map { .number(String($0.milliseconds)) } ?? .null
         if case .object(let members) = summary.json { json.members += members.members }
         try LedgerInput.writeSummary(.object(json), to: arguments.value("--summary-json"), console: console)

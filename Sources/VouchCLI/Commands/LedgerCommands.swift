@@ -1,0 +1,230 @@
+import Foundation
+import Vouch
+import VouchBatch
+import VouchEntitlements
+
+/// `vouch ledger add|stats|export`: the entitlement ledger kept in an SQLite file.
+enum LedgerCommands {
+    static let group = CommandGroup(
+        path: ["ledger"], summary: "Keep verified App Store data in a ledger file (SQLite)",
+        usage: "vouch ledger add|stats|export --db FILE [options]",
+        discussion: """
+            A ledger file keeps what vouch entitlements and vouch refunds need, so that they
+            answer without reading and verifying every token again: each transaction's merged
+            statements, each chain's renewal info, and the notifications seen. Only verified
+            data goes in (vouch ledger add); vouch entitlements --db and vouch refunds --db
+            answer from it, alone or with more inputs. One writer and any number of readers
+            may use a file at once.
+            """,
+        noun: "command",
+        footer: "Run 'vouch ledger add --help', 'vouch ledger stats --help' or 'vouch ledger export --help'.")
+
+    static let all: [any Command] = [LedgerAddCommand(), LedgerStatsCommand(), LedgerExportCommand()]
+
+    /// `--db FILE`, required by every ledger command.
+    static let database = CommandOption.value("--db", "FILE", help: "The ledger file")
+
+    static func path(_ arguments: ParsedArguments, command: String) throws(UsageError) -> String {
+        guard let path = arguments.value(database.name) else { throw UsageError("\(command) needs --db FILE") }
+        guard path != "-" else { throw UsageError("--db names a file, not standard input") }
+        return path
+    }
+}
+
+/// `vouch ledger add --db FILE [inputs…]`.
+struct LedgerAddCommand: Command {
+    let path = ["ledger", "add"]
+    let summary = "Verify inputs and store what verified, one transaction per input file"
+    let usage = "vouch ledger add --db FILE [options] [FILE ...|-]"
+    let discussion = """
+        Verifies every token and receipt of the inputs as 'vouch entitlements' does (files in
+        order, or standard input for '-' or no FILE; gzip; tokens, receipts and JSON bodies per
+        line; App Store Server API responses) and stores what verified in the ledger file,
+        made when it does not exist. Each input is stored in one transaction once it has been
+        read whole: a run that is stopped keeps the inputs stored before, and running it again
+        completes it (what is stored already changes nothing). A rejected token is reported on
+        stderr and never stored. Notifications are remembered by notificationUUID; one read
+        again counts as a duplicate (the same signedDate) or a retry (signed anew).
+
+        For each input a line goes to stderr: its lines, verified and rejected, and what it
+        changed in the file; a summary at the end.
+        """
+    let positionals = Positionals.any
+    let exitStatus = """
+        0 every token verified, 1 some token rejected (what verified is stored),
+        64 usage error, 65 the file is not a Vouch store or is of a newer schema or damaged,
+        66 an input cannot be read or is truncated (the inputs before it are stored, it is not),
+        74 the file cannot be written.
+        """
+
+    var options: [CommandOption] { [LedgerCommands.database] + LedgerInput.options }
+
+    func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let file = try LedgerCommands.path(arguments, command: "ledger add")
+        let input = try LedgerInput(command: "ledger add", arguments: arguments, console: console)
+        let store = try LedgerStore(path: file, access: .readWrite)
+        var total = LedgerStore.Change()
+        let reading = try input.read(console: console) { name, part, summary in
+            let change = try store.add(contentsOf: part)
+            total = total + change
+            console.diagnose(
+                "vouch ledger add: \(name): \(summary.lines) lines, \(summary.verified) verified, "
+                    + "\(summary.rejected) rejected; stored \(Self.describe(change))")
+        }
+        let statistics = try store.statistics()
+        let summary = reading.summary
+        let seconds = String(format: "%.2f s", reading.seconds)
+        var text =
+            "vouch ledger add: \(summary.lines) lines, \(summary.verified) verified, \(summary.rejected) rejected"
+        text += " in \(seconds); stored \(Self.describe(total))"
+        text += "\n  \(file): \(statistics.accounts) accounts, \(statistics.chains) chains, "
+        text += "\(statistics.transactions) transactions"
+        if !summary.errors.isEmpty {
+            let codes = summary.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            text += "\n  rejected by code: " + codes.joined(separator: ", ")
+        }
+        console.diagnose(text)
+        try LedgerInput.writeSummary(
+            .object(
+                JSONObject([
+                    .init("input", input.inputJSON(reading, totals: .init(statistics))),
+                    .init("stored", Self.json(total)),
+                    .init("store", LedgerStatsCommand.json(statistics, path: file)),
+                ])), to: arguments.value("--summary-json"), console: console)
+        return input.status(reading)
+    }
+
+    static func describe(_ change: LedgerStore.Change) -> String {
+        "\(change.newTransactions) new and \(change.changedTransactions) changed transactions, "
+            + "\(change.renewalInfos) renewal infos; notifications \(change.newNotifications) new, "
+            + "\(change.duplicateNotifications) duplicates, \(change.retriedNotifications) retries"
+    }
+
+    static func json(_ change: LedgerStore.Change) -> JSONValue {
+        .object(
+            JSONObject([
+                .init("newTransactions", .number(String(change.newTransactions))),
+                .init("changedTransactions", .number(String(change.changedTransactions))),
+                .init("renewalInfos", .number(String(change.renewalInfos))),
+                .init("newNotifications", .number(String(change.newNotifications))),
+                .init("duplicateNotifications", .number(String(change.duplicateNotifications))),
+                .init("retriedNotifications", .number(String(change.retriedNotifications))),
+            ]))
+    }
+}
+
+/// `vouch ledger stats --db FILE`.
+struct LedgerStatsCommand: Command {
+    let path = ["ledger", "stats"]
+    let summary = "What a ledger file holds"
+    let usage = "vouch ledger stats --db FILE [--json]"
+    let discussion = """
+        Prints what the ledger file holds: accounts, transaction chains, transactions, renewal
+        infos and accounts named by callers; the statements, notifications and receipts read
+        into it, with notifications read again (duplicates: the same signedDate; retries:
+        signed anew); the latest signed date of its data, its size and schema version.
+
+        With --json, one object:
+          {"path":…,"schemaVersion":…,"bytes":…,"accounts":…,"chains":…,"transactions":…,
+           "renewalInfos":…,"claims":…,"statements":…,"notifications":…,"duplicates":…,
+           "retries":…,"receipts":…,"ignored":…,"incomplete":…,"lastSignedDate":…|null,
+           "lastSigned":…|null}
+        """
+    let exitStatus = """
+        0 success, 64 usage error, 65 the file is not a Vouch store or is of a newer schema or
+        damaged, 66 the file cannot be read, 74 output write error.
+        """
+
+    var options: [CommandOption] {
+        [LedgerCommands.database, .flag("--json", help: "One JSON object (default: readable text)")]
+    }
+
+    func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let file = try LedgerCommands.path(arguments, command: "ledger stats")
+        let statistics = try LedgerStore(path: file, access: .readOnly).statistics()
+        if arguments.flag("--json") {
+            try console.output.write(JSONWriter.encode(Self.json(statistics, path: file)) + [0x0A])
+            return ExitCode.success
+        }
+        let fed = statistics.fed
+        let deliveries = statistics.deliveries
+        try console.output.write(
+            """
+            \(file): Vouch ledger, schema \(statistics.schemaVersion), \(statistics.bytes) bytes
+              accounts \(statistics.accounts), chains \(statistics.chains), transactions \(statistics.transactions), renewal infos \(statistics.renewalInfos), accounts named by callers \(statistics.claims)
+              statements read \(statistics.statements) (transactions \(fed.transactions), renewal infos \(fed.renewalInfos)), receipts \(fed.receipts), not about entitlements \(fed.ignored), incomplete \(fed.incomplete)
+              notifications \(deliveries.notifications) (read \(fed.notifications) times: \(deliveries.duplicates) duplicates, \(deliveries.retries) retries)
+              last signed \(statistics.lastSignedDate?.iso8601 ?? "never")
+
+            """)
+        return ExitCode.success
+    }
+
+    static func json(_ statistics: LedgerStore.Statistics, path: String) -> JSONValue {
+        func number(_ value: Int) -> JSONValue { .number(String(value)) }
+        return .object(
+            JSONObject([
+                .init("path", .string(path)),
+                .init("schemaVersion", number(statistics.schemaVersion)),
+                .init("bytes", .number(String(statistics.bytes))),
+                .init("accounts", number(statistics.accounts)),
+                .init("chains", number(statistics.chains)),
+                .init("transactions", number(statistics.transactions)),
+                .init("renewalInfos", number(statistics.renewalInfos)),
+                .init("claims", number(statistics.claims)),
+                .init("statements", number(statistics.statements)),
+                .init("notifications", number(statistics.deliveries.notifications)),
+                .init("duplicates", number(statistics.deliveries.duplicates)),
+                .init("retries", number(statistics.deliveries.retries)),
+                .init("receipts", number(statistics.fed.receipts)),
+                .init("ignored", number(statistics.fed.ignored)),
+                .init("incomplete", number(statistics.fed.incomplete)),
+                .init("lastSignedDate", statistics.lastSignedDate.map { .number(String($0.milliseconds)) } ?? .null),
+                .init("lastSigned", statistics.lastSignedDate.map { .string($0.iso8601) } ?? .null),
+            ]))
+    }
+}
+
+/// `vouch ledger export --db FILE`.
+struct LedgerExportCommand: Command {
+    let path = ["ledger", "export"]
+    let summary = "Write a ledger file's records as JSON Lines"
+    let usage = "vouch ledger export --db FILE [--out FILE]"
+    let discussion = """
+        Writes every record of the ledger file as one JSON object per line, for a warehouse
+        or Spark (Schemas/ledger-export.schema.json): each transaction with its merged
+        statements ("kind":"transaction": the statement in force, the newest signed and
+        receipt statements, the newest revocation, the reversal's date), each chain's renewal
+        info ("kind":"renewalInfo") and each account named by a caller ("kind":"accountClaim"),
+        in a stable order. The export is for reading only: a ledger takes signed data alone.
+        """
+    let exitStatus = """
+        0 success, 64 usage error, 65 the file is not a Vouch store or is of a newer schema or
+        damaged, 66 the file cannot be read, 74 output write error.
+        """
+
+    var options: [CommandOption] {
+        [
+            LedgerCommands.database,
+            .value("--out", short: "o", "FILE", help: "Write to FILE (- for stdout, the default)"),
+        ]
+    }
+
+    func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let file = try LedgerCommands.path(arguments, command: "ledger export")
+        let store = try LedgerStore(path: file, access: .readOnly)
+        let out = try console.destination(arguments.value("--out"))
+        var bytes: [UInt8] = []
+        try store.export { record in
+            bytes += record
+            bytes.append(0x0A)
+            if bytes.count >= 64 * 1024 {
+                try out.write(bytes)
+                bytes.removeAll(keepingCapacity: true)
+            }
+        }
+        if !bytes.isEmpty { try out.write(bytes) }
+        try out.close()
+        return ExitCode.success
+    }
+}
