@@ -303,6 +303,36 @@ import VouchTestSupport
         }
     }
 
+    @Test(arguments: [
+        "not json", #"{"kind":"transaction"}"#,
+        #"{"kind":"unknown","channel":"app_store","environment":"Production","originalTransactionId":"1"}"#,
+    ])
+    func aStoredRecordThatDoesNotReadIsReportedAsDamage(body: String) throws {
+        let path = Self.path("bad-record.sqlite")
+        do {
+            let store = try LedgerStore(path: path)
+            try store.add(contentsOf: F.ledger(LedgerDeterminismTests.payloads))
+        }
+        try Self.sqlite(
+            path,
+            "UPDATE app_store_transaction SET body = '\(body)' WHERE rowid = (SELECT min(rowid) FROM app_store_transaction)"
+        )
+        let store = try LedgerStore(path: path, access: .readOnly)
+        for question in [
+            { _ = try store.ledger() },
+            {
+                var lines = 0
+                try store.export { _ in lines += 1 }
+            },
+        ]
+            as [() throws -> Void]
+        {
+            let error = #expect(throws: LedgerError.self) { try question() }
+            #expect(error?.code == .corruptStore)
+            #expect(error?.reason.contains("holds a record that does not read") == true)
+        }
+    }
+
     @Test(.enabled(if: geteuid() != 0, "root may write anywhere"))
     func aStoreThatCannotBeWrittenIsRefusedForWritingAndReadInAReadOnlyDirectory() throws {
         let directory = Self.folder.appendingPathComponent("read-only")

@@ -98,30 +98,31 @@ extension PayloadEnum {
 }
 
 /// Reads typed members from one payload object: the one place that maps JSON types to model
-/// types. A missing member or JSON `null` reads as `nil`; a present member of the wrong type
-/// throws ``PayloadFieldError`` naming it.
-struct PayloadFields {
-    let object: JSONObject
+/// types (the models', and the records the entitlement ledger stores). A missing member or JSON
+/// `null` reads as `nil`; a present member of the wrong type throws ``PayloadFieldError``
+/// naming it.
+package struct PayloadFields {
+    package let object: JSONObject
     private let index: JSONObject.NameIndex
 
-    init(_ object: JSONObject) {
+    package init(_ object: JSONObject) {
         self.object = object
         index = JSONObject.NameIndex(object)
     }
 
-    func string(_ name: StaticString) throws(PayloadFieldError) -> String? {
+    package func string(_ name: StaticString) throws(PayloadFieldError) -> String? {
         guard let value = present(name) else { return nil }
         guard case .string(let string) = value else { throw PayloadFieldError(field: "\(name)", expected: "a string") }
         return string
     }
 
-    func bool(_ name: StaticString) throws(PayloadFieldError) -> Bool? {
+    package func bool(_ name: StaticString) throws(PayloadFieldError) -> Bool? {
         guard let value = present(name) else { return nil }
         guard case .bool(let flag) = value else { throw PayloadFieldError(field: "\(name)", expected: "a boolean") }
         return flag
     }
 
-    func int64(_ name: StaticString) throws(PayloadFieldError) -> Int64? {
+    package func int64(_ name: StaticString) throws(PayloadFieldError) -> Int64? {
         guard let value = present(name) else { return nil }
         guard case .number(let text) = value, let number = Int64(text) else {
             throw PayloadFieldError(field: "\(name)", expected: "a 64-bit integer")
@@ -129,7 +130,7 @@ struct PayloadFields {
         return number
     }
 
-    func int32(_ name: StaticString) throws(PayloadFieldError) -> Int32? {
+    package func int32(_ name: StaticString) throws(PayloadFieldError) -> Int32? {
         guard let value = present(name) else { return nil }
         guard case .number(let text) = value, let number = Int32(text) else {
             throw PayloadFieldError(field: "\(name)", expected: "a 32-bit integer")

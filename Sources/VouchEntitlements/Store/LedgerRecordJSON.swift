@@ -190,72 +190,73 @@ enum LedgerRecordJSON {
             isUpgraded: try fields.bool("isUpgraded"), ownership: ownership,
             appAccountToken: try fields.optionalString("appAccountToken"), revocation: try readRevocation(fields),
             price: try fields.optionalInteger("price"), currency: try fields.optionalString("currency"),
-            quantity: try fields.optionalInteger("quantity").flatMap { Int32(exactly: $0) },
+            quantity: try fields.optionalInt32("quantity"),
             isFreeTrial: try fields.bool("isFreeTrial"))
     }
 
     private static func readRevocation(_ fields: Fields) throws(RecordFormatError) -> RevocationFacts? {
         guard let date = try fields.optionalInteger("revocationDate") else { return nil }
         return RevocationFacts(
-            date: date, reason: try fields.optionalInteger("revocationReason").flatMap { Int32(exactly: $0) },
+            date: date, reason: try fields.optionalInt32("revocationReason"),
             type: try fields.optionalString("revocationType"),
-            percentage: try fields.optionalInteger("revocationPercentage").flatMap { Int32(exactly: $0) })
+            percentage: try fields.optionalInt32("revocationPercentage"))
     }
 
-    /// Typed reads of an object's members, naming the member at fault.
+    /// The members of a stored object, read by the models' reader (``PayloadFields``): a
+    /// member the record cannot do without must be there, and any error names its path.
     private struct Fields {
-        let object: JSONObject
+        let fields: PayloadFields
         let path: String
 
-        func value(_ name: String) throws(RecordFormatError) -> JSONValue {
-            guard let value = object[name] else { throw RecordFormatError(reason: "\(path).\(name) is missing") }
+        init(object: JSONObject, path: String) {
+            fields = PayloadFields(object)
+            self.path = path
+        }
+
+        private func read<Value>(_ body: (PayloadFields) throws(PayloadFieldError) -> Value?) throws(RecordFormatError)
+            -> Value?
+        {
+            do {
+                return try body(fields)
+            } catch {
+                throw RecordFormatError(reason: "\(path).\(error)")
+            }
+        }
+
+        private func required<Value>(_ value: Value?, _ name: StaticString) throws(RecordFormatError) -> Value {
+            guard let value else { throw RecordFormatError(reason: "\(path).\(name) is missing") }
             return value
         }
 
-        func string(_ name: String) throws(RecordFormatError) -> String {
-            guard let text = try value(name).stringValue else {
-                throw RecordFormatError(reason: "\(path).\(name) is not a string")
-            }
-            return text
+        func string(_ name: StaticString) throws(RecordFormatError) -> String {
+            try required(try optionalString(name), name)
         }
 
-        func optionalString(_ name: String) throws(RecordFormatError) -> String? {
-            let value = try value(name)
-            if value.isNull { return nil }
-            guard let text = value.stringValue else {
-                throw RecordFormatError(reason: "\(path).\(name) is not a string")
-            }
-            return text
+        func optionalString(_ name: StaticString) throws(RecordFormatError) -> String? {
+            try read { fields throws(PayloadFieldError) in try fields.string(name) }
         }
 
-        func integer(_ name: String) throws(RecordFormatError) -> Int64 {
-            guard let number = try value(name).int64Value else {
-                throw RecordFormatError(reason: "\(path).\(name) is not an integer")
-            }
-            return number
+        func integer(_ name: StaticString) throws(RecordFormatError) -> Int64 {
+            try required(try optionalInteger(name), name)
         }
 
-        func optionalInteger(_ name: String) throws(RecordFormatError) -> Int64? {
-            let value = try value(name)
-            if value.isNull { return nil }
-            guard let number = value.int64Value else {
-                throw RecordFormatError(reason: "\(path).\(name) is not an integer")
-            }
-            return number
+        func optionalInteger(_ name: StaticString) throws(RecordFormatError) -> Int64? {
+            try read { fields throws(PayloadFieldError) in try fields.int64(name) }
         }
 
-        func bool(_ name: String) throws(RecordFormatError) -> Bool {
-            guard let flag = try value(name).boolValue else {
-                throw RecordFormatError(reason: "\(path).\(name) is not a boolean")
-            }
-            return flag
+        func optionalInt32(_ name: StaticString) throws(RecordFormatError) -> Int32? {
+            try read { fields throws(PayloadFieldError) in try fields.int32(name) }
         }
 
+        func bool(_ name: StaticString) throws(RecordFormatError) -> Bool {
+            try required(try read { fields throws(PayloadFieldError) in try fields.bool(name) }, name)
+        }
+
+        /// A nested object, or `nil` when it is `null` or absent.
         func object(_ name: String) throws(RecordFormatError) -> Fields? {
-            let value = try value(name)
-            if value.isNull { return nil }
+            guard let value = fields.object[name], !value.isNull else { return nil }
             guard let nested = value.objectValue else {
-                throw RecordFormatError(reason: "\(path).\(name) is not an object")
+                throw RecordFormatError(reason: "\(path).\(name): expected an object")
             }
             return Fields(object: nested, path: "\(path).\(name)")
         }
