@@ -7,6 +7,7 @@ import VouchMint
 // vouch-bench: batch verification measured against OpenSSL's raw P-256 floor, in one run.
 //
 //   swift run -c release --package-path Benchmarks vouch-bench [--lines N] [--rounds N] [--no-million]
+//   swift run -c release --package-path Benchmarks vouch-bench --ledger-table-only [--ledger-accounts N]
 //
 // (which builds the `vouch` binary it runs beside it). It uses the libraries' public API only.
 // Every throughput is printed with its ratio to the floor measured in the same run on the
@@ -22,6 +23,10 @@ struct Options {
     /// Payloads for the entitlement ledger's figure; 0 leaves it out.
     var ledgerPayloads = 1_000_000
     var ledgerOnly = false
+    /// Accounts of the keyed ledger's table (`vouch mint history --count`); 0 leaves it out.
+    var ledgerAccounts = 1_000_000
+    var ledgerTableOnly = false
+    var ledgerStore = true
 
     init(_ arguments: [String]) {
         var index = 0
@@ -48,10 +53,17 @@ struct Options {
                 ledgerPayloads = max(0, Int(arguments[index]) ?? ledgerPayloads)
             case "--ledger-only":
                 ledgerOnly = true
+            case "--ledger-accounts":
+                index += 1
+                ledgerAccounts = max(0, Int(arguments[index]) ?? ledgerAccounts)
+            case "--ledger-table-only":
+                ledgerTableOnly = true
+            case "--no-ledger-store":
+                ledgerStore = false
             default:
                 FileHandle.standardError.write(
                     Data(
-                        "usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts] [--ledger N] [--ledger-only]\n"
+                        "usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts] [--ledger N] [--ledger-only] [--ledger-accounts N] [--ledger-table-only] [--no-ledger-store]\n"
                             .utf8))
                 exit(64)
             }
@@ -108,6 +120,16 @@ func threadCounts(jobs: Int) -> [Int] { Set([1, jobs]).sorted() }
 /// `value` for each of ``threadCounts(jobs:)``.
 func perThreadCount<Value>(jobs: Int, _ value: Value) -> [Int: Value] {
     Dictionary(uniqueKeysWithValues: threadCounts(jobs: jobs).map { ($0, value) })
+}
+
+if options.ledgerTableOnly {
+    print(
+        try benchLedgerTable(
+            accounts: options.ledgerAccounts, jobs: jobs, store: options.ledgerStore, vouch: binary,
+            directory: scratch
+        ).markdown)
+    try? FileManager.default.removeItem(at: scratch)  // exit skips the deferred removal
+    exit(0)
 }
 
 if options.onlyReceipts {
@@ -704,5 +726,12 @@ if options.ledgerPayloads > 0 {
     print(
         try benchLedger(
             payloads: options.ledgerPayloads, jobs: jobs, authority: authority, signer: signer, directory: scratch
+        ).markdown)
+}
+if options.ledgerAccounts > 0 {
+    print(
+        try benchLedgerTable(
+            accounts: options.ledgerAccounts, jobs: jobs, store: options.ledgerStore, vouch: binary,
+            directory: scratch
         ).markdown)
 }

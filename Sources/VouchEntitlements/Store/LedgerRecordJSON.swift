@@ -23,11 +23,7 @@ enum LedgerRecordJSON {
         let key = record.current
         return .object(
             JSONObject(
-                [
-                    .init("kind", "transaction"),
-                    .init("channel", .string(appStore)),
-                    .init("environment", .string(key.environment)),
-                    .init("originalTransactionId", .string(key.originalTransactionId)),
+                head("transaction", key.chainKey.renewalKey) + [
                     .init("transactionId", .string(key.transactionId)),
                     .init("ownership", .string(key.ownership)),
                 ] + (inForce ? [.init("inForce", statement(record.current))] : []) + [
@@ -87,29 +83,29 @@ enum LedgerRecordJSON {
     /// "isInBillingRetryPeriod":…,"gracePeriodExpiresDate":…,"productId":…,"appAccountToken":…}`.
     static func object(_ renewal: RenewalStatement, key: EntitlementLedger.RenewalKey) -> JSONValue {
         .object(
-            JSONObject([
-                .init("kind", "renewalInfo"),
-                .init("channel", .string(appStore)),
-                .init("environment", .string(key.environment)),
-                .init("originalTransactionId", .string(key.originalTransactionId)),
-                .init("signedDate", number(renewal.signedDate)),
-                .init("isInBillingRetryPeriod", .bool(renewal.isInBillingRetryPeriod)),
-                .init("gracePeriodExpiresDate", renewal.gracePeriodExpiresDate.map(number) ?? .null),
-                .init("productId", renewal.productId.map(JSONValue.string) ?? .null),
-                .init("appAccountToken", renewal.appAccountToken.map(JSONValue.string) ?? .null),
-            ]))
+            JSONObject(
+                head("renewalInfo", key) + [
+                    .init("signedDate", number(renewal.signedDate)),
+                    .init("isInBillingRetryPeriod", .bool(renewal.isInBillingRetryPeriod)),
+                    .init("gracePeriodExpiresDate", renewal.gracePeriodExpiresDate.map(number) ?? .null),
+                    .init("productId", renewal.productId.map(JSONValue.string) ?? .null),
+                    .init("appAccountToken", renewal.appAccountToken.map(JSONValue.string) ?? .null),
+                ]))
     }
 
     /// `{"kind":"accountClaim","channel":…,"environment":…,"originalTransactionId":…,"appAccountToken":…}`.
     static func claim(_ token: String, key: EntitlementLedger.RenewalKey) -> JSONValue {
-        .object(
-            JSONObject([
-                .init("kind", "accountClaim"),
-                .init("channel", .string(appStore)),
-                .init("environment", .string(key.environment)),
-                .init("originalTransactionId", .string(key.originalTransactionId)),
-                .init("appAccountToken", .string(token)),
-            ]))
+        .object(JSONObject(head("accountClaim", key) + [.init("appAccountToken", .string(token))]))
+    }
+
+    /// The members every record begins with: what it is and the chain it is about.
+    private static func head(_ kind: String, _ key: EntitlementLedger.RenewalKey) -> [JSONObject.Member] {
+        [
+            .init("kind", .string(kind)),
+            .init("channel", .string(appStore)),
+            .init("environment", .string(key.environment)),
+            .init("originalTransactionId", .string(key.originalTransactionId)),
+        ]
     }
 
     private static func number(_ value: Int64) -> JSONValue { .number(String(value)) }
