@@ -91,7 +91,7 @@ public struct EntitlementLedger: Sendable {
     /// The environments of the chains held, for lookups by account token.
     private var environments: Set<String> = []
     /// Every notification delivery read: by `notificationUUID`, each `signedDate` and how often.
-    private(set) var deliveries: [String: [NotificationSighting]] = [:]
+    private(set) var deliveries: [String: Sightings] = [:]
     /// One copy of each text many records repeat (product ids, types, tokens), so memory
     /// follows the transactions, not the bytes of their statements.
     private var strings = Set<String>()
@@ -134,6 +134,32 @@ public struct EntitlementLedger: Sendable {
         var count: Int
     }
 
+    /// The sightings of one notification: nearly always one `signedDate`, kept without an array.
+    enum Sightings: Sendable, Hashable, Sequence {
+        case one(NotificationSighting)
+        case many([NotificationSighting])
+
+        var all: [NotificationSighting] {
+            switch self {
+            case .one(let sighting): [sighting]
+            case .many(let sightings): sightings
+            }
+        }
+
+        func makeIterator() -> IndexingIterator<[NotificationSighting]> { all.makeIterator() }
+
+        /// These sightings and `count` more with `signedDate`.
+        func adding(_ signedDate: Int64, count: Int) -> Sightings {
+            var sightings = all
+            if let index = sightings.firstIndex(where: { $0.signedDate == signedDate }) {
+                sightings[index].count += count
+            } else {
+                sightings.append(NotificationSighting(signedDate: signedDate, count: count))
+            }
+            return sightings.count == 1 ? .one(sightings[0]) : .many(sightings)
+        }
+    }
+
     /// What the ledger knows of notification deliveries, by `notificationUUID`.
     ///
     /// Apple gives each notification a UUID and sends it again until the server answers it;
@@ -162,8 +188,9 @@ public struct EntitlementLedger: Sendable {
         var counts = NotificationDeliveries()
         for sightings in deliveries.values {
             counts.notifications += 1
-            counts.retries += sightings.count - 1
-            for sighting in sightings { counts.duplicates += sighting.count - 1 }
+            let all = sightings.all
+            counts.retries += all.count - 1
+            for sighting in all { counts.duplicates += sighting.count - 1 }
         }
         return counts
     }
@@ -357,13 +384,9 @@ public struct EntitlementLedger: Sendable {
     }
 
     private mutating func note(_ uuid: String, signedDate: Int64, count: Int) {
-        var sightings = deliveries[uuid] ?? []
-        if let index = sightings.firstIndex(where: { $0.signedDate == signedDate }) {
-            sightings[index].count += count
-        } else {
-            sightings.append(NotificationSighting(signedDate: signedDate, count: count))
-        }
-        deliveries[uuid] = sightings
+        deliveries[uuid] =
+            deliveries[uuid]?.adding(signedDate, count: count)
+            ?? .one(NotificationSighting(signedDate: signedDate, count: count))
     }
 
     /// Joins `record` into its chain and keeps the indexes up to date.

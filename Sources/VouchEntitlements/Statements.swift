@@ -218,7 +218,7 @@ struct RenewalStatement: Sendable, Equatable {
 /// ones to tell a reversed refund.
 ///
 /// Signed (JWS) statements and receipt statements are kept apart, and the statement in force
-/// (``current``) is resolved from them:
+/// (``current``) is derived from them:
 ///
 /// - the newest signed statement, when there is one (a receipt says less than signed data:
 ///   no price, ownership, account token or revocation reason);
@@ -228,25 +228,37 @@ struct RenewalStatement: Sendable, Equatable {
 ///   there is no signed statement): a receipt revokes, and never restores what is revoked.
 ///
 /// ``join(_:)`` is commutative, associative and idempotent, so the record is the same for any
-/// order of its statements and any repetition of them.
+/// order of its statements and any repetition of them. Receipt statements, which few
+/// transactions have, are kept out of line, so a record of signed data alone stays small.
 struct TransactionRecord: Sendable, Equatable {
-    /// The statement in force, resolved from the parts below.
-    private(set) var current: TransactionStatement
     /// The newest signed statement.
     private(set) var signed: TransactionStatement?
-    /// The newest receipt statement.
-    private(set) var receipt: TransactionStatement?
-    /// The newest receipt statement that carried a cancellation: the receipt's creation date and
-    /// the cancellation date.
-    private(set) var receiptCancellation: (signedDate: Int64, date: Int64)?
+    /// What receipts said, when any did.
+    private var receipts: ReceiptStatements?
     /// The newest statement that carried a revocation, with its signed date.
     private(set) var newestRevocation: (signedDate: Int64, facts: RevocationFacts)?
     /// The latest `signedDate` of a `REFUND_REVERSED` notification about this transaction.
     private(set) var reversalNotified: Int64?
 
+    /// The receipt statements of a transaction: the newest, and the newest that carried a
+    /// cancellation (the receipt's creation date and the cancellation date).
+    final class ReceiptStatements: Sendable, Equatable {
+        let statement: TransactionStatement
+        let cancellation: (signedDate: Int64, date: Int64)?
+
+        init(statement: TransactionStatement, cancellation: (signedDate: Int64, date: Int64)?) {
+            self.statement = statement
+            self.cancellation = cancellation
+        }
+
+        static func == (lhs: ReceiptStatements, rhs: ReceiptStatements) -> Bool {
+            lhs.statement == rhs.statement && lhs.cancellation?.signedDate == rhs.cancellation?.signedDate
+                && lhs.cancellation?.date == rhs.cancellation?.date
+        }
+    }
+
     /// A record of one signed statement.
     init(_ statement: TransactionStatement, reversalNotifiedAt: Int64? = nil) {
-        current = statement
         signed = statement
         newestRevocation = statement.revocation.map { (statement.signedDate, $0) }
         reversalNotified = reversalNotifiedAt
@@ -254,12 +266,9 @@ struct TransactionRecord: Sendable, Equatable {
 
     /// A record of one receipt statement.
     init(receipt statement: TransactionStatement) {
-        current = statement
-        receipt = statement
-        if let revocation = statement.revocation {
-            receiptCancellation = (statement.signedDate, revocation.date)
-            newestRevocation = (statement.signedDate, revocation)
-        }
+        receipts = ReceiptStatements(
+            statement: statement, cancellation: statement.revocation.map { (statement.signedDate, $0.date) })
+        newestRevocation = statement.revocation.map { (statement.signedDate, $0) }
     }
 
     /// A record from its parts, as a stored record holds them; `nil` when it holds no statement.
@@ -268,24 +277,48 @@ struct TransactionRecord: Sendable, Equatable {
         receiptCancellation: (signedDate: Int64, date: Int64)?,
         newestRevocation: (signedDate: Int64, facts: RevocationFacts)?, reversalNotified: Int64?
     ) {
-        guard let first = signed ?? receipt else { return nil }
-        current = first
+        guard signed != nil || receipt != nil else { return nil }
         self.signed = signed
-        self.receipt = receipt
-        self.receiptCancellation = receiptCancellation
+        receipts = receipt.map { ReceiptStatements(statement: $0, cancellation: receiptCancellation) }
         self.newestRevocation = newestRevocation
         self.reversalNotified = reversalNotified
-        resolve()
+    }
+
+    /// The newest receipt statement.
+    var receipt: TransactionStatement? { receipts?.statement }
+
+    /// The newest receipt statement that carried a cancellation: the receipt's creation date and
+    /// the cancellation date.
+    var receiptCancellation: (signedDate: Int64, date: Int64)? { receipts?.cancellation }
+
+    /// The statement in force, by the rules above.
+    var current: TransactionStatement {
+        // Every record holds a signed or a receipt statement.
+        guard var statement = signed ?? receipts?.statement else { preconditionFailure("a record without a statement") }
+        if statement.revocation == nil, let cancellation = receipts?.cancellation,
+            signed == nil || cancellation.signedDate > statement.signedDate
+        {
+            statement.revocation = RevocationFacts(date: cancellation.date)
+        }
+        return statement
     }
 
     mutating func join(_ other: TransactionRecord) {
         signed = Self.newer(signed, other.signed)
-        receipt = Self.newer(receipt, other.receipt)
-        if let theirs = other.receiptCancellation {
-            if let ours = receiptCancellation {
-                if (theirs.signedDate, theirs.date) > (ours.signedDate, ours.date) { receiptCancellation = theirs }
+        if let theirs = other.receipts {
+            if let ours = receipts {
+                if ours != theirs {
+                    var cancellation = ours.cancellation
+                    if let candidate = theirs.cancellation,
+                        cancellation.map({ (candidate.signedDate, candidate.date) > ($0.signedDate, $0.date) }) ?? true
+                    {
+                        cancellation = candidate
+                    }
+                    receipts = ReceiptStatements(
+                        statement: Self.newer(ours.statement, theirs.statement)!, cancellation: cancellation)
+                }
             } else {
-                receiptCancellation = theirs
+                receipts = theirs
             }
         }
         if let theirs = other.newestRevocation {
@@ -302,7 +335,6 @@ struct TransactionRecord: Sendable, Equatable {
         if let theirs = other.reversalNotified {
             reversalNotified = max(reversalNotified ?? theirs, theirs)
         }
-        resolve()
     }
 
     private static func newer(_ ours: TransactionStatement?, _ theirs: TransactionStatement?) -> TransactionStatement? {
@@ -311,31 +343,21 @@ struct TransactionRecord: Sendable, Equatable {
         return theirs.isNewer(than: ours) ? theirs : ours
     }
 
-    /// Sets ``current`` from the parts, by the rules above.
-    private mutating func resolve() {
-        guard var statement = signed ?? receipt else { return }
-        if statement.revocation == nil, let cancellation = receiptCancellation,
-            signed == nil || cancellation.signedDate > statement.signedDate
-        {
-            statement.revocation = RevocationFacts(date: cancellation.date)
-        }
-        current = statement
-    }
-
     /// Replaces the repeated texts of every statement by the copies in `strings`.
     mutating func share(_ strings: inout Set<String>) {
-        current.share(&strings)
         signed?.share(&strings)
-        receipt?.share(&strings)
+        if let receipts {
+            var statement = receipts.statement
+            statement.share(&strings)
+            self.receipts = ReceiptStatements(statement: statement, cancellation: receipts.cancellation)
+        }
         if let type = newestRevocation?.facts.type {
             newestRevocation?.facts.type = strings.insert(type).memberAfterInsert
         }
     }
 
     static func == (lhs: TransactionRecord, rhs: TransactionRecord) -> Bool {
-        lhs.current == rhs.current && lhs.signed == rhs.signed && lhs.receipt == rhs.receipt
-            && lhs.receiptCancellation?.signedDate == rhs.receiptCancellation?.signedDate
-            && lhs.receiptCancellation?.date == rhs.receiptCancellation?.date
+        lhs.signed == rhs.signed && lhs.receipts == rhs.receipts
             && lhs.newestRevocation?.signedDate == rhs.newestRevocation?.signedDate
             && lhs.newestRevocation?.facts == rhs.newestRevocation?.facts
             && lhs.reversalNotified == rhs.reversalNotified

@@ -418,7 +418,7 @@ public final class LedgerStore: @unchecked Sendable {
             try known.rows([.text(Self.channel), .text(uuid)]) { row in
                 seen[row.integer(0) ?? 0] = row.integer(1) ?? 0
             }
-            for sighting in sightings.sorted(by: { $0.signedDate < $1.signedDate }) {
+            for sighting in sightings.all.sorted(by: { $0.signedDate < $1.signedDate }) {
                 if seen[sighting.signedDate] != nil {
                     change.duplicateNotifications += sighting.count
                 } else {
@@ -573,7 +573,8 @@ public final class LedgerStore: @unchecked Sendable {
         try reading { () throws(LedgerError) -> [AccountKey] in
             var found = Set<AccountKey>()
             try statement(
-                "SELECT c.environment, c.account, c.chain FROM app_store_transaction t JOIN chain c "
+                // CROSS JOIN keeps this order: the transaction by its index, then its chain.
+                "SELECT c.environment, c.account, c.chain FROM app_store_transaction t CROSS JOIN chain c "
                     + "ON c.channel = 'app_store' AND c.environment = t.environment "
                     + "AND c.chain = t.original_transaction_id AND c.scope = t.ownership WHERE t.transaction_id = ?",
                 phase: .read
