@@ -9,4 +9,8 @@
 #include <openssl/sha.h>
 #include <openssl/x509.h>
 
+// glibc's mallinfo2, for the bytes a ledger holds on the heap (freed memory an allocator keeps
+// for reuse does not count, as it would in the resident set).
+#include <malloc.h>
+
 #endif

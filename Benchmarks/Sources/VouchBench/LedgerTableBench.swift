@@ -1,0 +1,236 @@
+import CBenchOpenSSL  // timespec, clock_gettime and mallinfo2
+import Foundation
+import Vouch
+import VouchBatch
+import VouchEntitlements
+
+// The keyed ledger at scale: histories of many accounts made by `vouch mint history`, verified
+// with `BatchVerifier.verify(from:deliver:)` into an `EntitlementLedger` and, beside it, into a
+// `LedgerStore`; then lookups of sampled accounts by appAccountToken, originalTransactionId and
+// transactionId, each timed alone (the answer for one account: its lookup and its
+// `entitlements(of:at:)`). The add rate is payloads per second spent inside `add` (on the
+// delivering thread), not the verification's; memory is the growth of the bytes in use on the
+// heap (glibc's mallinfo2, every arena) while the ledger fills, per transaction held: unlike
+// the resident set, it leaves out what verification's threads freed and the allocator kept.
+
+struct LedgerTableReport {
+    var accounts = 0
+    var payloads = 0
+    var bytes = 0
+    var mintSeconds = 0.0
+    var verifySeconds = 0.0
+    var addSeconds = 0.0
+    var chains = 0
+    var transactions = 0
+    var ledgerAccounts = 0
+    var heapGrowth: Int?
+    var storeAddSeconds = 0.0
+    var storeBytes: Int64 = 0
+    var lookups: [(name: String, memory: [Double], store: [Double])] = []
+
+    static func percentile(_ sorted: [Double], _ share: Double) -> Double {
+        guard !sorted.isEmpty else { return .nan }
+        return sorted[min(sorted.count - 1, Int(Double(sorted.count) * share))]
+    }
+
+    static func microseconds(_ seconds: Double) -> String {
+        seconds.isNaN ? "–" : String(format: "%.1f µs", seconds * 1e6)
+    }
+
+    var markdown: String {
+        var lines = [
+            "",
+            "Keyed ledger: \(accounts) accounts minted by `vouch mint history` (\(payloads) tokens, \(bytes / 1_048_576) MiB, "
+                + "minted in \(String(format: "%.0f", mintSeconds)) s), verified in \(String(format: "%.0f", verifySeconds)) s "
+                + "into \(ledgerAccounts) ledger accounts, \(chains) chains, \(transactions) transactions.",
+            "",
+            "| measurement | `EntitlementLedger` (memory) | `LedgerStore` (SQLite) |",
+            "|---|---:|---:|",
+            "| add rate, payloads/s (time inside `add`; the store's in transactions of 20,000 payloads) | "
+                + "\(String(format: "%.0f", Double(payloads) / addSeconds)) | "
+                + (storeAddSeconds > 0 ? String(format: "%.0f", Double(payloads) / storeAddSeconds) : "–") + " |",
+        ]
+        for lookup in lookups {
+            let memory = lookup.memory.sorted()
+            let store = lookup.store.sorted()
+            lines.append(
+                "| lookup by \(lookup.name) and `entitlements(of:at:)`, p50 / p99 (goal p99 < 50 µs) | "
+                    + "\(Self.microseconds(Self.percentile(memory, 0.5))) / \(Self.microseconds(Self.percentile(memory, 0.99))) | "
+                    + "\(Self.microseconds(Self.percentile(store, 0.5))) / \(Self.microseconds(Self.percentile(store, 0.99))) |"
+            )
+        }
+        lines.append(
+            "| bytes per transaction (heap in use; the file with its log) | "
+                + (heapGrowth.map { String($0 / max(transactions, 1)) } ?? "–") + " | "
+                + (storeBytes > 0 ? String(storeBytes / Int64(max(transactions, 1))) : "–") + " |")
+        lines.append("")
+        lines.append(
+            "Lookups: \(lookups.first?.memory.count ?? 0) sampled accounts in memory, \(lookups.first?.store.count ?? 0) in the store, each timed alone."
+        )
+        return lines.joined(separator: "\n")
+    }
+}
+
+/// A small seeded generator for the samples (xorshift64*).
+struct SampleRandom {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state ^= state >> 12
+        state ^= state << 25
+        state ^= state >> 27
+        return state &* 2_685_821_657_736_338_717
+    }
+    mutating func below(_ bound: Int) -> Int { Int(next() % UInt64(bound)) }
+}
+
+func benchLedgerTable(
+    accounts: Int, jobs: Int, store withStore: Bool, vouch: URL, directory: URL, samples: Int = 100_000,
+    storeSamples: Int = 10_000
+) throws -> LedgerTableReport {
+    var report = LedgerTableReport()
+    report.accounts = accounts
+    let ca = directory.appendingPathComponent("ledger-ca")
+    let histories = directory.appendingPathComponent("histories.jwsl.gz")
+    let quoted = shellQuote(vouch.path)
+
+    // 1. Mint, as a user would: a CA valid over the histories, then the histories, gzipped.
+    log("ledger table: minting the histories of \(accounts) accounts with vouch mint history …")
+    guard
+        run(
+            "\(quoted) mint ca --out \(shellQuote(ca.path)) --not-before 2025-01-01 --not-after 2045-01-01 > /dev/null"
+        ).status == 0
+    else { throw CocoaError(.executableLoad) }
+    let mint = run(
+        "\(quoted) mint history --ca \(shellQuote(ca.path)) --count \(accounts) --seed 29 --date 2026-06-01 "
+            + "| gzip -1 > \(shellQuote(histories.path))")
+    guard mint.status == 0 else { throw CocoaError(.executableLoad) }
+    report.mintSeconds = mint.seconds
+
+    // 2. Verify into the ledger (and the store, in transactions of 20,000 payloads).
+    var configuration = Verifier.Configuration.acceptingAnyApp()
+    configuration.trustAnchors = [Array(try Data(contentsOf: ca.appendingPathComponent("root.der")))]
+    let batch = BatchVerifier(verifier: try Verifier(configuration: configuration), jobs: jobs)
+    let storePath = directory.appendingPathComponent("ledger.sqlite").path
+    let store = withStore ? try LedgerStore(path: storePath) : nil
+    var ledger = EntitlementLedger()
+    var pending = EntitlementLedger()
+    var pendingCount = 0
+    var transactionIds: [String] = []
+    var random = SampleRandom(state: 0x9E37_79B9_7F4A_7C15)
+    log("ledger table: verifying into the ledger\(withStore ? " and the store" : "") …")
+    let before = heapBytes()
+    let start = now()
+    let summary = try batch.verify(from: try InputReader(path: histories.path)) { result in
+        guard let verified = result.payload else { return }
+        report.payloads += 1
+        if case .transaction(let transaction) = verified.decoded, let id = transaction.transactionId {
+            // A reservoir of transaction ids to look up.
+            if transactionIds.count < samples {
+                transactionIds.append(id)
+            } else {
+                let slot = random.below(report.payloads)
+                if slot < samples { transactionIds[slot] = id }
+            }
+        }
+        let addStart = threadCPUSeconds()
+        ledger.add(verified)
+        report.addSeconds += threadCPUSeconds() - addStart
+        if let store {
+            let storeStart = now()
+            pending.add(verified)
+            pendingCount += 1
+            if pendingCount == 20_000 {
+                try store.add(contentsOf: pending)
+                pending = EntitlementLedger()
+                pendingCount = 0
+            }
+            report.storeAddSeconds += now() - storeStart
+        }
+    }
+    if let store, pendingCount > 0 {
+        let storeStart = now()
+        try store.add(contentsOf: pending)
+        report.storeAddSeconds += now() - storeStart
+    }
+    pending = EntitlementLedger()
+    report.verifySeconds = now() - start
+    // SQLite's page cache (2 MiB) and the sampled transaction ids are counted too: a few MiB
+    // against the ledger's.
+    report.heapGrowth = heapBytes() - before
+    report.bytes = summary.bytesConsumed
+    report.chains = ledger.chainCount
+    report.transactions = ledger.transactionCount
+
+    // 3. Lookups of sampled accounts, each timed alone.
+    let all = ledger.accounts
+    report.ledgerAccounts = all.count
+    let instant = Timestamp(milliseconds: 1_780_272_000_000)
+    let sampled = (0..<samples).map { _ in all[random.below(all.count)] }
+    let tokens = sampled.compactMap(\.appAccountTokenUUID)
+    let chains = sampled.compactMap { ledger.entitlements(of: $0, at: instant)?.originalTransactionIds.first }
+
+    func timed<Key>(_ keys: [Key], _ body: (Key) throws -> Int) rethrows -> [Double] {
+        var times: [Double] = []
+        times.reserveCapacity(keys.count)
+        var sink = 0
+        for key in keys {
+            let begin = now()
+            sink &+= try body(key)
+            times.append(now() - begin)
+        }
+        if sink == -1 { print(sink) }  // keeps the answers alive
+        return times
+    }
+    log("ledger table: \(samples) lookups of each kind in memory …")
+    let byToken = timed(tokens) { uuid in
+        ledger.accounts(matching: uuid).reduce(0) {
+            $0 + (ledger.entitlements(of: $1, at: instant)?.entitlements.count ?? 0)
+        }
+    }
+    let byChain = timed(chains) { chain in
+        ledger.accounts(matching: chain).reduce(0) {
+            $0 + (ledger.entitlements(of: $1, at: instant)?.entitlements.count ?? 0)
+        }
+    }
+    let byTransaction = timed(transactionIds) { id in
+        ledger.accounts(withTransactionId: id).reduce(0) {
+            $0 + (ledger.entitlements(of: $1, at: instant)?.entitlements.count ?? 0)
+        }
+    }
+    var storeByToken: [Double] = []
+    var storeByChain: [Double] = []
+    var storeByTransaction: [Double] = []
+    if let store {
+        log("ledger table: \(storeSamples) lookups of each kind in the store …")
+        storeByToken = try timed(Array(tokens.prefix(storeSamples))) { uuid in
+            try store.accounts(matching: uuid).reduce(0) {
+                $0 + ((try store.entitlements(of: $1, at: instant))?.entitlements.count ?? 0)
+            }
+        }
+        storeByChain = try timed(Array(chains.prefix(storeSamples))) { chain in
+            try store.accounts(matching: chain).reduce(0) {
+                $0 + ((try store.entitlements(of: $1, at: instant))?.entitlements.count ?? 0)
+            }
+        }
+        storeByTransaction = try timed(Array(transactionIds.prefix(storeSamples))) { id in
+            try store.accounts(withTransactionId: id).reduce(0) {
+                $0 + ((try store.entitlements(of: $1, at: instant))?.entitlements.count ?? 0)
+            }
+        }
+        report.storeBytes = try store.statistics().bytes
+    }
+    report.lookups = [
+        ("`appAccountToken` (`UUID`)", byToken, storeByToken),
+        ("`originalTransactionId`", byChain, storeByChain),
+        ("`transactionId`", byTransaction, storeByTransaction),
+    ]
+    try? FileManager.default.removeItem(at: histories)
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: storePath + suffix) }
+    return report
+}
+
+/// Bytes in use on the heap: allocated in every arena, and in blocks of their own.
+func heapBytes() -> Int {
+    let info = mallinfo2()
+    return Int(info.uordblks + info.hblkhd)
+}
