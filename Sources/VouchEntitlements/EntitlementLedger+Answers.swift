@@ -45,6 +45,12 @@ extension EntitlementLedger {
         entitlements(at: instant).filter { $0.tier?.name == tier }.map(\.account)
     }
 
+    /// The accounts whose highest tier at `instant` (rounded down to a whole millisecond) is the
+    /// tier named `tier`.
+    public func accounts(inTier tier: String, at instant: Date) -> [AccountKey] {
+        accounts(inTier: tier, at: Timestamp(instant))
+    }
+
     /// The accounts whose highest tier at `instant` (rounded down to a whole millisecond) is `tier`.
     public func accounts(inTier tier: ServiceTier, at instant: Date) -> [AccountKey] {
         entitlements(at: Timestamp(instant)).filter { $0.tier?.tier == tier }.map(\.account)
@@ -187,10 +193,9 @@ extension EntitlementLedger {
     // MARK: Revocations
 
     /// Every revocation with a `revocationDate` at or after `since` (rounded down to a whole
-    /// millisecond; all when `nil`), ordered by revocation date, then environment and
-    /// transaction id.
-    public func revocations(since: Date?) -> [Revocation] {
-        revocations(since: since.map(Timestamp.init))
+    /// millisecond), ordered by revocation date, then environment and transaction id.
+    public func revocations(since: Date) -> [Revocation] {
+        revocations(since: Timestamp(since))
     }
 
     /// Every revocation with a `revocationDate` at or after `since` (all when `nil`), ordered

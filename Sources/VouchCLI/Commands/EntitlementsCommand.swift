@@ -78,7 +78,7 @@ struct EntitlementsCommand: Command {
             var accounts = Set<AccountKey>()
             for id in wanted {
                 let found = try stored.accounts(matching: id)
-                if found.isEmpty { console.diagnose("vouch entitlements: no account \(id) in the input") }
+                if found.isEmpty { console.diagnose("vouch entitlements: no account \(id) in the store") }
                 accounts.formUnion(found)
             }
             answers = try accounts.sorted().compactMap { account throws(LedgerError) in

@@ -661,10 +661,9 @@ public final class LedgerStore: @unchecked Sendable {
         }
     }
 
-    /// Every revocation dated at or after `since` (rounded down to a whole millisecond; all
-    /// when `nil`).
-    public func revocations(since: Date?) throws(LedgerError) -> [Revocation] {
-        try revocations(since: since.map(Timestamp.init))
+    /// Every revocation dated at or after `since` (rounded down to a whole millisecond).
+    public func revocations(since: Date) throws(LedgerError) -> [Revocation] {
+        try revocations(since: Timestamp(since))
     }
 
     // MARK: Statistics
