@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "VouchBatch", targets: ["VouchBatch"]),
         .library(name: "VouchMint", targets: ["VouchMint"]),
         .library(name: "VouchEntitlements", targets: ["VouchEntitlements"]),
+        .library(name: "VouchSigning", targets: ["VouchSigning"]),
         .executable(name: "vouch", targets: ["VouchCLI"]),
         .executable(name: "vouch-bench", targets: ["VouchBench"]),
     ],
@@ -54,9 +55,14 @@ let package = Package(
             name: "VouchMint",
             dependencies: ["Vouch", "VouchOpenSSL"]
         ),
+        // What a server signs with its App Store Connect key: offer signatures, request JWS, API tokens.
+        .target(
+            name: "VouchSigning",
+            dependencies: ["Vouch", "VouchOpenSSL"]
+        ),
         .executableTarget(
             name: "VouchCLI",
-            dependencies: ["Vouch", "VouchBatch", "VouchMint", "VouchEntitlements"]
+            dependencies: ["Vouch", "VouchBatch", "VouchMint", "VouchEntitlements", "VouchSigning"]
         ),
         .executableTarget(
             name: "VouchBench",
@@ -78,6 +84,12 @@ let package = Package(
         .testTarget(
             name: "VouchEntitlementsTests",
             dependencies: ["VouchEntitlements", "Vouch", "VouchMint"]
+        ),
+        .testTarget(
+            name: "VouchSigningTests",
+            dependencies: ["VouchSigning", "Vouch", "VouchMint", "VouchOpenSSL", "VouchTestSupport"],
+            // Run by AppleLibraryComparisonTests with Apple's Python library.
+            exclude: ["apple_reference.py"]
         ),
         .testTarget(
             name: "VouchCLITests",

@@ -15,7 +15,7 @@ enum ReceiptCommands {
         noun: "command",
         footer: "Run 'vouch receipt verify --help' or 'vouch receipt inspect --help' for the options.")
 
-    static let all: [any Command] = [ReceiptVerifyCommand(), ReceiptInspectCommand()]
+    static let all: [any Command] = [ReceiptVerifyCommand(), ReceiptInspectCommand(), ReceiptTransactionIdsCommand()]
 
     /// Base64 text of the largest receipt the verifier accepts, with room for a JSON body.
     static let inputLimit = 2 * 1024 * 1024

@@ -27,9 +27,11 @@ struct CommandRegistry: Sendable {
                 footer: "Run 'vouch help <command>' for a command's options."),
             MintCommands.group,
             ReceiptCommands.group,
+            SignCommands.group,
         ],
         commands: [VerifyCommand(), InspectCommand(), BatchCommand(), EntitlementsCommand(), RefundsCommand()]
-            + ReceiptCommands.all + MintCommands.all + [MintHistoryCommand()] + MintReceiptCommands.all)
+            + ReceiptCommands.all + MintCommands.all + [MintHistoryCommand()] + MintReceiptCommands.all
+            + [MintKeyCommand()] + SignCommands.all)
 
     // MARK: Running
 
