@@ -93,7 +93,9 @@ let package = Package(
         ),
         .testTarget(
             name: "VouchCLITests",
-            dependencies: ["Vouch", "VouchBatch", "VouchMint", "VouchOpenSSL", "VouchCLI", "VouchTestSupport"]
+            dependencies: [
+                "Vouch", "VouchBatch", "VouchMint", "VouchOpenSSL", "VouchCLI", "VouchSigning", "VouchTestSupport",
+            ]
         ),
     ]
 )

@@ -8,23 +8,15 @@ import VouchTestSupport
 
 /// Reading App Store Connect keys: a `.p8` is accepted, everything else is named.
 @Suite struct SigningKeyTests {
-    /// A P-256 test key in the traditional form (`openssl ecparam -genkey -noout`), and the
-    /// same key encrypted two ways (passphrase `test`), and its public key.
+    /// A P-256 test key in the traditional form (`openssl ecparam -genkey -noout`), the same key
+    /// encrypted in that form (passphrase `test`; ``TestKeyFiles/encryptedPKCS8`` is it in
+    /// PKCS #8), and its public key.
     static let traditional = """
         -----BEGIN EC PRIVATE KEY-----
         MHcCAQEEIErhT9PllIrGdwtAnbNtdOMFfFozU/xpaEh6GhL1U5o2oAoGCCqGSM49
         AwEHoUQDQgAE7xzhHIRiTWhUWLjdItW1YRnM4xJQ3EcOQ8uQyTgk1hOSHVCZ5nfS
         XnClXd0SZc+phNClTJrcryvNXjiR0NU5QQ==
         -----END EC PRIVATE KEY-----
-        """
-    static let encryptedPKCS8 = """
-        -----BEGIN ENCRYPTED PRIVATE KEY-----
-        MIHsMFcGCSqGSIb3DQEFDTBKMCkGCSqGSIb3DQEFDDAcBAj1fUlT8lF0bgICCAAw
-        DAYIKoZIhvcNAgkFADAdBglghkgBZQMEASoEECN0U3IEt8kqTTcI33i5MHcEgZCf
-        Oukcc95fn9Hs1G4kSNr6BfMRKr8HobVDqmdq7FhQ1+xBiET9nzzxt5g1S3zwzW38
-        TERie/tBuDQnwt4Wm0nploMJuXFA32q7dOOuFL5aTnzXWgrXeYSbjqlah1wcofFp
-        Wtn0/qttYgpJUyWlL3V0dwUfoFzldMMd/WhZXkLSJ8Q4zknAos1r5P29oOwN2Ak=
-        -----END ENCRYPTED PRIVATE KEY-----
         """
     static let encryptedTraditional = """
         -----BEGIN EC PRIVATE KEY-----
@@ -84,7 +76,7 @@ import VouchTestSupport
         #expect(error.reason.contains("RSA 2048"))
     }
 
-    @Test(arguments: [SigningKeyTests.encryptedPKCS8, SigningKeyTests.encryptedTraditional])
+    @Test(arguments: [TestKeyFiles.encryptedPKCS8, SigningKeyTests.encryptedTraditional])
     func refusesAnEncryptedKeyWithoutAskingForAPassphrase(pem: String) throws {
         let error = try #require(throws: SigningError.self) { try SigningKey(pem: pem) }
         #expect(error.code == .keyEncrypted)

@@ -24,6 +24,17 @@ enum SignCommands {
     static let keyLimit = 64 * 1024
     /// The longest Advanced Commerce request read.
     static let requestLimit = 1024 * 1024
+
+    /// The bytes of a key file (`-`: standard input), up to ``keyLimit``; one that cannot be
+    /// read is `key_unreadable` (exit 66).
+    static func readKeyFile(_ path: String, option: String, console: Console) throws -> (bytes: [UInt8], complete: Bool)
+    {
+        do {
+            return try console.readInput(path, limit: keyLimit)
+        } catch {
+            throw InputError("\(option) \(path): \(SigningError.Code.keyUnreadable): \(error.message)")
+        }
+    }
 }
 
 /// The five kinds of `vouch sign`.
@@ -273,7 +284,7 @@ struct SignCommand: Command {
     /// no message quotes them.
     func readKey(_ path: String, console: Console) throws -> SigningKey {
         let name = path == "-" ? "standard input" : path
-        let (bytes, complete) = try console.readInput(path, limit: SignCommands.keyLimit)
+        let (bytes, complete) = try SignCommands.readKeyFile(path, option: "--key", console: console)
         guard complete else {
             throw InvalidInputError("--key \(name) is larger than \(SignCommands.keyLimit) bytes: not a key file")
         }

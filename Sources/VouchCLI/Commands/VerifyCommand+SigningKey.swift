@@ -86,7 +86,7 @@ enum SigningKeyVerification {
 
     /// The public key of `--signing-key`.
     static func readKey(_ path: String, console: Console) throws -> SigningPublicKey {
-        let (bytes, complete) = try console.readInput(path, limit: SignCommands.keyLimit)
+        let (bytes, complete) = try SignCommands.readKeyFile(path, option: "--signing-key", console: console)
         guard complete else {
             throw InvalidInputError(
                 "--signing-key \(path) is larger than \(SignCommands.keyLimit) bytes: not a key file")
