@@ -15,8 +15,7 @@ public struct PromotionalOfferV2SignatureCreator: Sendable {
     /// `issuerId` and the app `bundleId`.
     public init(signingKey: SigningKey, keyId: String, issuerId: String, bundleId: String) {
         claims = RequestClaims(
-            signer: JWSSigner(key: signingKey, keyId: keyId), issuerId: issuerId, bundleId: bundleId,
-            audience: "promotional-offer")
+            key: signingKey, keyId: keyId, issuerId: issuerId, bundleId: bundleId, audience: "promotional-offer")
     }
 
     /// Signs one offer.
@@ -55,7 +54,7 @@ public struct IntroductoryOfferEligibilitySignatureCreator: Sendable {
     /// `issuerId` and the app `bundleId`.
     public init(signingKey: SigningKey, keyId: String, issuerId: String, bundleId: String) {
         claims = RequestClaims(
-            signer: JWSSigner(key: signingKey, keyId: keyId), issuerId: issuerId, bundleId: bundleId,
+            key: signingKey, keyId: keyId, issuerId: issuerId, bundleId: bundleId,
             audience: "introductory-offer-eligibility")
     }
 
@@ -91,8 +90,7 @@ public struct AdvancedCommerceAPIInAppSignatureCreator: Sendable {
     /// `issuerId` and the app `bundleId`.
     public init(signingKey: SigningKey, keyId: String, issuerId: String, bundleId: String) {
         claims = RequestClaims(
-            signer: JWSSigner(key: signingKey, keyId: keyId), issuerId: issuerId, bundleId: bundleId,
-            audience: "advanced-commerce-api")
+            key: signingKey, keyId: keyId, issuerId: issuerId, bundleId: bundleId, audience: "advanced-commerce-api")
     }
 
     /// Signs `request` after checking it against Apple's field rules.

@@ -44,15 +44,16 @@ public struct PromotionalOfferSignatureCreator: Sendable {
         let offer = PromotionalOfferSignature(
             signature: "", keyId: keyId, bundleId: bundleId, productId: productId, offerId: offerId,
             appAccountToken: appAccountToken.lowercased(), nonce: nonce, timestamp: timestamp)
-        for (value, name) in [(keyId, "keyId"), (bundleId, "bundleId"), (productId, "productId"), (offerId, "offerId")]
-        {
-            try Parameters.require(value, name)
-        }
-        for (value, name) in [
+        let parts = [
             (keyId, "keyId"), (bundleId, "bundleId"), (productId, "productId"), (offerId, "offerId"),
             (appAccountToken, "appAccountToken"),
-        ] where value.unicodeScalars.contains(PromotionalOfferSignature.separator) {
-            throw SigningError(.invalidParameter, "\(name) holds U+2063, the separator of the signed parts")
+        ]
+        for (value, name) in parts {
+            // The token may be empty; the other parts may not.
+            if name != "appAccountToken" { try Parameters.require(value, name) }
+            if value.unicodeScalars.contains(PromotionalOfferSignature.separator) {
+                throw SigningError(.invalidParameter, "\(name) holds U+2063, the separator of the signed parts")
+            }
         }
         _ = try Parameters.seconds(timestamp, "timestamp")
         let signature = try key.derSignature(of: Array(offer.signedText.utf8))

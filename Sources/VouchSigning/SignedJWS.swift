@@ -40,6 +40,13 @@ struct RequestClaims: Sendable {
     let bundleId: String
     let audience: String
 
+    init(key: SigningKey, keyId: String, issuerId: String, bundleId: String, audience: String) {
+        signer = JWSSigner(key: key, keyId: keyId)
+        self.issuerId = issuerId
+        self.bundleId = bundleId
+        self.audience = audience
+    }
+
     /// Signs the base claims followed by `specific`, the feature's own.
     func sign(_ specific: [JSONObject.Member], nonce: UUID, issuedAt: Timestamp) throws(SigningError) -> SignedJWS {
         try Parameters.require(issuerId, "issuerId")

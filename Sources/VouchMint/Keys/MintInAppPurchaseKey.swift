@@ -48,11 +48,7 @@ public struct MintInAppPurchaseKey: Sendable {
     /// it if needed and replacing existing files. Returns the files written.
     @discardableResult
     public func write(to directory: URL) throws(MintError) -> [URL] {
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw MintError(.writeFailed, "cannot create \(directory.path): \(error.localizedDescription)")
-        }
+        try MintFiles.createDirectory(directory)
         let files = files(in: directory)
         try MintFiles.write(Array(try privateKeyPEM().utf8), to: files[0], mode: 0o600)
         try MintFiles.write(Array(try publicKeyPEM().utf8), to: files[1], mode: 0o644)

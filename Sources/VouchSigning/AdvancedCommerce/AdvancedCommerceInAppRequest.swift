@@ -44,13 +44,12 @@ public struct AdvancedCommerceRequestInfo: Sendable, Hashable {
     }
 
     static func read(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
-        var fields = try RequestFields(value, path: path)
-        let info = Self(
-            requestReferenceId: try fields.required("requestReferenceId", RequestFields.uuid),
-            appAccountToken: try fields.optional("appAccountToken", RequestFields.uuid),
-            consistencyToken: try fields.optional("consistencyToken", RequestFields.string))
-        try fields.requireNoOtherMembers()
-        return info
+        try RequestFields.object(value, path) { fields throws(SigningError) in
+            Self(
+                requestReferenceId: try fields.required("requestReferenceId", RequestFields.uuid),
+                appAccountToken: try fields.optional("appAccountToken", RequestFields.uuid),
+                consistencyToken: try fields.optional("consistencyToken", RequestFields.string))
+        }
     }
 }
 
@@ -172,17 +171,16 @@ extension AdvancedCommerceOffer {
     }
 
     static func request(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
-        var fields = try RequestFields(value, path: path)
-        let periodCount = try fields.required("periodCount", RequestFields.integer)
-        guard let count = Int32(exactly: periodCount) else {
-            throw SigningError(.invalidRequest, "\(path).periodCount is out of range")
+        try RequestFields.object(value, path) { fields throws(SigningError) in
+            let periodCount = try fields.required("periodCount", RequestFields.integer)
+            guard let count = Int32(exactly: periodCount) else {
+                throw SigningError(.invalidRequest, "\(path).periodCount is out of range")
+            }
+            return Self(
+                period: AdvancedCommerceOfferPeriod(rawValue: try fields.required("period", RequestFields.string)),
+                periodCount: count, price: try fields.required("price", RequestFields.integer),
+                reason: AdvancedCommerceOfferReason(rawValue: try fields.required("reason", RequestFields.string)))
         }
-        let offer = Self(
-            period: AdvancedCommerceOfferPeriod(rawValue: try fields.required("period", RequestFields.string)),
-            periodCount: count, price: try fields.required("price", RequestFields.integer),
-            reason: AdvancedCommerceOfferReason(rawValue: try fields.required("reason", RequestFields.string)))
-        try fields.requireNoOtherMembers()
-        return offer
     }
 }
 
@@ -198,11 +196,10 @@ extension AdvancedCommerceDescriptors {
     }
 
     static func request(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
-        var fields = try RequestFields(value, path: path)
-        let descriptors = Self(
-            description: try fields.required("description", RequestFields.string),
-            displayName: try fields.required("displayName", RequestFields.string))
-        try fields.requireNoOtherMembers()
-        return descriptors
+        try RequestFields.object(value, path) { fields throws(SigningError) in
+            Self(
+                description: try fields.required("description", RequestFields.string),
+                displayName: try fields.required("displayName", RequestFields.string))
+        }
     }
 }

@@ -23,25 +23,14 @@ public struct AdvancedCommerceOneTimeChargeItem: Sendable, Hashable {
     }
 
     func json(_ path: String) throws(SigningError) -> JSONValue {
-        try RequestRules.sku(sku, "\(path).SKU")
-        try RequestRules.description(description, "\(path).description")
-        try RequestRules.displayName(displayName, "\(path).displayName")
-        return .object(
-            JSONObject([
-                .init("SKU", .string(sku)), .init("description", .string(description)),
-                .init("displayName", .string(displayName)), .init("price", .number(String(price))),
-            ]))
+        .object(try PricedItem(sku: sku, description: description, displayName: displayName, price: price).object(path))
     }
 
     static func read(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
-        var fields = try RequestFields(value, path: path)
-        let item = Self(
-            sku: try fields.required("SKU", RequestFields.string),
-            description: try fields.required("description", RequestFields.string),
-            displayName: try fields.required("displayName", RequestFields.string),
-            price: try fields.required("price", RequestFields.integer))
-        try fields.requireNoOtherMembers()
-        return item
+        try RequestFields.object(value, path) { fields throws(SigningError) in
+            let item = try PricedItem(&fields)
+            return Self(sku: item.sku, description: item.description, displayName: item.displayName, price: item.price)
+        }
     }
 }
 
@@ -121,25 +110,19 @@ public struct AdvancedCommerceSubscriptionCreateItem: Sendable, Hashable {
     }
 
     func json(_ path: String) throws(SigningError) -> JSONValue {
-        guard
-            case .object(var object) = try AdvancedCommerceOneTimeChargeItem(
-                sku: sku, description: description, displayName: displayName, price: price
-            ).json(path)
-        else { preconditionFailure("an item is an object") }
+        var object = try PricedItem(sku: sku, description: description, displayName: displayName, price: price)
+            .object(path)
         object.appendIfPresent("offer", try offer?.requestJSON("\(path).offer"))
         return .object(object)
     }
 
     static func read(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
-        var fields = try RequestFields(value, path: path)
-        let item = Self(
-            sku: try fields.required("SKU", RequestFields.string),
-            description: try fields.required("description", RequestFields.string),
-            displayName: try fields.required("displayName", RequestFields.string),
-            price: try fields.required("price", RequestFields.integer),
-            offer: try fields.optional("offer", AdvancedCommerceOffer.request))
-        try fields.requireNoOtherMembers()
-        return item
+        try RequestFields.object(value, path) { fields throws(SigningError) in
+            let item = try PricedItem(&fields)
+            return Self(
+                sku: item.sku, description: item.description, displayName: item.displayName, price: item.price,
+                offer: try fields.optional("offer", AdvancedCommerceOffer.request))
+        }
     }
 }
 
@@ -244,26 +227,21 @@ public struct AdvancedCommerceSubscriptionModifyAddItem: Sendable, Hashable {
     }
 
     func json(_ path: String) throws(SigningError) -> JSONValue {
-        guard
-            case .object(var object) = try AdvancedCommerceSubscriptionCreateItem(
-                sku: sku, description: description, displayName: displayName, price: price, offer: offer
-            ).json(path)
-        else { preconditionFailure("an item is an object") }
+        var object = try PricedItem(sku: sku, description: description, displayName: displayName, price: price)
+            .object(path)
+        object.appendIfPresent("offer", try offer?.requestJSON("\(path).offer"))
         object.appendIfPresent("proratedPrice", proratedPrice.map { .number(String($0)) })
         return .object(object)
     }
 
     static func read(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
-        var fields = try RequestFields(value, path: path)
-        let item = Self(
-            sku: try fields.required("SKU", RequestFields.string),
-            description: try fields.required("description", RequestFields.string),
-            displayName: try fields.required("displayName", RequestFields.string),
-            price: try fields.required("price", RequestFields.integer),
-            offer: try fields.optional("offer", AdvancedCommerceOffer.request),
-            proratedPrice: try fields.optional("proratedPrice", RequestFields.integer))
-        try fields.requireNoOtherMembers()
-        return item
+        try RequestFields.object(value, path) { fields throws(SigningError) in
+            let item = try PricedItem(&fields)
+            return Self(
+                sku: item.sku, description: item.description, displayName: item.displayName, price: item.price,
+                offer: try fields.optional("offer", AdvancedCommerceOffer.request),
+                proratedPrice: try fields.optional("proratedPrice", RequestFields.integer))
+        }
     }
 }
 
@@ -307,11 +285,8 @@ public struct AdvancedCommerceSubscriptionModifyChangeItem: Sendable, Hashable {
 
     func json(_ path: String) throws(SigningError) -> JSONValue {
         try RequestRules.sku(currentSKU, "\(path).currentSKU")
-        guard
-            case .object(var object) = try AdvancedCommerceOneTimeChargeItem(
-                sku: sku, description: description, displayName: displayName, price: price
-            ).json(path)
-        else { preconditionFailure("an item is an object") }
+        var object = try PricedItem(sku: sku, description: description, displayName: displayName, price: price)
+            .object(path)
         object.members.insert(.init("currentSKU", .string(currentSKU)), at: 1)
         object.members += [.init("reason", .string(reason.rawValue)), .init("effective", .string(effective.rawValue))]
         object.appendIfPresent("offer", try offer?.requestJSON("\(path).offer"))
@@ -320,19 +295,16 @@ public struct AdvancedCommerceSubscriptionModifyChangeItem: Sendable, Hashable {
     }
 
     static func read(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
-        var fields = try RequestFields(value, path: path)
-        let item = Self(
-            sku: try fields.required("SKU", RequestFields.string),
-            currentSKU: try fields.required("currentSKU", RequestFields.string),
-            description: try fields.required("description", RequestFields.string),
-            displayName: try fields.required("displayName", RequestFields.string),
-            price: try fields.required("price", RequestFields.integer),
-            reason: AdvancedCommerceReason(rawValue: try fields.required("reason", RequestFields.string)),
-            effective: AdvancedCommerceEffective(rawValue: try fields.required("effective", RequestFields.string)),
-            offer: try fields.optional("offer", AdvancedCommerceOffer.request),
-            proratedPrice: try fields.optional("proratedPrice", RequestFields.integer))
-        try fields.requireNoOtherMembers()
-        return item
+        try RequestFields.object(value, path) { fields throws(SigningError) in
+            let item = try PricedItem(&fields)
+            return Self(
+                sku: item.sku, currentSKU: try fields.required("currentSKU", RequestFields.string),
+                description: item.description, displayName: item.displayName, price: item.price,
+                reason: AdvancedCommerceReason(rawValue: try fields.required("reason", RequestFields.string)),
+                effective: AdvancedCommerceEffective(rawValue: try fields.required("effective", RequestFields.string)),
+                offer: try fields.optional("offer", AdvancedCommerceOffer.request),
+                proratedPrice: try fields.optional("proratedPrice", RequestFields.integer))
+        }
     }
 }
 
@@ -352,10 +324,9 @@ public struct AdvancedCommerceSKUItem: Sendable, Hashable {
     }
 
     static func read(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
-        var fields = try RequestFields(value, path: path)
-        let item = Self(sku: try fields.required("SKU", RequestFields.string))
-        try fields.requireNoOtherMembers()
-        return item
+        try RequestFields.object(value, path) { fields throws(SigningError) in
+            Self(sku: try fields.required("SKU", RequestFields.string))
+        }
     }
 }
 
@@ -385,13 +356,12 @@ public struct AdvancedCommerceSubscriptionModifyDescriptors: Sendable, Hashable 
     }
 
     static func read(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
-        var fields = try RequestFields(value, path: path)
-        let descriptors = Self(
-            effective: AdvancedCommerceEffective(rawValue: try fields.required("effective", RequestFields.string)),
-            description: try fields.optional("description", RequestFields.string),
-            displayName: try fields.optional("displayName", RequestFields.string))
-        try fields.requireNoOtherMembers()
-        return descriptors
+        try RequestFields.object(value, path) { fields throws(SigningError) in
+            Self(
+                effective: AdvancedCommerceEffective(rawValue: try fields.required("effective", RequestFields.string)),
+                description: try fields.optional("description", RequestFields.string),
+                displayName: try fields.optional("displayName", RequestFields.string))
+        }
     }
 }
 
@@ -414,12 +384,11 @@ public struct AdvancedCommerceSubscriptionModifyPeriodChange: Sendable, Hashable
     }
 
     static func read(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
-        var fields = try RequestFields(value, path: path)
-        let change = Self(
-            effective: AdvancedCommerceEffective(rawValue: try fields.required("effective", RequestFields.string)),
-            period: AdvancedCommercePeriod(rawValue: try fields.required("period", RequestFields.string)))
-        try fields.requireNoOtherMembers()
-        return change
+        try RequestFields.object(value, path) { fields throws(SigningError) in
+            Self(
+                effective: AdvancedCommerceEffective(rawValue: try fields.required("effective", RequestFields.string)),
+                period: AdvancedCommercePeriod(rawValue: try fields.required("period", RequestFields.string)))
+        }
     }
 }
 

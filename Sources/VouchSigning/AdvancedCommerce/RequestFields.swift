@@ -53,6 +53,17 @@ struct RequestFields {
         }
     }
 
+    /// Reads the object `value` at `path` with `build`, then refuses any member `build` did not
+    /// read.
+    static func object<T>(
+        _ value: JSONValue, _ path: String, _ build: (inout RequestFields) throws(SigningError) -> T
+    ) throws(SigningError) -> T {
+        var fields = try RequestFields(value, path: path)
+        let result = try build(&fields)
+        try fields.requireNoOtherMembers()
+        return result
+    }
+
     // MARK: Value readers
 
     static func string(_ value: JSONValue, _ path: String) throws(SigningError) -> String {
@@ -123,6 +134,40 @@ enum RequestRules {
 
     static func items(_ count: Int, _ path: String) throws(SigningError) {
         try check(count > 0, path, "is empty; at least one item is needed")
+    }
+}
+
+/// The members of every priced item (`SKU`, `description`, `displayName`, `price`): read,
+/// checked against Apple's lengths and written in one place.
+struct PricedItem {
+    let sku: String
+    let description: String
+    let displayName: String
+    let price: Int64
+
+    init(sku: String, description: String, displayName: String, price: Int64) {
+        self.sku = sku
+        self.description = description
+        self.displayName = displayName
+        self.price = price
+    }
+
+    init(_ fields: inout RequestFields) throws(SigningError) {
+        sku = try fields.required("SKU", RequestFields.string)
+        description = try fields.required("description", RequestFields.string)
+        displayName = try fields.required("displayName", RequestFields.string)
+        price = try fields.required("price", RequestFields.integer)
+    }
+
+    /// The item's members at `path`, after checking their lengths.
+    func object(_ path: String) throws(SigningError) -> JSONObject {
+        try RequestRules.sku(sku, "\(path).SKU")
+        try RequestRules.description(description, "\(path).description")
+        try RequestRules.displayName(displayName, "\(path).displayName")
+        return JSONObject([
+            .init("SKU", .string(sku)), .init("description", .string(description)),
+            .init("displayName", .string(displayName)), .init("price", .number(String(price))),
+        ])
     }
 }
 
