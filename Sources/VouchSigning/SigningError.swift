@@ -3,7 +3,7 @@ public import Foundation
 /// Why a key could not be used or a signature could not be made: a stable ``Code`` for
 /// programs and a ``reason`` for people.
 ///
-/// Signing failures are not verdicts on data, so they are not ``VerificationError``s. Two
+/// Signing failures are not verdicts on data, so they are not `VerificationError`s. Two
 /// errors are equal when their codes are equal; the reason carries the detail (the file, the
 /// curve, the parameter or request member, OpenSSL's own message), never key material.
 public struct SigningError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {

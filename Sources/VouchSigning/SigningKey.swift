@@ -120,15 +120,15 @@ public struct SigningPublicKey: Sendable, CustomStringConvertible {
     /// (canonical base64url, a strict JSON object, `alg` ES256, no `crit`, `kid` a string when
     /// present; `x5c` is not read); the 64-byte `r‖s` signature with this key over the
     /// `header.payload` bytes as received; the claims, a strict JSON object; then at the
-    /// validation instant, `exp` must be later (else ``VerificationError/Code/tokenExpired``),
-    /// `nbf` and `iat` not later (else ``VerificationError/Code/tokenNotYetValid``); and `bid`
+    /// validation instant, `exp` must be later (else `token_expired`),
+    /// `nbf` and `iat` not later (else `token_not_yet_valid`); and `bid`
     /// must be `bundleId` when one is given. Nothing else is checked: not `aud`, `iss`, `kid`
     /// or a nonce's freshness.
     ///
     /// - Parameters:
     ///   - token: the compact JWS.
     ///   - time: the validation instant: now (the default), a fixed instant, or
-    ///     ``ValidationTime/signedDate`` for the token's own `iat`.
+    ///     `.signedDate` for the token's own `iat`.
     ///   - bundleId: the `bid` claim required, if any.
     public func verify(_ token: String, at time: ValidationTime = .now, bundleId: String? = nil)
         throws(VerificationError) -> VerifiedJWS
