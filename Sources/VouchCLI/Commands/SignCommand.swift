@@ -82,6 +82,10 @@ struct SignCommand: Command {
     }
 
     var discussion: String {
+        let jws = """
+            Prints a compact JWS (ES256; header alg, kid, typ JWT) whose claims are iss, iat,
+            bid, aud, nonce and
+            """
         let what: String
         switch kind {
         case .promotionalOffer:
@@ -92,17 +96,22 @@ struct SignCommand: Command {
                 offers" describes. StoreKit takes it with the key id, nonce and timestamp:
                 --json prints them all.
                 """
-        case .promotionalOfferV2, .introductoryOfferEligibility, .advancedCommerce:
-            let claims =
-                kind == .promotionalOfferV2
-                ? "aud promotional-offer, productId, offerIdentifier and transactionId when given"
-                : kind == .introductoryOfferEligibility
-                    ? "aud introductory-offer-eligibility, productId, allowIntroductoryOffer, transactionId"
-                    : "aud advanced-commerce-api, and request: the base64 of the request's JSON\n(--request: the JSON of a one-time charge, or a subscription to create, modify\nor reactivate, checked against Apple's field rules)"
+        case .promotionalOfferV2:
             what = """
-                Prints a compact JWS (ES256; header alg, kid, typ JWT) whose claims are iss,
-                iat, bid, nonce and \(claims), as Apple's "Generating JWS to sign App Store
-                requests" describes. --json prints it with its header and claims.
+                \(jws) productId, offerIdentifier and, when given, transactionId;
+                aud is promotional-offer. --json prints it with its header and claims.
+                """
+        case .introductoryOfferEligibility:
+            what = """
+                \(jws) productId, allowIntroductoryOffer and transactionId; aud is
+                introductory-offer-eligibility. --json prints it with its header and claims.
+                """
+        case .advancedCommerce:
+            what = """
+                \(jws) request, the base64 of the request's JSON; aud is
+                advanced-commerce-api. --request is the JSON of a one-time charge, or of a
+                subscription to create, modify or reactivate, read strictly and checked against
+                Apple's field rules. --json prints the JWS with its header and claims.
                 """
         case .apiToken:
             what = """
@@ -112,6 +121,7 @@ struct SignCommand: Command {
                 """
         }
         return what + """
+
 
             The key is the .p8 file of App Store Connect (In-App Purchase key), or '-' to read
             it from standard input; it is never printed. Use a test key ('vouch mint iap-key')
