@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "VouchBatch", targets: ["VouchBatch"]),
         .library(name: "VouchMint", targets: ["VouchMint"]),
         .library(name: "VouchEntitlements", targets: ["VouchEntitlements"]),
+        .library(name: "VouchSigning", targets: ["VouchSigning"]),
         .executable(name: "vouch", targets: ["VouchCLI"]),
     ],
     targets: [
@@ -61,9 +62,14 @@ let package = Package(
             name: "VouchMint",
             dependencies: ["Vouch", "VouchOpenSSL"]
         ),
+        // What a server signs with its App Store Connect key: offer signatures, request JWS, API tokens.
+        .target(
+            name: "VouchSigning",
+            dependencies: ["Vouch", "VouchOpenSSL"]
+        ),
         .executableTarget(
             name: "VouchCLI",
-            dependencies: ["Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements"]
+            dependencies: ["Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements", "VouchSigning"]
         ),
         // What the test targets share: the vector loader, the JWS splitter, minted fixtures,
         // the seeded generator, an independent OpenSSL check of ES256 signatures.
@@ -99,9 +105,16 @@ let package = Package(
             dependencies: ["VouchEntitlements", "Vouch", "VouchMint", "VouchTestSupport"]
         ),
         .testTarget(
+            name: "VouchSigningTests",
+            dependencies: ["VouchSigning", "Vouch", "VouchReceipts", "VouchMint", "VouchOpenSSL", "VouchTestSupport"],
+            // Run by AppleLibraryComparisonTests with Apple's Python library.
+            exclude: ["apple_reference.py"]
+        ),
+        .testTarget(
             name: "VouchCLITests",
             dependencies: [
                 "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchOpenSSL", "VouchCLI", "VouchTestSupport",
+                "VouchSigning",
             ]
         ),
     ]

@@ -57,6 +57,13 @@ import Testing
         case ("--set", _): return "bundleId=com.example.app"
         case ("--unset", _), ("--echo", _), ("--field", _), ("--account", _): return "bundleId"
         case ("--leaf-bits", _): return "2048"
+        case ("--signing-key", _), ("--key", _), ("--request", _):
+            return folder.appendingPathComponent("payload.json").path
+        case ("--key-id", _), ("--issuer-id", _), ("--product-id", _), ("--offer-id", _), ("--transaction-id", _):
+            return "x1"
+        case ("--app-account-token", _), ("--nonce", _): return "956328D9-CC6A-47F4-BE40-6953FB0AB6C7"
+        case ("--allow-introductory-offer", _): return "true"
+        case ("--expires-in", _), ("--timestamp", _): return "60"
         case (_, "N"), (_, "S"), (_, "V"): return "1"
         default: return nil
         }

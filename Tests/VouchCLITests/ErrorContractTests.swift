@@ -3,6 +3,7 @@ import Testing
 import Vouch
 import VouchBatch
 import VouchOpenSSL
+import VouchSigning
 import VouchTestSupport
 
 @testable import VouchMint
@@ -110,6 +111,18 @@ import VouchTestSupport
         let bytes = try defect.map { try signer.sign(content, defect: $0) } ?? signer.sign(content)
         return Base64.encodeStandard(bytes)
     }
+
+    /// An API token of a key minted for this run, made at 2023-11-14T22:13:20Z to last 20
+    /// minutes, and the key's file for `--signing-key`.
+    static let keySigned: (token: [UInt8], key: String) = {
+        let pem = try! MintInAppPurchaseKey.generate().privateKeyPEM()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-contract-key-\(getpid()).p8")
+        try! pem.write(to: file, atomically: true, encoding: .utf8)
+        let token = try! AppStoreServerAPITokenCreator(
+            signingKey: SigningKey(pem: pem), keyId: "K", issuerId: "I", bundleId: "com.example.app"
+        ).createToken(issuedAt: Timestamp(milliseconds: 1_700_000_000_000))
+        return (Array(token.token.utf8), file.path)
+    }()
 
     static func receiptExamples() throws -> [Example] {
         let root = ["--root", receiptCA.root]
@@ -286,7 +299,17 @@ import VouchTestSupport
                 stdin: Array(#"{"signedTransactions":["\#(realToken)"],"bundleId":"com.locket.Locket"}"#.utf8),
                 path: "bundleId"),
         ]
-        return Dictionary(uniqueKeysWithValues: (list + (try receiptExamples())).map { ($0.code, $0) })
+        let keySignedExamples = [
+            Example(
+                code: "token_expired", input: "a minted key's API token of 2023 with `--signing-key`",
+                arguments: ["--signing-key", keySigned.key], stdin: keySigned.token),
+            Example(
+                code: "token_not_yet_valid",
+                input: "a minted key's API token of 2023 with `--signing-key` and `--at 2023-01-01`",
+                arguments: ["--signing-key", keySigned.key, "--at", "2023-01-01"], stdin: keySigned.token),
+        ]
+        return Dictionary(
+            uniqueKeysWithValues: (list + (try receiptExamples()) + keySignedExamples).map { ($0.code, $0) })
     }
 
     static let all = Result { try examples() }

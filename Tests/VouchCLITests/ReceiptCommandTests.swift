@@ -178,7 +178,8 @@ import Vouch
         #expect(help.status == 0)
         #expect(help.stdout.contains("--format FORMAT"))
         let group = try VouchBinary.run(["help", "receipt"])
-        #expect(group.stdout.contains("inspect   Decode a receipt without trusting it (UNVERIFIED)"))
+        #expect(group.stdout.contains("inspect          Decode a receipt without trusting it (UNVERIFIED)"))
+        #expect(group.stdout.contains("transaction-ids  Print the transaction ids of a receipt"))
     }
 
     @Test func batchVerifiesReceiptLinesBesideTokens() throws {

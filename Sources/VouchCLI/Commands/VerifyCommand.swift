@@ -15,6 +15,9 @@ struct VerifyCommand: Command {
         documents in a row, every token of which is verified and named by its JSON path.
         Nested tokens of a notification are verified too and shown inline. Data of any app is
         accepted unless --bundle-id/--environment say which.
+        With --signing-key, the tokens are JWS a server signed with its own key ('vouch sign'),
+        verified with that key instead of Apple's chain: the signature and alg, then exp, nbf
+        and iat at the --at instant (default now), and bid with --bundle-id.
         """
     let positionals = Positionals.oneInput
     let exitStatus = """
@@ -26,7 +29,8 @@ struct VerifyCommand: Command {
         TrustOptions.options + InputArguments.options + [
             .flag(
                 "--json",
-                help: "Print one JSON record per token:\n{\"status\":…,\"kind\":…,\"payload\":…[,\"error\":…]}")
+                help: "Print one JSON record per token:\n{\"status\":…,\"kind\":…,\"payload\":…[,\"error\":…]}"),
+            SigningKeyVerification.option,
         ]
     }
 
@@ -34,6 +38,7 @@ struct VerifyCommand: Command {
     static let inputLimit = InputOptions.defaultMaximumLineLength
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        if arguments.contains("--signing-key") { return try SigningKeyVerification.run(arguments, console: console) }
         let options = try TrustOptions(arguments, console: console)
         let verifier = try options.makeVerifier()
         let json = arguments.flag("--json")

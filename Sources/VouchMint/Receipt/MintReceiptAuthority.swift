@@ -99,11 +99,7 @@ public struct MintReceiptAuthority: Sendable {
     /// Writes `NAME.der`, `NAME.pem` and `NAME.key.pem` (mode 0600) for each certificate into
     /// `directory`: leaf, intermediate and root, or xcode. Returns the files written.
     public func write(to directory: URL) throws(MintError) -> [URL] {
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw MintError(.writeFailed, "cannot create \(directory.path): \(error.localizedDescription)")
-        }
+        try MintFiles.createDirectory(directory)
         let names = style == .xcode ? ["xcode"] : Self.appStoreFiles
         var written: [URL] = []
         for (index, name) in names.enumerated() {
