@@ -30,8 +30,8 @@ public struct LegacyTransactionReceipt: Sendable, Hashable {
 
     /// Reads the receipt's bytes: the property list itself (what the device holds; base64 text
     /// goes through ``ReceiptInput/receipt(in:field:)`` first). Throws
-    /// ``VerificationError/Code/receiptNotAReceipt`` for anything that is not an old-style
-    /// property list, ``VerificationError/Code/receiptMalformedPayload`` naming what is wrong
+    /// `receipt_not_a_receipt` for anything that is not an old-style
+    /// property list, `receipt_malformed_payload` naming what is wrong
     /// with one.
     public init(plist bytes: [UInt8]) throws(VerificationError) {
         guard bytes.first(where: { !OldStylePlist.isSpace($0) }) == UInt8(ascii: "{") else {
