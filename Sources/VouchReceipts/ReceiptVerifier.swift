@@ -1,4 +1,4 @@
-internal import Foundation
+public import Foundation
 public import Vouch
 internal import VouchOpenSSL
 
@@ -78,8 +78,20 @@ public struct ReceiptVerifier: Sendable {
         try engine.verify(receipt, now: Verifier.clock())
     }
 
-    /// Verifies one receipt given as standard base64 text (`receipt-data`), padded, without
-    /// whitespace inside.
+    /// Verifies one receipt given as its DER (or BER) bytes, as `Data` (the contents of the
+    /// app's `appStoreReceiptURL`).
+    public func verify(_ receipt: Data) throws(VerificationError) -> VerifiedReceipt {
+        try verify([UInt8](receipt))
+    }
+
+    /// Verifies one receipt given as standard base64 text (`receipt-data`, as an app sends it),
+    /// padded, without whitespace inside.
+    public func verify(base64 text: String) throws(VerificationError) -> VerifiedReceipt {
+        try verify(base64: text.utf8)
+    }
+
+    /// Verifies one receipt given as the UTF-8 bytes of its standard base64 text (`Data` of a
+    /// request body, `[UInt8]`), padded, without whitespace inside.
     public func verify(base64 text: some Collection<UInt8>) throws(VerificationError) -> VerifiedReceipt {
         guard text.count <= (configuration.maximumReceiptSize + 2) / 3 * 4 else {
             throw VerificationError(

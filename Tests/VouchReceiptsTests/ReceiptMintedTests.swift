@@ -94,6 +94,16 @@ import VouchTestSupport
         #expect(error?.reason == "the receipt's type is ProductionSandbox (Sandbox), expected Production or Xcode")
     }
 
+    @Test func aReceiptVerifiesFromItsBase64StringAndFromData() throws {
+        let receipt = try Self.signer.sign(Self.content)
+        let verifier = try Self.verifier()
+        let text = String(decoding: Base64.encodeStandard(receipt), as: UTF8.self)
+        #expect(try verifier.verify(base64: text).payload == (try verifier.verify(receipt)).payload)
+        #expect(try verifier.verify(base64: Data(text.utf8)).payload == (try verifier.verify(receipt)).payload)
+        #expect(try verifier.verify(Data(receipt)).payload == (try verifier.verify(receipt)).payload)
+        #expect(throws: VerificationError(.receiptNotAReceipt, "")) { try verifier.verify(base64: text + "\n") }
+    }
+
     /// The app Apple ID of the shared trust configuration is the app item id (attribute 1) of a
     /// Production receipt; Sandbox receipts carry 0 there and are not checked against it.
     @Test func aProductionReceiptMustCarryTheConfiguredAppAppleId() throws {
