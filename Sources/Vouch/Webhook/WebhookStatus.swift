@@ -3,8 +3,9 @@
 ///
 /// The App Store takes `200` to `206` as success; after a `40x` or `50x` it sends the
 /// notification again (in Production five times, 1, 12, 24, 48 and 72 hours after the previous
-/// attempt; in Sandbox it sends once), as Apple documents in "Responding to App Store Server
-/// Notifications". The rule:
+/// attempt; in Sandbox it sends once), as Apple documents in [Responding to App Store Server
+/// Notifications](https://developer.apple.com/documentation/appstoreservernotifications/responding-to-app-store-server-notifications).
+/// The rule:
 ///
 /// - ``handled`` (200) once the notification verified and what it says was kept: the App Store
 ///   stops sending it.
