@@ -67,6 +67,43 @@ import VouchTestSupport
         #expect(receipt.jsonObject["otherAttributes"]?.arrayValue?.count == 2)
     }
 
+    /// One receipt verifier for several environments: each receipt is checked against the one
+    /// its type (attribute 0) names, and its result says which.
+    @Test func oneVerifierAcceptsEachOfItsEnvironmentsAndSaysWhich() throws {
+        let both = try Self.verifier { $0.environments = [.production, .sandbox] }
+        let sandboxOnly = try Self.verifier { $0.environment = .sandbox }
+        let expected: [(String, AppStoreEnvironment)] = [
+            ("Production", .production), ("ProductionVPP", .production), ("ProductionSandbox", .sandbox),
+            ("ProductionVPPSandbox", .sandbox),
+        ]
+        for (type, environment) in expected {
+            var content = Self.content
+            content.receiptType = type
+            let receipt = try Self.signer.sign(content)
+            #expect(try both.verify(receipt).environment == environment, "\(type)")
+            #expect(sandboxOnly.rejection(receipt)?.code == (environment == .sandbox ? nil : .wrongEnvironment))
+        }
+        var production = Self.content
+        production.receiptType = "Production"
+        #expect(
+            sandboxOnly.rejection(try Self.signer.sign(production))?.reason
+                == "the receipt's type is Production (Production), expected Sandbox")
+        let xcodeOrProduction = try Self.verifier { $0.environments = [.production, .xcode] }
+        let error = xcodeOrProduction.rejection(try Self.signer.sign(Self.content))
+        #expect(error?.code == .wrongEnvironment)
+        #expect(error?.reason == "the receipt's type is ProductionSandbox (Sandbox), expected Production or Xcode")
+    }
+
+    @Test func aReceiptVerifiesFromItsBase64StringAndFromData() throws {
+        let receipt = try Self.signer.sign(Self.content)
+        let verifier = try Self.verifier()
+        let text = String(decoding: Base64.encodeStandard(receipt), as: UTF8.self)
+        #expect(try verifier.verify(base64: text).payload == (try verifier.verify(receipt)).payload)
+        #expect(try verifier.verify(base64: Data(text.utf8)).payload == (try verifier.verify(receipt)).payload)
+        #expect(try verifier.verify(Data(receipt)).payload == (try verifier.verify(receipt)).payload)
+        #expect(throws: VerificationError(.receiptNotAReceipt, "")) { try verifier.verify(base64: text + "\n") }
+    }
+
     /// The app Apple ID of the shared trust configuration is the app item id (attribute 1) of a
     /// Production receipt; Sandbox receipts carry 0 there and are not checked against it.
     @Test func aProductionReceiptMustCarryTheConfiguredAppAppleId() throws {
