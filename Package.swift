@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "VouchBatch", targets: ["VouchBatch"]),
         .library(name: "VouchMint", targets: ["VouchMint"]),
         .library(name: "VouchEntitlements", targets: ["VouchEntitlements"]),
+        .library(name: "VouchStripe", targets: ["VouchStripe"]),
         .executable(name: "vouch", targets: ["VouchCLI"]),
     ],
     targets: [
@@ -47,11 +48,17 @@ let package = Package(
             name: "VouchReceipts",
             dependencies: ["Vouch", "VouchOpenSSL"]
         ),
+        // Stripe webhook deliveries verified offline (HMAC-SHA256 through VouchOpenSSL, errors
+        // and JSON of Vouch) and their events read.
+        .target(
+            name: "VouchStripe",
+            dependencies: ["Vouch", "VouchOpenSSL"]
+        ),
         // Many tokens at once: line reading (plain or gzip), the ordered pipeline, the batch
         // verifier and its JSON Lines records.
         .target(
             name: "VouchBatch",
-            dependencies: ["Vouch", "VouchReceipts", "CZlib"]
+            dependencies: ["Vouch", "VouchReceipts", "VouchStripe", "CZlib"]
         ),
         .target(
             name: "VouchEntitlements",
@@ -59,11 +66,13 @@ let package = Package(
         ),
         .target(
             name: "VouchMint",
-            dependencies: ["Vouch", "VouchOpenSSL"]
+            dependencies: ["Vouch", "VouchOpenSSL", "VouchStripe"]
         ),
         .executableTarget(
             name: "VouchCLI",
-            dependencies: ["Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements"]
+            dependencies: [
+                "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements", "VouchStripe",
+            ]
         ),
         // What the test targets share: the vector loader, the JWS splitter, minted fixtures,
         // the seeded generator, an independent OpenSSL check of ES256 signatures.
@@ -88,20 +97,25 @@ let package = Package(
         ),
         .testTarget(
             name: "VouchBatchTests",
-            dependencies: ["VouchBatch", "Vouch", "VouchReceipts", "VouchMint", "VouchTestSupport"]
+            dependencies: ["VouchBatch", "Vouch", "VouchReceipts", "VouchStripe", "VouchMint", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchMintTests",
-            dependencies: ["VouchMint", "Vouch", "VouchOpenSSL", "VouchTestSupport"]
+            dependencies: ["VouchMint", "Vouch", "VouchOpenSSL", "VouchStripe", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchEntitlementsTests",
             dependencies: ["VouchEntitlements", "Vouch", "VouchMint", "VouchTestSupport"]
         ),
         .testTarget(
+            name: "VouchStripeTests",
+            dependencies: ["VouchStripe", "Vouch", "VouchOpenSSL", "VouchMint", "VouchTestSupport"]
+        ),
+        .testTarget(
             name: "VouchCLITests",
             dependencies: [
-                "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchOpenSSL", "VouchCLI", "VouchTestSupport",
+                "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchOpenSSL", "VouchStripe", "VouchCLI",
+                "VouchTestSupport",
             ]
         ),
     ]

@@ -117,7 +117,7 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
                 .badSignatureLength, .badSignature, .badPayloadJSON, .unknownKind, .wrongKind, .wrongBundleId,
                 .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted, .internalError,
                 .emptyLine, .lineTooLong, .pairMismatch, .documentTooLarge,
-            ] + receiptCodes
+            ] + receiptCodes + stripeCodes
 
         /// The step this code belongs to; `nil` for ``nestedTokenInvalid``, whose category is
         /// the nested error's.
@@ -138,6 +138,10 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
                 .format
             case .receiptSignerNotFound: .chain
             case .receiptWrongAppVersion, .receiptDeviceHashMismatch: .claims
+            case .stripeNotADelivery, .stripeMalformedDelivery, .stripeBodyTooLarge: .input
+            case .stripeMalformedHeader, .stripeBadBodyJSON, .stripeNotAnEvent: .format
+            case .stripeNoSignature, .stripeBadSignature: .signature
+            case .stripeTimestampOutOfTolerance: .claims
             case .nestedTokenInvalid: nil
             case .internalError: .internal
             default: .internal
