@@ -14,6 +14,7 @@ import Testing
         try! Data(#"{"tiers":[{"name":"pro","rank":1,"products":["p"]}]}"#.utf8).write(
             to: url.appendingPathComponent("tiers.json"))
         try! Data(#"{"transactionId":"1"}"#.utf8).write(to: url.appendingPathComponent("payload.json"))
+        try! Data("whsec_options\n".utf8).write(to: url.appendingPathComponent("stripe-secrets"))
         return url
     }()
 
@@ -57,6 +58,12 @@ import Testing
         case ("--set", _): return "bundleId=com.example.app"
         case ("--unset", _), ("--echo", _), ("--field", _), ("--account", _): return "bundleId"
         case ("--leaf-bits", _): return "2048"
+        case ("--stripe-secret-file", _): return folder.appendingPathComponent("stripe-secrets").path
+        case ("--tolerance", _): return "300"
+        case ("--signed-at", _): return "2025-06-01"
+        case ("--story", _): return "renewing"
+        case ("--api-version", _): return "2024-06-20"
+        case ("--account-key", _): return "account_id"
         case (_, "N"), (_, "S"), (_, "V"): return "1"
         default: return nil
         }

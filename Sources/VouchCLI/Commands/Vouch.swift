@@ -13,7 +13,9 @@ extension CommandRegistry {
                 footer: "Run 'vouch help <command>' for a command's options."),
             MintCommands.group,
             ReceiptCommands.group,
+            StripeCommands.group,
         ],
         commands: [VerifyCommand(), InspectCommand(), BatchCommand(), EntitlementsCommand(), RefundsCommand()]
-            + ReceiptCommands.all + MintCommands.all + [MintHistoryCommand()] + MintReceiptCommands.all)
+            + ReceiptCommands.all + MintCommands.all + [MintHistoryCommand()] + MintReceiptCommands.all
+            + StripeCommands.all + [MintStripeCommand()])
 }
