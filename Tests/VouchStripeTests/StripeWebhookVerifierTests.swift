@@ -165,7 +165,9 @@ struct StripeWebhookVerifierTests {
         // A delivery signed after the instant is accepted, as Stripe's libraries accept it.
         #expect(throws: Never.self) { try Self.verifier(tolerance: 300, at: at(signedAt - 3600)).verify(delivery) }
         // No tolerance: any age.
-        #expect(throws: Never.self) { try Self.verifier(tolerance: nil, at: at(signedAt + 86_400 * 365)).verify(delivery) }
+        #expect(throws: Never.self) {
+            try Self.verifier(tolerance: nil, at: at(signedAt + 86_400 * 365)).verify(delivery)
+        }
         // The signature first: a tampered old delivery is a bad signature.
         var changed = delivery
         changed.body[10] ^= 0x01
@@ -184,7 +186,9 @@ struct StripeWebhookVerifierTests {
         let fresh = try signer.delivery(body: body, signedAt: now - 5)
         #expect(throws: Never.self) { try verifier.verify(body: fresh.body, signature: fresh.signature) }
         let old = try signer.delivery(body: body, signedAt: now - 400)
-        #expect(Self.code { try verifier.verify(body: old.body, signature: old.signature) } == "stripe_timestamp_out_of_tolerance")
+        #expect(
+            Self.code { try verifier.verify(body: old.body, signature: old.signature) }
+                == "stripe_timestamp_out_of_tolerance")
     }
 
     @Test func theSignedBodyMustBeAStrictEvent() throws {
@@ -198,17 +202,21 @@ struct StripeWebhookVerifierTests {
         #expect(try code("[1]") == "stripe_bad_body_json")
         #expect(try code(#"{"object":"charge","id":"ch_1"}"#) == "stripe_not_an_event")
         #expect(try code(#"{"object":"v2.core.event","id":"evt_1","type":"x"}"#) == "stripe_not_an_event")
-        let event = #"{"id":"evt_1","object":"event","api_version":null,"created":1700000000,"livemode":true,"type":"x.y","data":{"object":{"object":"x"}}}"#
+        let event =
+            #"{"id":"evt_1","object":"event","api_version":null,"created":1700000000,"livemode":true,"type":"x.y","data":{"object":{"object":"x"}}}"#
         #expect(try code(event) == nil)
         #expect(try code(event.replacingOccurrences(of: "1700000000", with: "1.5")) == "stripe_not_an_event")
-        #expect(try code(event.replacingOccurrences(of: #""data":{"object":{"object":"x"}}"#, with: #""data":{}"#)) == "stripe_not_an_event")
+        #expect(
+            try code(event.replacingOccurrences(of: #""data":{"object":{"object":"x"}}"#, with: #""data":{}"#))
+                == "stripe_not_an_event")
         let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
         #expect(try code(#"{"object":"event","x":\#(deep)}"#) == "json_too_deep")
         var small = StripeWebhookVerifier.Configuration(secrets: [Self.secret])
         small.maximumBodySize = 10
         small.tolerance = nil
         let delivery = try signer.delivery(body: Array(event.utf8), signedAt: 1)
-        #expect(Self.code { try StripeWebhookVerifier(configuration: small).verify(delivery) } == "stripe_body_too_large")
+        #expect(
+            Self.code { try StripeWebhookVerifier(configuration: small).verify(delivery) } == "stripe_body_too_large")
     }
 
     @Test func aConfigurationWithoutUsableSecretsOrWithANegativeToleranceIsRefused() {

@@ -172,7 +172,9 @@ public struct MintStripe: Sendable {
                 let invoice = self.invoice(at: retry, reason: "subscription_cycle", paid: true)
                 add(.invoicePaid, at: retry, invoice)
                 status = "active"
-                add(.customerSubscriptionUpdated, at: retry + 1, subscription(at: retry + 1), previous: ["status": "past_due"])
+                add(
+                    .customerSubscriptionUpdated, at: retry + 1, subscription(at: retry + 1),
+                    previous: ["status": "past_due"])
             case .canceledAtPeriodEnd:
                 open(trial: false)
                 let request = periodStart + 10 * 86_400 + Int64(random.int(in: 0...86_400))
@@ -188,12 +190,16 @@ public struct MintStripe: Sendable {
                 open(trial: true)
                 let trialOver = trialEnd!
                 status = "paused"
-                add(.customerSubscriptionPaused, at: trialOver, subscription(at: trialOver), previous: ["status": "trialing"])
+                add(
+                    .customerSubscriptionPaused, at: trialOver, subscription(at: trialOver),
+                    previous: ["status": "trialing"])
                 let resumed = trialOver + 5 * 86_400 + Int64(random.int(in: 0...86_400))
                 status = "active"
                 periodStart = resumed
                 periodEnd = Self.addingMonth(resumed)
-                add(.customerSubscriptionResumed, at: resumed, subscription(at: resumed), previous: ["status": "paused"])
+                add(
+                    .customerSubscriptionResumed, at: resumed, subscription(at: resumed), previous: ["status": "paused"]
+                )
                 add(.invoicePaid, at: resumed + 2, invoice(at: resumed + 2, reason: "subscription_update", paid: true))
             }
         }
@@ -237,12 +243,18 @@ public struct MintStripe: Sendable {
         /// What a renewal changes, as `previous_attributes` says it.
         func renewalPrevious() -> JSONObject {
             if basil {
-                return ["items": .object(list([item(at: start)], url: "/v1/subscription_items?subscription=\(subscriptionId)"))]
+                return [
+                    "items": .object(
+                        list([item(at: start)], url: "/v1/subscription_items?subscription=\(subscriptionId)"))
+                ]
             }
-            return ["current_period_end": .number(String(periodEnd)), "current_period_start": .number(String(periodStart))]
+            return [
+                "current_period_end": .number(String(periodEnd)), "current_period_start": .number(String(periodStart)),
+            ]
         }
 
-        mutating func add(_ type: StripeEventType, at created: Int64, _ object: JSONObject, previous: JSONObject? = nil) {
+        mutating func add(_ type: StripeEventType, at created: Int64, _ object: JSONObject, previous: JSONObject? = nil)
+        {
             var data: JSONObject = ["object": .object(object)]
             if let previous { data["previous_attributes"] = .object(previous) }
             let automatic = type != .checkoutSessionCompleted && type != .customerSubscriptionCreated
@@ -267,13 +279,17 @@ public struct MintStripe: Sendable {
         func timestamp(_ value: Int64?) -> JSONValue { value.map { .number(String($0)) } ?? .null }
 
         func list(_ data: [JSONValue], url: String) -> JSONObject {
-            ["object": "list", "data": .array(data), "has_more": false, "total_count": .number(String(data.count)), "url": .string(url)]
+            [
+                "object": "list", "data": .array(data), "has_more": false, "total_count": .number(String(data.count)),
+                "url": .string(url),
+            ]
         }
 
         func priceObject() -> JSONObject {
             [
                 "id": .string(price.id), "object": "price", "active": true, "billing_scheme": "per_unit",
-                "created": .number(String(start - 200 * 86_400)), "currency": "usd", "livemode": .bool(generator.livemode),
+                "created": .number(String(start - 200 * 86_400)), "currency": "usd",
+                "livemode": .bool(generator.livemode),
                 "lookup_key": .string(price.name.lowercased() + "_monthly"), "metadata": [:],
                 "nickname": .string(price.name + " monthly"), "product": .string(price.product),
                 "recurring": ["interval": "month", "interval_count": 1, "usage_type": "licensed"],
@@ -316,7 +332,8 @@ public struct MintStripe: Sendable {
             }
             object["customer"] = .string(customer)
             object["ended_at"] = timestamp(endedAt)
-            object["items"] = .object(list([item(at: now)], url: "/v1/subscription_items?subscription=\(subscriptionId)"))
+            object["items"] = .object(
+                list([item(at: now)], url: "/v1/subscription_items?subscription=\(subscriptionId)"))
             object["latest_invoice"] = latestInvoice.map { .string($0) } ?? .null
             object["livemode"] = .bool(generator.livemode)
             object["metadata"] = [generator.accountKey: .string(account)]
@@ -333,11 +350,15 @@ public struct MintStripe: Sendable {
             let total = amount ?? price.amount
             var line: JSONObject = [
                 "id": .string("il_" + MintStripe.id(&random)), "object": "line_item", "amount": .number(String(total)),
-                "currency": "usd", "description": .string("1 × \(price.name) (at $\(price.amount / 100).\(price.amount % 100) / month)"),
+                "currency": "usd",
+                "description": .string("1 × \(price.name) (at $\(price.amount / 100).\(price.amount % 100) / month)"),
                 "period": ["end": .number(String(periodEnd)), "start": .number(String(periodStart))],
             ]
             if basil {
-                line["pricing"] = ["price_details": ["price": .string(price.id), "product": .string(price.product)], "type": "price_details"]
+                line["pricing"] = [
+                    "price_details": ["price": .string(price.id), "product": .string(price.product)],
+                    "type": "price_details",
+                ]
             } else {
                 line["price"] = .object(priceObject())
                 line["subscription"] = .string(subscriptionId)
@@ -349,7 +370,8 @@ public struct MintStripe: Sendable {
                 "attempt_count": 1, "attempted": true, "billing_reason": .string(reason),
                 "collection_method": "charge_automatically", "created": .number(String(created)), "currency": "usd",
                 "customer": .string(customer),
-                "lines": .object(list([.object(line)], url: "/v1/invoices/\(id)/lines")), "livemode": .bool(generator.livemode),
+                "lines": .object(list([.object(line)], url: "/v1/invoices/\(id)/lines")),
+                "livemode": .bool(generator.livemode),
             ]
             let metadata: JSONObject = [generator.accountKey: .string(account)]
             if basil {

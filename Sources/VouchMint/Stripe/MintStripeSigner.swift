@@ -31,7 +31,8 @@ public struct MintStripeSigner: Sendable {
     /// The delivery of `event`, signed two seconds after it was created or at `signedAt`
     /// (seconds since 1970: a retry, days later, is signed anew).
     public func delivery(_ event: MintStripe.Event, signedAt: Int64? = nil) throws(MintError) -> StripeDelivery {
-        try delivery(body: Self.body(event.json), signedAt: signedAt ?? event.created + 2, livemode: Self.livemode(event))
+        try delivery(
+            body: Self.body(event.json), signedAt: signedAt ?? event.created + 2, livemode: Self.livemode(event))
     }
 
     /// `body` signed at `signedAt` with every secret.
