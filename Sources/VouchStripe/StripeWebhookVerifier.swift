@@ -49,7 +49,7 @@ public struct StripeWebhookVerifier: Sendable {
 
     /// A verifier with `configuration`.
     ///
-    /// - Throws: ``ConfigurationError`` `no_stripe_secrets` without a secret,
+    /// - Throws: `ConfigurationError` `no_stripe_secrets` without a secret,
     ///   `empty_stripe_secret` for an empty one, `invalid_tolerance` for a negative tolerance.
     public init(configuration: Configuration) throws(ConfigurationError) {
         guard !configuration.secrets.isEmpty else {
