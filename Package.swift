@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "VouchMint", targets: ["VouchMint"]),
         .library(name: "VouchEntitlements", targets: ["VouchEntitlements"]),
         .library(name: "VouchSigning", targets: ["VouchSigning"]),
+        .library(name: "VouchStripe", targets: ["VouchStripe"]),
         .executable(name: "vouch", targets: ["VouchCLI"]),
     ],
     targets: [
@@ -48,11 +49,17 @@ let package = Package(
             name: "VouchReceipts",
             dependencies: ["Vouch", "VouchOpenSSL"]
         ),
+        // Stripe webhook deliveries verified offline (HMAC-SHA256 through VouchOpenSSL, errors
+        // and JSON of Vouch) and their events read.
+        .target(
+            name: "VouchStripe",
+            dependencies: ["Vouch", "VouchOpenSSL"]
+        ),
         // Many tokens at once: line reading (plain or gzip), the ordered pipeline, the batch
         // verifier and its JSON Lines records.
         .target(
             name: "VouchBatch",
-            dependencies: ["Vouch", "VouchReceipts", "CZlib"]
+            dependencies: ["Vouch", "VouchReceipts", "VouchStripe", "CZlib"]
         ),
         .target(
             name: "VouchEntitlements",
@@ -60,7 +67,7 @@ let package = Package(
         ),
         .target(
             name: "VouchMint",
-            dependencies: ["Vouch", "VouchOpenSSL"]
+            dependencies: ["Vouch", "VouchOpenSSL", "VouchStripe"]
         ),
         // What a server signs with its App Store Connect key: offer signatures, request JWS, API tokens.
         .target(
@@ -69,7 +76,9 @@ let package = Package(
         ),
         .executableTarget(
             name: "VouchCLI",
-            dependencies: ["Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements", "VouchSigning"]
+            dependencies: [
+                "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements", "VouchSigning", "VouchStripe",
+            ]
         ),
         // What the test targets share: the vector loader, the JWS splitter, minted fixtures,
         // the seeded generator, an independent OpenSSL check of ES256 signatures.
@@ -94,11 +103,11 @@ let package = Package(
         ),
         .testTarget(
             name: "VouchBatchTests",
-            dependencies: ["VouchBatch", "Vouch", "VouchReceipts", "VouchMint", "VouchTestSupport"]
+            dependencies: ["VouchBatch", "Vouch", "VouchReceipts", "VouchStripe", "VouchMint", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchMintTests",
-            dependencies: ["VouchMint", "Vouch", "VouchOpenSSL", "VouchTestSupport"]
+            dependencies: ["VouchMint", "Vouch", "VouchOpenSSL", "VouchStripe", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchEntitlementsTests",
@@ -111,10 +120,14 @@ let package = Package(
             exclude: ["apple_reference.py"]
         ),
         .testTarget(
+            name: "VouchStripeTests",
+            dependencies: ["VouchStripe", "Vouch", "VouchOpenSSL", "VouchMint", "VouchTestSupport"]
+        ),
+        .testTarget(
             name: "VouchCLITests",
             dependencies: [
                 "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchOpenSSL", "VouchCLI", "VouchTestSupport",
-                "VouchSigning",
+                "VouchSigning", "VouchStripe",
             ]
         ),
     ]

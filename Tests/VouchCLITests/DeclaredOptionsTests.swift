@@ -14,6 +14,7 @@ import Testing
         try! Data(#"{"tiers":[{"name":"pro","rank":1,"products":["p"]}]}"#.utf8).write(
             to: url.appendingPathComponent("tiers.json"))
         try! Data(#"{"transactionId":"1"}"#.utf8).write(to: url.appendingPathComponent("payload.json"))
+        try! Data("whsec_options\n".utf8).write(to: url.appendingPathComponent("stripe-secrets"))
         return url
     }()
 
@@ -64,6 +65,12 @@ import Testing
         case ("--app-account-token", _), ("--nonce", _): return "956328D9-CC6A-47F4-BE40-6953FB0AB6C7"
         case ("--allow-introductory-offer", _): return "true"
         case ("--expires-in", _), ("--timestamp", _): return "60"
+        case ("--stripe-secret-file", _): return folder.appendingPathComponent("stripe-secrets").path
+        case ("--tolerance", _): return "300"
+        case ("--signed-at", _): return "2025-06-01"
+        case ("--story", _): return "renewing"
+        case ("--api-version", _): return "2024-06-20"
+        case ("--account-key", _): return "account_id"
         case (_, "N"), (_, "S"), (_, "V"): return "1"
         default: return nil
         }

@@ -4,6 +4,7 @@ import Vouch
 import VouchBatch
 import VouchOpenSSL
 import VouchSigning
+import VouchStripe
 import VouchTestSupport
 
 @testable import VouchMint
@@ -160,6 +161,60 @@ import VouchTestSupport
         ]
     }
 
+    /// A Stripe secret file written for the run.
+    static let stripeSecretFile: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-contract-stripe-\(getpid())")
+            .path
+        try! Data("whsec_contract\n".utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }()
+
+    static func stripeDelivery(_ defect: MintStripeDefect? = nil, signedAt: Int64? = nil) throws -> [UInt8] {
+        let event = MintStripe(seed: 1, date: Date(timeIntervalSince1970: 1_756_684_800)).subscription(0).events[0]
+        let signer = try MintStripeSigner(secrets: ["whsec_contract"])
+        let delivery = try defect.map { try signer.tampered($0, event) } ?? signer.delivery(event, signedAt: signedAt)
+        return delivery.storedJSON + [0x0A]
+    }
+
+    static func stripeExamples() throws -> [Example] {
+        let verify = ["stripe", "verify", "--stripe-secret-file", stripeSecretFile]
+        return [
+            Example(
+                code: "stripe_not_a_delivery", input: "`vouch stripe verify` given `not a delivery`", arguments: verify,
+                stdin: Array("not a delivery\n".utf8)),
+            Example(
+                code: "stripe_malformed_delivery", input: "a stored delivery whose body is a JSON object",
+                arguments: verify, stdin: Array(#"{"stripe-signature":"t=1,v1=00","body":{"id":"evt_1"}}"#.utf8)),
+            Example(
+                code: "stripe_body_too_large", input: "a stored delivery whose body is 1 MiB + 1 byte",
+                arguments: verify,
+                stdin: Array(#"{"stripe-signature":"t=1,v1=00","body":""#.utf8)
+                    + [UInt8](repeating: UInt8(ascii: "x"), count: (1 << 20) + 1) + Array(#""}"#.utf8)),
+            Example(
+                code: "stripe_malformed_header", input: "a minted delivery whose timestamp is followed by `s`",
+                arguments: verify, stdin: try stripeDelivery(.header)),
+            Example(
+                code: "stripe_no_signature", input: "a minted delivery whose header holds only a `v0` signature",
+                arguments: verify, stdin: try stripeDelivery(.noV1)),
+            Example(
+                code: "stripe_bad_signature", input: "a minted delivery with one body byte changed", arguments: verify,
+                stdin: try stripeDelivery(.body)),
+            Example(
+                code: "stripe_timestamp_out_of_tolerance",
+                input: "a minted delivery signed an hour before `--at`, with `--tolerance 300`",
+                arguments: verify + ["--tolerance", "300", "--at", "2025-09-01T00:00:00Z"],
+                stdin: try stripeDelivery(signedAt: 1_756_684_800 - 3600)),
+            Example(
+                code: "stripe_bad_body_json", input: "a minted delivery whose signed body is not JSON",
+                arguments: verify,
+                stdin: try stripeDelivery(.notJSON)),
+            Example(
+                code: "stripe_not_an_event",
+                input: "a minted delivery whose signed body is a subscription, not an event",
+                arguments: verify, stdin: try stripeDelivery(.notEvent)),
+        ]
+    }
+
     static func examples() throws -> [String: Example] {
         let parts = TokenParts.segments(realToken)
         let signature = Base64.decodeURL(parts[2].utf8)!
@@ -309,7 +364,9 @@ import VouchTestSupport
                 arguments: ["--signing-key", keySigned.key, "--at", "2023-01-01"], stdin: keySigned.token),
         ]
         return Dictionary(
-            uniqueKeysWithValues: (list + (try receiptExamples()) + keySignedExamples).map { ($0.code, $0) })
+            uniqueKeysWithValues: (list + (try receiptExamples()) + keySignedExamples + (try stripeExamples())).map {
+                ($0.code, $0)
+            })
     }
 
     static let all = Result { try examples() }
@@ -335,6 +392,7 @@ import VouchTestSupport
         switch example.arguments.first {
         case "batch": arguments = example.arguments + ["--payload", "none", "-"]
         case "receipt": arguments = example.arguments + ["--json", "-"]
+        case "stripe": arguments = example.arguments + ["--payload", "none", "-"]
         default: arguments = ["verify", "--json"] + example.arguments + ["-"]
         }
         let result = try VouchBinary.run(arguments, input: example.stdin)

@@ -22,6 +22,7 @@ struct Options {
     /// Payloads for the entitlement ledger's figure; 0 leaves it out.
     var ledgerPayloads = 1_000_000
     var ledgerOnly = false
+    var stripeOnly = false
 
     init(_ arguments: [String]) {
         var index = 0
@@ -48,10 +49,12 @@ struct Options {
                 ledgerPayloads = max(0, Int(arguments[index]) ?? ledgerPayloads)
             case "--ledger-only":
                 ledgerOnly = true
+            case "--stripe-only":
+                stripeOnly = true
             default:
                 FileHandle.standardError.write(
                     Data(
-                        "usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts] [--ledger N] [--ledger-only]\n"
+                        "usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts] [--ledger N] [--ledger-only] [--stripe-only]\n"
                             .utf8))
                 exit(64)
             }
@@ -125,6 +128,11 @@ log("minting \(options.lines) transactions …")
 let validity = MintValidity(notBefore: MintDate.parse("2020-01-01")!, notAfter: MintDate.parse("2045-01-01")!)
 let authority = try MintAuthority.generate(MintAuthorityOptions(validity: validity))
 let signer = try MintSigner(authority: authority)
+if options.stripeOnly {
+    print(try StripeBench.report(jobs: jobs, scratch: scratch))
+    try? FileManager.default.removeItem(at: scratch)  // exit skips the deferred removal
+    exit(0)
+}
 if options.ledgerOnly {
     print(
         try benchLedger(
@@ -706,3 +714,4 @@ if options.ledgerPayloads > 0 {
             payloads: options.ledgerPayloads, jobs: jobs, authority: authority, signer: signer, directory: scratch
         ).markdown)
 }
+print(try StripeBench.report(jobs: jobs, scratch: scratch))

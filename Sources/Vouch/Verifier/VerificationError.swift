@@ -118,7 +118,7 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
                 .badSignatureLength, .badSignature, .badPayloadJSON, .unknownKind, .wrongKind, .wrongBundleId,
                 .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted, .internalError,
                 .emptyLine, .lineTooLong, .pairMismatch, .documentTooLarge,
-            ] + receiptCodes + keySignedCodes
+            ] + receiptCodes + keySignedCodes + stripeCodes
 
         /// The step this code belongs to; `nil` for ``nestedTokenInvalid``, whose category is
         /// the nested error's.
@@ -140,6 +140,10 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
             case .receiptSignerNotFound: .chain
             case .receiptWrongAppVersion, .receiptDeviceHashMismatch: .claims
             case .tokenExpired, .tokenNotYetValid: .claims
+            case .stripeNotADelivery, .stripeMalformedDelivery, .stripeBodyTooLarge: .input
+            case .stripeMalformedHeader, .stripeBadBodyJSON, .stripeNotAnEvent: .format
+            case .stripeNoSignature, .stripeBadSignature: .signature
+            case .stripeTimestampOutOfTolerance: .claims
             case .nestedTokenInvalid: nil
             case .internalError: .internal
             default: .internal

@@ -44,7 +44,10 @@ struct InspectCommand: Command {
         case .unit(let first):
             var next: InputUnit? = first
             while let unit = next {
-                if let failure = unit.failure { fail(VerifyCommand.explain(failure.error, isReceipt: false)) }
+                if let failure = unit.failure { fail(VerifyCommand.explain(failure.error, form: .jws)) }
+                if unit.delivery != nil {
+                    fail(VerifyCommand.explain(VerificationError(.malformedToken, ""), form: .stripeDelivery))
+                }
                 for token in unit.single.map({ [$0] }) ?? unit.groups.flatMap({ $0 }) where unit.failure == nil {
                     let place = token.path.map { "\($0) (line \(token.line)): " } ?? ""
                     let inspection: Inspection

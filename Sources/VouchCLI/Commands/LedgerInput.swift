@@ -65,7 +65,7 @@ struct LedgerInput {
                     switch result.result {
                     case .success(.payload(let verified)):
                         ledger.add(verified)
-                    case .success(.receipt):
+                    case .success(.receipt), .success(.stripeEvent):
                         break
                     case .failure(let error):
                         reported += 1

@@ -70,13 +70,13 @@ struct VerifyCommand: Command {
             var next: InputUnit? = first
             while let unit = next {
                 for var result in unit.verify(with: verifier, kind: options.kind) {
-                    result.result = result.result.mapError { Self.explain($0, isReceipt: result.form != .jws) }
+                    result.result = result.result.mapError { Self.explain($0, form: result.form) }
                     let place = result.path.map { "\($0) (line \(result.line)): " } ?? ""
                     switch result.result {
                     case .success(.payload(let verified)):
                         try console.output.write(
                             json ? format.record(result) : Array((place + Self.describe(verified)).utf8))
-                    case .success(.receipt), .failure:
+                    case .success(.receipt), .success(.stripeEvent), .failure:
                         if json { try console.output.write(format.record(result)) }
                         if case .failure(let error) = result.result {
                             allVerified = false
@@ -91,11 +91,16 @@ struct VerifyCommand: Command {
     }
 
     /// What `vouch verify` says of an input it does not verify: a receipt is for `vouch receipt
-    /// verify`; a bare line over the limit is too large a token.
-    static func explain(_ error: VerificationError, isReceipt: Bool) -> VerificationError {
-        if isReceipt, error.code == .malformedToken {
+    /// verify`, a Stripe delivery for `vouch stripe verify`; a bare line over the limit is too
+    /// large a token.
+    static func explain(_ error: VerificationError, form: InputToken.Form) -> VerificationError {
+        if form == .receipt || form == .receiptFile, error.code == .malformedToken {
             return VerificationError(
                 .malformedToken, "the input holds a legacy app receipt: 'vouch receipt verify' reads it")
+        }
+        if form == .stripeDelivery, error.code == .malformedToken {
+            return VerificationError(
+                .malformedToken, "the input holds a Stripe webhook delivery: 'vouch stripe verify' reads it")
         }
         if error.code == .lineTooLong {
             return VerificationError(.tokenTooLarge, "the input is larger than \(inputLimit) bytes")

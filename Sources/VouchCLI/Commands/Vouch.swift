@@ -14,8 +14,9 @@ extension CommandRegistry {
             MintCommands.group,
             ReceiptCommands.group,
             SignCommands.group,
+            StripeCommands.group,
         ],
         commands: [VerifyCommand(), InspectCommand(), BatchCommand(), EntitlementsCommand(), RefundsCommand()]
             + ReceiptCommands.all + MintCommands.all + [MintHistoryCommand()] + MintReceiptCommands.all
-            + [MintKeyCommand()] + SignCommands.all)
+            + [MintKeyCommand(), MintStripeCommand()] + SignCommands.all + StripeCommands.all)
 }
