@@ -62,7 +62,7 @@ enum SigningKeyVerification {
             var next: InputUnit? = first
             while let unit = next {
                 if let failure = unit.failure {
-                    try write(.failure(VerifyCommand.explain(failure.error, isReceipt: false)), token: nil)
+                    try write(.failure(VerifyCommand.explain(failure.error, form: .jws)), token: nil)
                 }
                 for token in unit.single.map({ [$0] }) ?? unit.groups.flatMap({ $0 }) where unit.failure == nil {
                     let result = Result { () throws(VerificationError) -> VerifiedJWS in
