@@ -151,12 +151,25 @@ import VouchTestSupport
         }
     }
 
-    @Test func caDefaultsToTenYearsFromNow() throws {
+    @Test func caDefaultsToAYearBeforeNowAndTenYearsFromThere() throws {
         try Support.withTemporaryDirectory { directory in
             #expect(mint(["ca", "--out", directory.path]).status == 0)
             let validity = try #require(try MintAuthority.load(from: directory).signingValidity)
-            #expect(validity.notBefore == Support.signingDate)
-            #expect(validity.notAfter == MintDate.parse("2035-06-01T12:00:00Z"))
+            #expect(validity.notBefore == MintDate.parse("2024-06-01T12:00:00Z"))
+            #expect(validity.notAfter == MintDate.parse("2034-06-01T12:00:00Z"))
+        }
+    }
+
+    @Test func historiesMintedWithTheDefaultsVerifyUnderACAMintedWithTheDefaults() throws {
+        try Support.withTemporaryDirectory { directory in
+            #expect(mint(["ca", "--out", directory.path]).status == 0)
+            let result = mint(["history", "--ca", directory.path, "--count", "16"])
+            #expect(result.status == 0, "\(result.errors)")
+            var configuration = Verifier.Configuration.acceptingAnyApp()
+            configuration.trustAnchors = [try MintAuthority.load(from: directory).anchorCertificate()]
+            let verifier = try Verifier(configuration: configuration)
+            #expect(result.lines.count > 40)
+            for line in result.lines { #expect(verifier.rejection(String(line)) == nil) }
         }
     }
 
@@ -168,7 +181,7 @@ import VouchTestSupport
             #expect(validity.notAfter == MintDate.parse("2021-01-01"))
             #expect(validity.notBefore == MintDate.parse("2020-01-02"))
             let text = try Support.openssl(["x509", "-in", "intermediate.pem", "-noout", "-enddate"], in: directory)
-            #expect(text.output == "notAfter=Jun  1 12:00:00 2035 GMT\n")
+            #expect(text.output == "notAfter=Jun  1 12:00:00 2034 GMT\n")
         }
     }
 

@@ -52,7 +52,11 @@ struct MintCACommand: Command {
         .value("--out", short: "o", "DIR", help: "Write the files into DIR (created if needed)"),
         .flag("--force", help: "Replace the files of an authority already in DIR"),
         .flag("--xcode", help: "Write one Xcode StoreKit testing certificate instead"),
-        .value("--not-before", "DATE", help: "Start of every certificate's validity (default: now)"),
+        .value(
+            "--not-before", "DATE",
+            help:
+                "Start of every certificate's validity (default: a year\nbefore now, so past months verify; now with --xcode)"
+        ),
         .value(
             "--not-after", "DATE",
             help: "End of every certificate's validity (default: ten years\nlater; one year with --xcode)"),
@@ -71,9 +75,10 @@ struct MintCACommand: Command {
             try arguments.value(name).map { try Spelling.date($0, option: name) }
         }
         let xcode = arguments.flag("--xcode")
-        let now = console.now()
-        let notBefore =
-            try date("--not-before") ?? Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        let now = Date(timeIntervalSince1970: console.now().timeIntervalSince1970.rounded(.down))
+        // A year back: data of the past months, such as the four months `mint history` signs up
+        // to now, is signed inside the validity. Xcode signs each purchase when it is made.
+        let notBefore = try date("--not-before") ?? (xcode ? now : MintDate.adding(years: -1, to: now))
         let notAfter = try date("--not-after") ?? MintDate.adding(years: xcode ? 1 : 10, to: notBefore)
         guard notBefore < notAfter else { throw UsageError("--not-before must be earlier than --not-after") }
         let leafNotBeforeOption = try date("--leaf-not-before")
