@@ -507,7 +507,7 @@ import VouchTestSupport
         for index in 0..<800 {
             stories.insert(generator.story(of: index))
             for item in generator.history(index).items {
-                var signed = [item.signedDate]
+                var signed = [item.signedDate.milliseconds]
                 if case .notification(_, let transaction, let renewal) = item {
                     signed += [transaction, renewal].compactMap { $0?["signedDate"]?.int64Value }
                 }

@@ -51,7 +51,6 @@ struct MintHistoryCommand: Command {
         if let text = arguments.value("--environment") {
             let known: [AppStoreEnvironment] = [.production, .sandbox, .xcode, .localTesting]
             generator.environment = try Spelling.choice(text, option: "--environment", among: known, name: \.rawValue)
-                .rawValue
         }
         if let bundleId = arguments.value("--bundle-id") { generator.bundleId = bundleId }
         if let text = arguments.value("--app-apple-id") {
