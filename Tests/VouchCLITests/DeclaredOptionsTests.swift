@@ -40,6 +40,8 @@ import Testing
         case ("--xcode-cert", _): return folder.appendingPathComponent("ca/root.der").path
         case ("--tiers", _): return folder.appendingPathComponent("tiers.json").path
         case ("--payload", "FILE"): return folder.appendingPathComponent("payload.json").path
+        case ("--transaction", _): return folder.appendingPathComponent("payload.json").path
+        case ("--revoked", _): return "5"
         case ("--payload", _): return "none"
         case ("--summary-json", _): return folder.appendingPathComponent("summary-\(run).json").path
         case ("--at", _), ("--date", _), ("--since", _), ("--chain-at", _), ("--not-before", _),

@@ -108,7 +108,8 @@ import VouchTestSupport
 
     static func mintedReceipt(_ defect: MintReceiptDefect? = nil) throws -> [UInt8] {
         let signer = MintReceiptSigner(authority: receiptCA.authority)
-        let content = MintReceiptContent.sample(creationDate: Date(timeIntervalSince1970: 1_700_000_000), inAppCount: 2)
+        let content = MintReceiptContent.sample(
+            receiptCreationDate: Date(timeIntervalSince1970: 1_700_000_000), inAppCount: 2)
         let bytes = try defect.map { try signer.sign(content, defect: $0) } ?? signer.sign(content)
         return Base64.encodeStandard(bytes)
     }
