@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "VouchBatch", targets: ["VouchBatch"]),
         .library(name: "VouchMint", targets: ["VouchMint"]),
         .library(name: "VouchEntitlements", targets: ["VouchEntitlements"]),
+        .library(name: "VouchSigning", targets: ["VouchSigning"]),
+        .library(name: "VouchStripe", targets: ["VouchStripe"]),
         .executable(name: "vouch", targets: ["VouchCLI"]),
     ],
     targets: [
@@ -53,11 +55,17 @@ let package = Package(
             name: "VouchReceipts",
             dependencies: ["Vouch", "VouchOpenSSL"]
         ),
+        // Stripe webhook deliveries verified offline (HMAC-SHA256 through VouchOpenSSL, errors
+        // and JSON of Vouch) and their events read.
+        .target(
+            name: "VouchStripe",
+            dependencies: ["Vouch", "VouchOpenSSL"]
+        ),
         // Many tokens at once: line reading (plain or gzip), the ordered pipeline, the batch
         // verifier and its JSON Lines records.
         .target(
             name: "VouchBatch",
-            dependencies: ["Vouch", "VouchReceipts", "CZlib"]
+            dependencies: ["Vouch", "VouchReceipts", "VouchStripe", "CZlib"]
         ),
         // The entitlement ledger (keyed, in memory) and its durable SQLite store.
         .target(
@@ -66,11 +74,18 @@ let package = Package(
         ),
         .target(
             name: "VouchMint",
+            dependencies: ["Vouch", "VouchOpenSSL", "VouchStripe"]
+        ),
+        // What a server signs with its App Store Connect key: offer signatures, request JWS, API tokens.
+        .target(
+            name: "VouchSigning",
             dependencies: ["Vouch", "VouchOpenSSL"]
         ),
         .executableTarget(
             name: "VouchCLI",
-            dependencies: ["Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements"]
+            dependencies: [
+                "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements", "VouchSigning", "VouchStripe",
+            ]
         ),
         // What the test targets share: the vector loader, the JWS splitter, minted fixtures,
         // the seeded generator, an independent OpenSSL check of ES256 signatures.
@@ -95,21 +110,31 @@ let package = Package(
         ),
         .testTarget(
             name: "VouchBatchTests",
-            dependencies: ["VouchBatch", "Vouch", "VouchReceipts", "VouchMint", "VouchTestSupport"]
+            dependencies: ["VouchBatch", "Vouch", "VouchReceipts", "VouchStripe", "VouchMint", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchMintTests",
-            dependencies: ["VouchMint", "Vouch", "VouchOpenSSL", "VouchTestSupport"]
+            dependencies: ["VouchMint", "Vouch", "VouchOpenSSL", "VouchStripe", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchEntitlementsTests",
             dependencies: ["VouchEntitlements", "Vouch", "VouchReceipts", "VouchMint", "VouchTestSupport", "CSQLite"]
         ),
         .testTarget(
+            name: "VouchSigningTests",
+            dependencies: ["VouchSigning", "Vouch", "VouchReceipts", "VouchMint", "VouchOpenSSL", "VouchTestSupport"],
+            // Run by AppleLibraryComparisonTests with Apple's Python library.
+            exclude: ["apple_reference.py"]
+        ),
+        .testTarget(
+            name: "VouchStripeTests",
+            dependencies: ["VouchStripe", "Vouch", "VouchOpenSSL", "VouchMint", "VouchTestSupport"]
+        ),
+        .testTarget(
             name: "VouchCLITests",
             dependencies: [
                 "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements", "VouchOpenSSL", "VouchCLI",
-                "VouchTestSupport",
+                "VouchTestSupport", "VouchSigning", "VouchStripe",
             ]
         ),
     ]

@@ -28,6 +28,7 @@ let package = Package(
                 .product(name: "VouchBatch", package: "vouch"),
                 .product(name: "VouchMint", package: "vouch"),
                 .product(name: "VouchEntitlements", package: "vouch"),
+                .product(name: "VouchStripe", package: "vouch"),
                 // Built beside vouch-bench, which runs it.
                 .product(name: "vouch", package: "vouch"),
             ]

@@ -1,3 +1,5 @@
+internal import VouchStripe
+
 @testable internal import Vouch
 @testable internal import VouchBatch
 @testable internal import VouchOpenSSL
@@ -38,12 +40,20 @@ private struct UnitSignature: Equatable {
     var isBareLine: Bool
     var failure: String?
     var tokens: [Token]
+    /// A stored Stripe delivery's header and body, or its code.
+    var delivery: String?
 
     init(_ unit: InputUnit) {
         document = unit.document
         isBlank = unit.isBlank
         isBareLine = unit.isBareLine
         failure = unit.failure.map { "\($0.lines) \($0.error.code)" }
+        delivery = unit.delivery.map { delivery in
+            switch delivery {
+            case .success(let stored): "\(stored.signature) \(stored.body)"
+            case .failure(let error): error.code.rawValue
+            }
+        }
         tokens = (unit.single.map { [$0] } ?? unit.groups.flatMap { $0 }).map { token in
             switch token.content {
             case .token(let bytes): Token(line: token.line, path: token.path, form: token.form, bytes: bytes)
@@ -68,7 +78,7 @@ private func units(_ source: FuzzSource, options: InputOptions) -> (units: [Unit
 }
 
 /// The one input reader on arbitrary bytes (documents, lines, receipts' base64, receipt files,
-/// gzip), with small limits so that every limit is reached.
+/// Stripe deliveries, gzip), with small limits so that every limit is reached.
 ///
 /// Properties: units are numbered 1, 2, 3… in order (the units of a streamed document share its
 /// number) and their tokens' lines never go back;

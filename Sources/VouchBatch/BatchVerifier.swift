@@ -1,6 +1,7 @@
 internal import Foundation
 public import Vouch
 public import VouchReceipts
+public import VouchStripe
 
 /// Verifies many tokens and receipts on several threads, delivering results in input order.
 ///
@@ -27,6 +28,9 @@ public struct BatchVerifier: Sendable {
     /// Verifies the legacy app receipts of an input (``InputToken/Form``); `nil` (the default)
     /// verifies none: they are rejected as `malformed_token`.
     public var receiptVerifier: ReceiptVerifier?
+    /// Verifies the Stripe webhook deliveries of an input (``InputUnit/delivery``); `nil` (the
+    /// default) verifies none: they are rejected as `malformed_token`.
+    public var stripeVerifier: StripeWebhookVerifier?
 
     /// A batch verifier of tokens with `verifier`.
     ///
@@ -95,11 +99,15 @@ public struct BatchVerifier: Sendable {
         public var skipEmpty: Bool
         /// Only this share of the units is verified.
         public var shard: Shard?
+        /// Only Stripe webhook deliveries are verified: every other unit (blank lines aside) is
+        /// one rejected result, `stripe_not_a_delivery`, and no token reaches the verifier.
+        public var stripeDeliveriesOnly = false
 
         /// Every unit verified, blank lines included, by default.
-        public init(skipEmpty: Bool = false, shard: Shard? = nil) {
+        public init(skipEmpty: Bool = false, shard: Shard? = nil, stripeDeliveriesOnly: Bool = false) {
             self.skipEmpty = skipEmpty
             self.shard = shard
+            self.stripeDeliveriesOnly = stripeDeliveriesOnly
         }
     }
 
@@ -197,9 +205,10 @@ public struct BatchVerifier: Sendable {
             var units: [InputUnit] = []
             var weight = 0
             do {
-                while weight < Self.chunkWeight, let unit = try reader.next() {
+                while weight < Self.chunkWeight, var unit = try reader.next() {
                     if options.skipEmpty, unit.isBlank { continue }
                     if let shard = options.shard, !shard.includes(unit.document) { continue }
+                    if options.stripeDeliveriesOnly, unit.delivery == nil, !unit.isBlank { unit = unit.notADelivery() }
                     weight += unit.weight
                     units.append(unit)
                 }
@@ -223,7 +232,8 @@ public struct BatchVerifier: Sendable {
         let verdicts = verifier.verifyChunk(tokens, as: kind)
         var next = 0
         for unit in chunk.units {
-            unit.verify(verdicts: verdicts, next: &next, receipts: receiptVerifier, deliver: deliver)
+            unit.verify(
+                verdicts: verdicts, next: &next, receipts: receiptVerifier, stripe: stripeVerifier, deliver: deliver)
         }
     }
 }

@@ -1,6 +1,7 @@
 public import Foundation
 internal import Vouch
 internal import VouchReceipts
+internal import VouchStripe
 
 /// The one reader of Vouch's inputs: what `vouch verify`, `vouch batch`, `vouch entitlements`,
 /// `vouch refunds` and `vouch receipt` read, and what a server reads a dump, an export or a
@@ -11,6 +12,9 @@ internal import VouchReceipts
 /// - JSON documents: App Store Server API responses, arrays, webhook bodies, one per line,
 ///   pretty-printed over many lines, or several in a row, each token found by its JSON path
 ///   (``InputOptions/field``) and cross-checked with the response holding it;
+/// - stored Stripe webhook deliveries: a JSON object holding the raw body as the string `body`
+///   and the `Stripe-Signature` header as a top-level member or in `headers` (names of any
+///   letter case), one per line or document (``InputUnit/delivery``);
 /// - a receipt file: DER or BER (an app receipt as `appStoreReceiptURL` holds it), or an old
 ///   style plist (an iOS 6 transaction receipt), when it is the whole input;
 /// - gzip of any of these (by its magic number; concatenated members too).
@@ -494,6 +498,25 @@ public final class InputReader {
     private var document = 0
     private var documentLine = 0
     private var isArray = false
+    /// What the document holds of a stored Stripe delivery.
+    private var deliveryBody = DeliveryPart.absent
+    private var deliverySignature = DeliveryPart.absent
+
+    /// A member of a stored Stripe delivery: absent, its value, or why it is not usable.
+    private enum DeliveryPart {
+        case absent
+        case value([UInt8])
+        case invalid(VerificationError)
+
+        var isAbsent: Bool {
+            if case .absent = self { true } else { false }
+        }
+    }
+
+    /// Which member of a stored delivery a value is.
+    private enum DeliveryRole {
+        case body, signature
+    }
 
     private func readDocument() -> Bool {
         documentsRead += 1
@@ -512,6 +535,8 @@ public final class InputReader {
         pendingTokens = 0
         released = false
         releasedTokens = 0
+        deliveryBody = .absent
+        deliverySignature = .absent
         var lastLine = line
         do throws(SyntaxFailure) {
             try scanValue()
@@ -584,6 +609,10 @@ public final class InputReader {
     }
 
     private func finishDocument(oneLine: Bool, lastLine: Int) {
+        if !deliverySignature.isAbsent {
+            finishDelivery(lastLine: lastLine)
+            return
+        }
         if released {
             if !pending.isEmpty { releasePending() }
             if releasedTokens == 0 { noToken(lines: documentLine...lastLine, strict: nil) }
@@ -611,6 +640,77 @@ public final class InputReader {
         }
         work.strictCheck = held
         ready.append(work)
+    }
+
+    /// A document with a `Stripe-Signature` is a stored delivery, read as one: its unit holds
+    /// the delivery (or why it cannot be read) and nothing else.
+    private func finishDelivery(lastLine: Int) {
+        var work = InputUnit(document: document)
+        work.context = context
+        work.lines = documentLine...lastLine
+        if !released { work.strictCheck = held }
+        let body = deliveryBody
+        let signature = deliverySignature
+        work.delivery = Result { () throws(VerificationError) -> StripeDelivery in
+            guard case .value(let header) = signature else {
+                if case .invalid(let error) = signature { throw error }
+                throw VerificationError(.stripeMalformedDelivery, "the delivery has no Stripe-Signature")
+            }
+            switch body {
+            case .value(let bytes):
+                return StripeDelivery(signature: String(decoding: header, as: UTF8.self), body: bytes)
+            case .invalid(let error):
+                throw error
+            case .absent:
+                throw VerificationError(
+                    .stripeMalformedDelivery, "the delivery has a Stripe-Signature but no body member")
+            }
+        }
+        ready.append(work)
+    }
+
+    /// Which member of a stored delivery the value about to start is: the top-level `body`, or
+    /// a `Stripe-Signature` at the top level or in the top-level `headers`.
+    private func deliveryRole() -> DeliveryRole? {
+        guard let root = stack.first, root.isObject else { return nil }
+        let top = stack[stack.count - 1]
+        if stack.count == 1 {
+            if top.key == "body" { return .body }
+            if Self.isStripeSignature(top.key) { return .signature }
+        } else if stack.count == 2, root.key == "headers", top.isObject, Self.isStripeSignature(top.key) {
+            return .signature
+        }
+        return nil
+    }
+
+    /// HTTP header names are compared without regard to letter case.
+    private static func isStripeSignature(_ name: String) -> Bool {
+        name.utf8.count == 16 && name.lowercased() == "stripe-signature"
+    }
+
+    /// Records a member of a stored delivery; a second one of the same role makes it unusable.
+    private func setDelivery(_ role: DeliveryRole, _ part: DeliveryPart) {
+        switch role {
+        case .body:
+            deliveryBody =
+                deliveryBody.isAbsent
+                ? part : .invalid(VerificationError(.stripeMalformedDelivery, "the delivery has two bodies"))
+        case .signature:
+            deliverySignature =
+                deliverySignature.isAbsent
+                ? part
+                : .invalid(VerificationError(.stripeMalformedDelivery, "the delivery has two Stripe-Signature headers"))
+        }
+    }
+
+    /// A delivery's member that is not a string.
+    private func deliveryNotString(_ role: DeliveryRole, _ what: String) -> DeliveryPart {
+        .invalid(
+            VerificationError(
+                .stripeMalformedDelivery,
+                role == .body
+                    ? "the delivery's body is \(what), not the raw body as a string: the signature is over the exact bytes received"
+                    : "the delivery's Stripe-Signature is \(what), not a string"))
     }
 
     private func noToken(lines: ClosedRange<Int>, strict: [UInt8]?) {
@@ -717,6 +817,7 @@ public final class InputReader {
                 }
                 if !stack.isEmpty, !stack[stack.count - 1].isObject { stack[stack.count - 1].index += 1 }
                 let role = role()
+                let delivery = deliveryRole()
                 if case .capture(let name) = role { capture = (name, stack.count, [], false) }
                 let rootArrayElement = stack.count == 1 && !stack[0].isObject
                 switch byte {
@@ -727,6 +828,10 @@ public final class InputReader {
                     }
                     if case .token = role, !rootArrayElement {
                         addToken(.failure(VerificationError(.malformedToken, notString())))
+                    }
+                    if let delivery {
+                        setDelivery(
+                            delivery, deliveryNotString(delivery, byte == UInt8(ascii: "{") ? "an object" : "an array"))
                     }
                     guard stack.count < options.maximumDepth else {
                         throw SyntaxFailure(message: "nesting deeper than \(options.maximumDepth)", tooDeep: true)
@@ -739,7 +844,25 @@ public final class InputReader {
                 case UInt8(ascii: "\""):
                     let isToken: Bool
                     if case .token = role { isToken = true } else { isToken = false }
-                    let text = try readString(keep: isToken || capture != nil ? options.maximumLineLength : 0)
+                    let text = try readString(
+                        keep: isToken || capture != nil || delivery != nil ? options.maximumLineLength : 0)
+                    if let delivery {
+                        if let text {
+                            setDelivery(delivery, .value(text))
+                        } else {
+                            setDelivery(
+                                delivery,
+                                .invalid(
+                                    delivery == .body
+                                        ? VerificationError(
+                                            .stripeBodyTooLarge,
+                                            "the delivery's body is larger than \(options.maximumLineLength) bytes")
+                                        : VerificationError(
+                                            .stripeMalformedDelivery,
+                                            "the delivery's Stripe-Signature is larger than \(options.maximumLineLength) bytes"
+                                        )))
+                        }
+                    }
                     if isToken {
                         if let text {
                             addToken(.token(text))
@@ -757,6 +880,7 @@ public final class InputReader {
                     if case .token = role {
                         addToken(.failure(VerificationError(.malformedToken, notString())))
                     }
+                    if let delivery { setDelivery(delivery, deliveryNotString(delivery, "not a string")) }
                     try readScalar()
                 }
                 if stack.isEmpty { return }

@@ -1,5 +1,6 @@
 public import Vouch
 public import VouchReceipts
+public import VouchStripe
 
 /// How an ``InputReader`` reads its input.
 public struct InputOptions: Sendable {
@@ -74,6 +75,9 @@ public struct InputToken: Sendable {
         /// A receipt file given whole (DER or BER, or an old-style plist that the receipt
         /// verifier names), verified by a `ReceiptVerifier` as it is.
         case receiptFile
+        /// A stored Stripe webhook delivery (``InputUnit/delivery``), verified by a
+        /// `StripeWebhookVerifier`.
+        case stripeDelivery
     }
 
     /// The line where the token starts.
@@ -122,6 +126,10 @@ public struct InputUnit: Sendable {
     public var isBlank = false
     /// A line holding a bare token (or anything that is not JSON), or a receipt file.
     public var isBareLine = false
+    /// A stored Stripe webhook delivery (a JSON object with a `Stripe-Signature` member, or
+    /// one in `headers`, beside its `body`), or why it cannot be read as one: then the unit
+    /// holds nothing else to verify.
+    public var delivery: Result<StripeDelivery, VerificationError>?
 
     init(document: Int, failure: Failure? = nil) {
         self.document = document
@@ -129,6 +137,29 @@ public struct InputUnit: Sendable {
     }
 
     static let maximumLineRecords = 256
+
+    /// The unit as a reader of Stripe deliveries sees one that is none: rejected as a whole, at
+    /// its first line, `stripe_not_a_delivery`.
+    package func notADelivery() -> InputUnit {
+        let what: String
+        if let failure {
+            what = failure.error.reason
+        } else if isBareLine {
+            what = single?.form == .receiptFile ? "the input is a receipt file" : "the line is not a JSON object"
+        } else {
+            what = "the JSON document holds App Store data"
+        }
+        let line = failure?.lines.lowerBound ?? lines?.lowerBound ?? single?.line ?? groups.first?.first?.line ?? 0
+        var unit = InputUnit(
+            document: document,
+            failure: .init(
+                lines: line...line,
+                error: VerificationError(
+                    .stripeNotADelivery,
+                    "not a stored Stripe delivery ({\"stripe-signature\":…,\"body\":…}): \(what)")))
+        unit.context = context
+        return unit
+    }
 
     /// Tokens in the unit, for chunking.
     var weight: Int { single != nil ? 1 : max(1, groups.reduce(0) { $0 + $1.count }) }
@@ -139,7 +170,11 @@ public struct InputUnit: Sendable {
     ///   - verifier: verifies the tokens.
     ///   - kind: the kind every token must be, or `nil` to detect each.
     ///   - receipts: verifies the receipts; without one, a receipt is rejected (`malformed_token`).
-    public func verify(with verifier: Verifier, kind: PayloadKind? = nil, receipts: ReceiptVerifier? = nil)
+    ///   - stripe: verifies a Stripe delivery; without one, it is rejected (`malformed_token`).
+    public func verify(
+        with verifier: Verifier, kind: PayloadKind? = nil, receipts: ReceiptVerifier? = nil,
+        stripe: StripeWebhookVerifier? = nil
+    )
         -> [InputResult]
     {
         var tokens: [ArraySlice<UInt8>] = []
@@ -147,7 +182,7 @@ public struct InputUnit: Sendable {
         let verdicts = verifier.verifyChunk(tokens, as: kind)
         var next = 0
         var results: [InputResult] = []
-        verify(verdicts: verdicts, next: &next, receipts: receipts) { results.append($0) }
+        verify(verdicts: verdicts, next: &next, receipts: receipts, stripe: stripe) { results.append($0) }
         return results
     }
 
@@ -155,7 +190,7 @@ public struct InputUnit: Sendable {
     /// their verdicts: a batch gives the tokens of many units to ``Verifier/verifyChunk(_:as:)``
     /// at once, so that tokens sharing a signer share the signature work.
     package func appendTokens(to tokens: inout [ArraySlice<UInt8>]) {
-        guard failure == nil else { return }
+        guard failure == nil, delivery == nil else { return }
         if let single {
             if single.form == .jws, case .token(let bytes) = single.content, !bytes.isEmpty {
                 tokens.append(bytes[...])
@@ -173,11 +208,16 @@ public struct InputUnit: Sendable {
 
     /// Applies the document's checks to the verdicts of its tokens, `verdicts[next...]` in the
     /// order ``appendTokens(to:)`` gave them, and advances `next` past them. Receipts are
-    /// verified here with `receipts`; without it they are rejected.
+    /// verified here with `receipts`, a Stripe delivery with `stripe`; without them they are
+    /// rejected.
     package func verify(
         verdicts: [Result<VerifiedPayload, VerificationError>], next: inout Int, receipts: ReceiptVerifier? = nil,
-        deliver: (InputResult) -> Void
+        stripe: StripeWebhookVerifier? = nil, deliver: (InputResult) -> Void
     ) {
+        if let delivery {
+            deliver(verify(delivery, with: stripe))
+            return
+        }
         if let single {
             deliver(verify(single, verdicts: verdicts, next: &next, receipts: receipts))
             return
@@ -240,6 +280,34 @@ public struct InputUnit: Sendable {
                     try token.form == .receiptFile ? verifier.verify(bytes) : verifier.verify(base64: bytes))
             }
         }
+    }
+
+    /// A delivery's outcome: the stored document checked strictly, then verified by `verifier`,
+    /// or rejected when there is none.
+    private func verify(_ delivery: Result<StripeDelivery, VerificationError>, with verifier: StripeWebhookVerifier?)
+        -> InputResult
+    {
+        let outcome = Result { () throws(VerificationError) -> VerifiedInput in
+            if let strictCheck {
+                do {
+                    _ = try StrictJSON.parse(strictCheck, limits: .init(maximumDepth: 16))
+                } catch {
+                    throw VerificationError(
+                        .stripeMalformedDelivery, "the stored delivery is not a strict JSON object: \(error)")
+                }
+            }
+            let delivery = try delivery.get()
+            guard let verifier else {
+                throw VerificationError(
+                    .malformedToken, "the input holds a Stripe webhook delivery, and no Stripe verifier was given")
+            }
+            return .stripeEvent(try verifier.verify(delivery))
+        }
+        var result = InputResult(
+            line: lines?.lowerBound ?? 0, document: document, path: nil, showsDocument: false, form: .stripeDelivery,
+            isReceipt: false, echo: context.echo, result: outcome)
+        result.isStripeEvent = verifier != nil
+        return result
     }
 
     private func verifyDocument(
@@ -351,15 +419,21 @@ public enum VerifiedInput: Sendable {
     case payload(VerifiedPayload)
     /// A verified legacy app receipt.
     case receipt(VerifiedReceipt)
+    /// A Stripe event whose delivery verified.
+    case stripeEvent(VerifiedStripeEvent)
 
-    /// The kind as records and summaries name it: the payload's kind (`transaction`, …) or
-    /// `receipt`.
+    /// The kind as records and summaries name it: the payload's kind (`transaction`, …),
+    /// `receipt` or `stripe_event`.
     public var kind: String {
         switch self {
         case .payload(let payload): payload.kind.rawValue
         case .receipt: "receipt"
+        case .stripeEvent: Self.stripeEventKind
         }
     }
+
+    /// The kind of a Stripe delivery's record, verified or not.
+    public static let stripeEventKind = "stripe_event"
 }
 
 /// One result of an input, with where it came from.
@@ -382,6 +456,9 @@ public struct InputResult: Sendable {
     public var echo: [JSONValue?]
     /// What verified, or why not.
     public var result: Result<VerifiedInput, VerificationError>
+    /// Whether a Stripe verifier took the delivery here, verified or not: its record's `kind`
+    /// is `stripe_event` either way.
+    public var isStripeEvent = false
 
     /// The token's verified payload, when it is one that verified.
     public var payload: VerifiedPayload? {
@@ -391,6 +468,11 @@ public struct InputResult: Sendable {
     /// The verified receipt, when it is one that verified.
     public var receipt: VerifiedReceipt? {
         if case .success(.receipt(let receipt)) = result { receipt } else { nil }
+    }
+
+    /// The verified Stripe event, when it is a delivery that verified.
+    public var stripeEvent: VerifiedStripeEvent? {
+        if case .success(.stripeEvent(let event)) = result { event } else { nil }
     }
 }
 

@@ -1,5 +1,6 @@
 public import Vouch
 public import VouchReceipts
+internal import VouchStripe
 
 /// The one record format of Vouch's output: a JSON object per result, as `vouch batch` writes
 /// one per line and `vouch verify --json` and `vouch receipt verify --json` print. Members
@@ -9,11 +10,14 @@ public import VouchReceipts
 /// {"line":3,"document":3,"path":"signedTransactions[0]","echo":{"id":"a1"},"status":"verified","kind":"transaction","payload":{…}}
 /// {"line":4,"status":"rejected","kind":null,"payload":null,"error":{"code":"bad_signature","reason":"…"}}
 /// {"status":"verified","kind":"receipt","payload":{"receiptType":"Production",…,"inApp":[…]}}
+/// {"line":7,"status":"verified","kind":"stripe_event","payload":{"id":"evt_…","object":"event",…}}
 /// ```
 ///
 /// A notification's payload has its nested tokens replaced by their verified payloads; for a
 /// nested failure, `error` holds `nested`: `{"field":…,"code":…,"reason":…}`. A rejected
-/// token's `kind` is the kind that was required, or `null`; a receipt's is always `receipt`.
+/// token's `kind` is the kind that was required, or `null`; a receipt's is always `receipt`, and
+/// a Stripe delivery's `stripe_event` (its payload the event, one line, members in Stripe's
+/// order) when a Stripe verifier took it.
 public struct RecordFormat: Sendable {
     /// When records carry `"line"` and `"document"`.
     public enum Numbers: Sendable {
@@ -72,7 +76,8 @@ public struct RecordFormat: Sendable {
             writer.raw(",")
         }
         VerificationRecord.writeMembers(
-            of: result.result, isReceipt: result.isReceipt, kind: kind, payload: payload, into: &writer)
+            of: result.result, isReceipt: result.isReceipt, isStripeEvent: result.isStripeEvent, kind: kind,
+            payload: payload, into: &writer)
         writer.raw("}\n")
     }
 
@@ -100,8 +105,8 @@ public enum VerificationRecord {
     /// Writes a record's members without the surrounding braces, so callers can put their
     /// own (such as a line number) in front.
     package static func writeMembers(
-        of result: Result<VerifiedInput, VerificationError>, isReceipt: Bool, kind requestedKind: PayloadKind?,
-        payload selection: PayloadSelection = .full, into writer: inout JSONWriter
+        of result: Result<VerifiedInput, VerificationError>, isReceipt: Bool, isStripeEvent: Bool = false,
+        kind requestedKind: PayloadKind?, payload selection: PayloadSelection = .full, into writer: inout JSONWriter
     ) {
         switch result {
         case .success(.payload(let verified)):
@@ -133,10 +138,23 @@ public enum VerificationRecord {
                 writer.raw(",\"payload\":")
                 writer.write(object: select(paths, from: verified.receipt.jsonObject))
             }
+        case .success(.stripeEvent(let verified)):
+            writer.raw("\"status\":\"verified\",\"kind\":\"stripe_event\"")
+            switch selection {
+            case .none: break
+            case .full:
+                writer.raw(",\"payload\":")
+                writer.write(object: verified.event.json)
+            case .fields(let paths):
+                writer.raw(",\"payload\":")
+                writer.write(object: select(paths, from: verified.event.json))
+            }
         case .failure(let error):
             writer.raw("\"status\":\"rejected\",\"kind\":")
             if isReceipt {
                 writer.raw("\"receipt\"")
+            } else if isStripeEvent {
+                writer.raw("\"stripe_event\"")
             } else if let requestedKind {
                 writer.write(string: requestedKind.rawValue)
             } else {

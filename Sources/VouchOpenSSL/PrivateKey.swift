@@ -7,12 +7,12 @@ internal import COpenSSL
 package final class PrivateKey: @unchecked Sendable {
     private let pointer: OpaquePointer
 
-    /// Takes ownership of `pointer`.
-    private init(taking pointer: OpaquePointer) {
+    /// Takes ownership of `pointer`, any key type (reading a PEM file takes what it finds).
+    init(taking pointer: OpaquePointer) {
         self.pointer = pointer
     }
 
-    /// Takes over an RSA key (receipt minting); `init(taking:)` stays private to EC keys' paths.
+    /// Takes over an RSA key (receipt minting).
     init(takingRSA pointer: OpaquePointer) {
         self.pointer = pointer
     }
@@ -44,14 +44,13 @@ package final class PrivateKey: @unchecked Sendable {
     /// Reads a PEM private key (PKCS #8 or the traditional EC form), unencrypted; `nil` when
     /// `pem` holds none, or one that is not an EC key.
     package static func load(pem: [UInt8]) throws(OpenSSLError) -> PrivateKey? {
-        let key = try MemoryBIO.reading(pem) { bio in PEM_read_bio_PrivateKey(bio, nil, nil, nil) }
-        guard let key else {
-            OpenSSLError.drain()
+        do {
+            return try read(pem: pem)
+        } catch .openSSL(let failure) {
+            throw failure
+        } catch {
             return nil
         }
-        let loaded = PrivateKey(taking: key)
-        guard EVP_PKEY_get_base_id(key) == EVP_PKEY_EC else { return nil }
-        return loaded
     }
 
     /// The private key as PKCS #8 PEM ("BEGIN PRIVATE KEY"), unencrypted.
@@ -71,6 +70,13 @@ package final class PrivateKey: @unchecked Sendable {
     /// The ECDSA signature of SHA-256(`input`) as fixed-width `r‖s` (ES256 when the key is
     /// P-256: 64 bytes).
     package func signatureOfSHA256(_ input: [UInt8]) throws(OpenSSLError) -> [UInt8] {
+        let der = try derSignatureOfSHA256(input)
+        let width = (Int(EVP_PKEY_get_bits(pointer)) + 7) / 8
+        return try Self.rawSignature(fromDER: der, width: width)
+    }
+
+    /// The ECDSA signature of SHA-256(`input`) as a DER ECDSA-Sig-Value, as OpenSSL makes it.
+    package func derSignatureOfSHA256(_ input: [UInt8]) throws(OpenSSLError) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { throw OpenSSLError("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(context) }
         // The context takes its own reference to the key; this object keeps ours.
@@ -83,8 +89,7 @@ package final class PrivateKey: @unchecked Sendable {
         guard EVP_DigestSign(context, &der, &length, input, input.count) == 1 else {
             throw OpenSSLError("EVP_DigestSign")
         }
-        let width = (Int(EVP_PKEY_get_bits(pointer)) + 7) / 8
-        return try Self.rawSignature(fromDER: Array(der[0..<length]), width: width)
+        return Array(der[0..<length])
     }
 
     /// Converts a DER ECDSA-Sig-Value to fixed-width `r‖s`.

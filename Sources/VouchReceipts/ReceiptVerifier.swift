@@ -1,4 +1,4 @@
-internal import Foundation
+public import Foundation
 public import Vouch
 internal import VouchOpenSSL
 
@@ -29,8 +29,8 @@ public struct ReceiptVerifier: Sendable {
     /// accept any explicitly (`VerifierConfiguration.acceptingAnyApp()`), or
     /// ``ReceiptVerifier/init(configuration:)`` refuses the configuration.
     ///
-    /// For receipts, the `TrustConfiguration.environment` is told by the receipt type
-    /// (attribute 0): Production takes `Production` and `ProductionVPP`, Sandbox
+    /// For receipts, the environment checked against `TrustConfiguration.environments` is told by
+    /// the receipt type (attribute 0): Production takes `Production` and `ProductionVPP`, Sandbox
     /// `ProductionSandbox` and `ProductionVPPSandbox`, Xcode `Xcode`;
     /// `ValidationTime.signedDate` is the receipt creation date (attribute 12), as Apple
     /// documents for receipts; `TrustConfiguration.appAppleId`, when set, must equal the app
@@ -48,8 +48,8 @@ public struct ReceiptVerifier: Sendable {
         public var maximumReceiptSize: Int = 1 << 20
 
         /// A configuration without the app's identity: set `TrustConfiguration.bundleId` and
-        /// `TrustConfiguration.environment` or `TrustConfiguration.acceptsAnyApp` before
-        /// making a verifier.
+        /// `TrustConfiguration.environments` (or `environment`) or
+        /// `TrustConfiguration.acceptsAnyApp` before making a verifier.
         public init() {}
     }
 
@@ -78,8 +78,20 @@ public struct ReceiptVerifier: Sendable {
         try engine.verify(receipt, now: Verifier.clock())
     }
 
-    /// Verifies one receipt given as standard base64 text (`receipt-data`), padded, without
-    /// whitespace inside.
+    /// Verifies one receipt given as its DER (or BER) bytes, as `Data` (the contents of the
+    /// app's `appStoreReceiptURL`).
+    public func verify(_ receipt: Data) throws(VerificationError) -> VerifiedReceipt {
+        try verify([UInt8](receipt))
+    }
+
+    /// Verifies one receipt given as standard base64 text (`receipt-data`, as an app sends it),
+    /// padded, without whitespace inside.
+    public func verify(base64 text: String) throws(VerificationError) -> VerifiedReceipt {
+        try verify(base64: text.utf8)
+    }
+
+    /// Verifies one receipt given as the UTF-8 bytes of its standard base64 text (`Data` of a
+    /// request body, `[UInt8]`), padded, without whitespace inside.
     public func verify(base64 text: some Collection<UInt8>) throws(VerificationError) -> VerifiedReceipt {
         guard text.count <= (configuration.maximumReceiptSize + 2) / 3 * 4 else {
             throw VerificationError(
@@ -99,6 +111,12 @@ public struct VerifiedReceipt: Sendable {
     public let payload: [UInt8]
     /// The instant the chain was validated at.
     public var validationTime: Timestamp { Timestamp(milliseconds: validationMilliseconds) }
+    /// The environment the receipt's type (attribute 0) names, which the verifier checked against
+    /// its `TrustConfiguration.environments`: `Production` (also for `ProductionVPP`), `Sandbox`
+    /// (`ProductionSandbox`, `ProductionVPPSandbox`) or `Xcode`; `nil` without a receipt type.
+    public var environment: AppStoreEnvironment? {
+        receipt.receiptType.map { AppStoreEnvironment(rawValue: $0.environment) }
+    }
     /// ``validationTime`` in milliseconds: a Timestamp spells its number out when made.
     let validationMilliseconds: Int64
     /// `SHA-1` or `SHA-256`.
@@ -235,15 +253,19 @@ final class ReceiptEngine: Sendable {
             throw VerificationError(
                 .wrongBundleId, "the receipt's bundle id is \(receipt.bundleId), expected \(expected)")
         }
-        if let expected = configuration.trust.environment {
+        let environments = configuration.trust.environments
+        if !environments.isEmpty {
             guard let type = receipt.receiptType else {
                 throw VerificationError(
-                    .wrongEnvironment, "the receipt has no receipt type (attribute 0), expected \(expected.rawValue)")
+                    .wrongEnvironment,
+                    "the receipt has no receipt type (attribute 0), expected "
+                        + TrustConfiguration.describe(environments, quoted: false))
             }
-            if type.environment != expected.rawValue {
+            if !environments.contains(where: { $0.rawValue == type.environment }) {
                 throw VerificationError(
                     .wrongEnvironment,
-                    "the receipt's type is \(type.rawValue) (\(type.environment)), expected \(expected.rawValue)")
+                    "the receipt's type is \(type.rawValue) (\(type.environment)), expected "
+                        + TrustConfiguration.describe(environments, quoted: false))
             }
         }
         if let expected = configuration.trust.appAppleId, receipt.receiptType?.environment == "Production",

@@ -17,13 +17,13 @@ import VouchTestSupport
     static let signer = MintReceiptSigner(authority: authority)
 
     static func receipt(_ seed: Int) throws -> String {
-        let content = MintReceiptContent.sample(creationDate: created, inAppCount: 1 + seed % 3, seed: seed)
+        let content = MintReceiptContent.sample(receiptCreationDate: created, inAppCount: 1 + seed % 3, seed: seed)
         return String(decoding: Base64.encodeStandard(try signer.sign(content, digest: .sha256)), as: UTF8.self)
     }
 
     static func receiptVerifier() throws -> ReceiptVerifier {
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
-        configuration.trustAnchors = [try authority.anchorDER()]
+        configuration.trustAnchors = [try authority.anchorCertificate()]
         return try ReceiptVerifier(configuration: configuration)
     }
 
@@ -64,13 +64,13 @@ import VouchTestSupport
         #expect(
             records[0]["payload"]?.objectValue?["bundleId"]?.stringValue
                 == MintReceiptContent.sample(
-                    creationDate: Self.created, inAppCount: 1
+                    receiptCreationDate: Self.created, inAppCount: 1
                 ).bundleId)
     }
 
     @Test func aTamperedReceiptFailsAloneWithItsCode() throws {
         var bytes = try Self.signer.sign(
-            MintReceiptContent.sample(creationDate: Self.created, inAppCount: 1), digest: .sha256)
+            MintReceiptContent.sample(receiptCreationDate: Self.created, inAppCount: 1), digest: .sha256)
         bytes[bytes.count - 1] ^= 1
         let tampered = String(decoding: Base64.encodeStandard(bytes), as: UTF8.self)
         let input = [try Self.receipt(1), tampered, try Self.receipt(2)].joined(separator: "\n") + "\n"

@@ -14,6 +14,7 @@ import Testing
         try! Data(#"{"tiers":[{"name":"pro","rank":1,"products":["p"]}]}"#.utf8).write(
             to: url.appendingPathComponent("tiers.json"))
         try! Data(#"{"transactionId":"1"}"#.utf8).write(to: url.appendingPathComponent("payload.json"))
+        try! Data("whsec_options\n".utf8).write(to: url.appendingPathComponent("stripe-secrets"))
         return url
     }()
 
@@ -40,6 +41,8 @@ import Testing
         case ("--tiers", _): return folder.appendingPathComponent("tiers.json").path
         case ("--db", _): return folder.appendingPathComponent("ledger.sqlite").path
         case ("--payload", "FILE"): return folder.appendingPathComponent("payload.json").path
+        case ("--transaction", _): return folder.appendingPathComponent("payload.json").path
+        case ("--revoked", _): return "5"
         case ("--payload", _): return "none"
         case ("--summary-json", _): return folder.appendingPathComponent("summary-\(run).json").path
         case ("--at", _), ("--date", _), ("--since", _), ("--chain-at", _), ("--not-before", _),
@@ -58,6 +61,19 @@ import Testing
         case ("--set", _): return "bundleId=com.example.app"
         case ("--unset", _), ("--echo", _), ("--field", _), ("--account", _): return "bundleId"
         case ("--leaf-bits", _): return "2048"
+        case ("--signing-key", _), ("--key", _), ("--request", _):
+            return folder.appendingPathComponent("payload.json").path
+        case ("--key-id", _), ("--issuer-id", _), ("--product-id", _), ("--offer-id", _), ("--transaction-id", _):
+            return "x1"
+        case ("--app-account-token", _), ("--nonce", _): return "956328D9-CC6A-47F4-BE40-6953FB0AB6C7"
+        case ("--allow-introductory-offer", _): return "true"
+        case ("--expires-in", _), ("--timestamp", _): return "60"
+        case ("--stripe-secret-file", _): return folder.appendingPathComponent("stripe-secrets").path
+        case ("--tolerance", _): return "300"
+        case ("--signed-at", _): return "2025-06-01"
+        case ("--story", _): return "renewing"
+        case ("--api-version", _): return "2024-06-20"
+        case ("--account-key", _): return "account_id"
         case (_, "N"), (_, "S"), (_, "V"): return "1"
         default: return nil
         }

@@ -3,6 +3,8 @@ import Testing
 import Vouch
 import VouchBatch
 import VouchOpenSSL
+import VouchSigning
+import VouchStripe
 import VouchTestSupport
 
 @testable import VouchMint
@@ -106,10 +108,23 @@ import VouchTestSupport
 
     static func mintedReceipt(_ defect: MintReceiptDefect? = nil) throws -> [UInt8] {
         let signer = MintReceiptSigner(authority: receiptCA.authority)
-        let content = MintReceiptContent.sample(creationDate: Date(timeIntervalSince1970: 1_700_000_000), inAppCount: 2)
+        let content = MintReceiptContent.sample(
+            receiptCreationDate: Date(timeIntervalSince1970: 1_700_000_000), inAppCount: 2)
         let bytes = try defect.map { try signer.sign(content, defect: $0) } ?? signer.sign(content)
         return Base64.encodeStandard(bytes)
     }
+
+    /// An API token of a key minted for this run, made at 2023-11-14T22:13:20Z to last 20
+    /// minutes, and the key's file for `--signing-key`.
+    static let keySigned: (token: [UInt8], key: String) = {
+        let pem = try! MintInAppPurchaseKey.generate().privateKeyPEM()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-contract-key-\(getpid()).p8")
+        try! pem.write(to: file, atomically: true, encoding: .utf8)
+        let token = try! AppStoreServerAPITokenCreator(
+            signingKey: SigningKey(pem: pem), keyId: "K", issuerId: "I", bundleId: "com.example.app"
+        ).createToken(issuedAt: Timestamp(milliseconds: 1_700_000_000_000))
+        return (Array(token.token.utf8), file.path)
+    }()
 
     static func receiptExamples() throws -> [Example] {
         let root = ["--root", receiptCA.root]
@@ -144,6 +159,60 @@ import VouchTestSupport
                 code: "receipt_device_hash_mismatch", input: "a minted receipt with `--device-id` of another device",
                 arguments: ["receipt", "verify", "--device-id", "956328D9-CC6A-47F4-BE40-6953FB0AB6C7"] + root,
                 stdin: try mintedReceipt()),
+        ]
+    }
+
+    /// A Stripe secret file written for the run.
+    static let stripeSecretFile: String = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-contract-stripe-\(getpid())")
+            .path
+        try! Data("whsec_contract\n".utf8).write(to: URL(fileURLWithPath: path))
+        return path
+    }()
+
+    static func stripeDelivery(_ defect: MintStripeDefect? = nil, signedAt: Int64? = nil) throws -> [UInt8] {
+        let event = MintStripe(seed: 1, date: Date(timeIntervalSince1970: 1_756_684_800)).subscription(0).events[0]
+        let signer = try MintStripeSigner(secrets: ["whsec_contract"])
+        let delivery = try defect.map { try signer.tampered($0, event) } ?? signer.delivery(event, signedAt: signedAt)
+        return delivery.storedJSON + [0x0A]
+    }
+
+    static func stripeExamples() throws -> [Example] {
+        let verify = ["stripe", "verify", "--stripe-secret-file", stripeSecretFile]
+        return [
+            Example(
+                code: "stripe_not_a_delivery", input: "`vouch stripe verify` given `not a delivery`", arguments: verify,
+                stdin: Array("not a delivery\n".utf8)),
+            Example(
+                code: "stripe_malformed_delivery", input: "a stored delivery whose body is a JSON object",
+                arguments: verify, stdin: Array(#"{"stripe-signature":"t=1,v1=00","body":{"id":"evt_1"}}"#.utf8)),
+            Example(
+                code: "stripe_body_too_large", input: "a stored delivery whose body is 1 MiB + 1 byte",
+                arguments: verify,
+                stdin: Array(#"{"stripe-signature":"t=1,v1=00","body":""#.utf8)
+                    + [UInt8](repeating: UInt8(ascii: "x"), count: (1 << 20) + 1) + Array(#""}"#.utf8)),
+            Example(
+                code: "stripe_malformed_header", input: "a minted delivery whose timestamp is followed by `s`",
+                arguments: verify, stdin: try stripeDelivery(.header)),
+            Example(
+                code: "stripe_no_signature", input: "a minted delivery whose header holds only a `v0` signature",
+                arguments: verify, stdin: try stripeDelivery(.noV1)),
+            Example(
+                code: "stripe_bad_signature", input: "a minted delivery with one body byte changed", arguments: verify,
+                stdin: try stripeDelivery(.body)),
+            Example(
+                code: "stripe_timestamp_out_of_tolerance",
+                input: "a minted delivery signed an hour before `--at`, with `--tolerance 300`",
+                arguments: verify + ["--tolerance", "300", "--at", "2025-09-01T00:00:00Z"],
+                stdin: try stripeDelivery(signedAt: 1_756_684_800 - 3600)),
+            Example(
+                code: "stripe_bad_body_json", input: "a minted delivery whose signed body is not JSON",
+                arguments: verify,
+                stdin: try stripeDelivery(.notJSON)),
+            Example(
+                code: "stripe_not_an_event",
+                input: "a minted delivery whose signed body is a subscription, not an event",
+                arguments: verify, stdin: try stripeDelivery(.notEvent)),
         ]
     }
 
@@ -286,7 +355,19 @@ import VouchTestSupport
                 stdin: Array(#"{"signedTransactions":["\#(realToken)"],"bundleId":"com.locket.Locket"}"#.utf8),
                 path: "bundleId"),
         ]
-        return Dictionary(uniqueKeysWithValues: (list + (try receiptExamples())).map { ($0.code, $0) })
+        let keySignedExamples = [
+            Example(
+                code: "token_expired", input: "a minted key's API token of 2023 with `--signing-key`",
+                arguments: ["--signing-key", keySigned.key], stdin: keySigned.token),
+            Example(
+                code: "token_not_yet_valid",
+                input: "a minted key's API token of 2023 with `--signing-key` and `--at 2023-01-01`",
+                arguments: ["--signing-key", keySigned.key, "--at", "2023-01-01"], stdin: keySigned.token),
+        ]
+        return Dictionary(
+            uniqueKeysWithValues: (list + (try receiptExamples()) + keySignedExamples + (try stripeExamples())).map {
+                ($0.code, $0)
+            })
     }
 
     static let all = Result { try examples() }
@@ -312,6 +393,7 @@ import VouchTestSupport
         switch example.arguments.first {
         case "batch": arguments = example.arguments + ["--payload", "none", "-"]
         case "receipt": arguments = example.arguments + ["--json", "-"]
+        case "stripe": arguments = example.arguments + ["--payload", "none", "-"]
         default: arguments = ["verify", "--json"] + example.arguments + ["-"]
         }
         let result = try VouchBinary.run(arguments, input: example.stdin)

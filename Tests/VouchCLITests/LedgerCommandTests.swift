@@ -21,6 +21,8 @@ import VouchMint
 
     /// 2026-01-01T00:00:00Z, and days after it.
     static func day(_ n: Int64) -> Int64 { 1_767_225_600_000 + n * 86_400_000 }
+    /// ``day(_:)`` as a `Timestamp`, as `MintHistory` takes it.
+    static func time(_ n: Int64) -> Timestamp { Timestamp(milliseconds: day(n)) }
 
     static let account = "7f0a4c2e-3b5d-4e6f-8a9b-0c1d2e3f4a5b"
 
@@ -29,18 +31,18 @@ import VouchMint
     static let tokens: [String] = {
         var first = MintHistory(appAccountToken: account)
         let plus = first.purchase(
-            "com.example.plus.monthly", type: .autoRenewableSubscription, at: day(0), price: 4_990, expires: day(31))
-        let pro = first.upgrade(plus, to: "com.example.pro.monthly", at: day(10), until: day(41), price: 9_990)
-        first.failRenewal(pro, graceUntil: day(57))
+            "com.example.plus.monthly", type: .autoRenewableSubscription, at: time(0), price: 4_990, expires: time(31))
+        let pro = first.upgrade(plus, to: "com.example.pro.monthly", at: time(10), until: time(41), price: 9_990)
+        first.failRenewal(pro, graceUntil: time(57))
         var second = MintHistory(firstTransactionId: 2_000_000_000_001_000)
-        let lifetime = second.purchase("com.example.pro.lifetime", type: .nonConsumable, at: day(2), price: 29_990)
-        second.refund(lifetime, at: day(33), reason: 1, type: "REFUND_PRORATED", percentage: 33_333)
-        second.purchase("com.example.coins.100", type: .consumable, at: day(3), price: 999)
+        let lifetime = second.purchase("com.example.pro.lifetime", type: .nonConsumable, at: time(2), price: 29_990)
+        second.refund(lifetime, at: time(33), reason: .refundedDueToIssue, type: .refundProrated, percentage: 33_333)
+        second.purchase("com.example.coins.100", type: .consumable, at: time(3), price: 999)
         var sandbox = MintHistory(
-            environment: "Sandbox", appAccountToken: account, firstTransactionId: 2_000_000_000_002_000)
-        let trial = sandbox.purchase("com.example.pro.trial", type: .nonConsumable, at: day(40), price: 0)
-        sandbox.refund(trial, at: day(41))
-        sandbox.reverseRefund(trial, at: day(42))
+            environment: .sandbox, appAccountToken: account, firstTransactionId: 2_000_000_000_002_000)
+        let trial = sandbox.purchase("com.example.pro.trial", type: .nonConsumable, at: time(40), price: 0)
+        sandbox.refund(trial, at: time(41))
+        sandbox.reverseRefund(trial, at: time(42))
         return try! [first, second, sandbox].flatMap { try $0.tokens(signer: signer) }
     }()
 
@@ -167,9 +169,9 @@ import VouchMint
         // The same ids as the real first account's subscription.
         var forged = MintHistory(appAccountToken: Self.account)
         let plus = forged.purchase(
-            "com.example.plus.monthly", type: .autoRenewableSubscription, at: Self.day(0), price: 4_990,
-            expires: Self.day(31))
-        forged.refund(plus, at: Self.day(5))
+            "com.example.plus.monthly", type: .autoRenewableSubscription, at: Self.time(0), price: 4_990,
+            expires: Self.time(31))
+        forged.refund(plus, at: Self.time(5))
         let bad = try forged.tokens(signer: foreign)
         let summary = Self.directory.appendingPathComponent("summary.json").path
         let clean = try VouchBinary.run([

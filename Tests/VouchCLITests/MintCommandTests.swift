@@ -19,6 +19,11 @@ import VouchTestSupport
     /// Runs `vouch mint ARGUMENTS` in-process, `input` as standard input, the clock at
     /// ``MintTestSupport/signingDate``.
     private func mint(_ arguments: [String], input: String = "") -> Result {
+        vouch(["mint"] + arguments, input: input)
+    }
+
+    /// Runs `vouch ARGUMENTS` in-process, as ``mint(_:input:)`` does.
+    private func vouch(_ arguments: [String], input: String = "") -> Result {
         let output = MemorySink()
         let errors = MemorySink()
         var descriptors: [Int32] = [0, 0]
@@ -30,7 +35,7 @@ import VouchTestSupport
         let console = Console(
             output: output, error: errors, inputDescriptor: descriptors[0], errorIsTerminal: false,
             now: { Support.signingDate })
-        let status = CommandRegistry.vouch.run(["mint"] + arguments, console: console)
+        let status = CommandRegistry.vouch.run(arguments, console: console)
         return Result(status: status, output: output.text, errors: errors.text)
     }
 
@@ -146,12 +151,25 @@ import VouchTestSupport
         }
     }
 
-    @Test func caDefaultsToTenYearsFromNow() throws {
+    @Test func caDefaultsToAYearBeforeNowAndTenYearsFromThere() throws {
         try Support.withTemporaryDirectory { directory in
             #expect(mint(["ca", "--out", directory.path]).status == 0)
             let validity = try #require(try MintAuthority.load(from: directory).signingValidity)
-            #expect(validity.notBefore == Support.signingDate)
-            #expect(validity.notAfter == MintDate.parse("2035-06-01T12:00:00Z"))
+            #expect(validity.notBefore == MintDate.parse("2024-06-01T12:00:00Z"))
+            #expect(validity.notAfter == MintDate.parse("2034-06-01T12:00:00Z"))
+        }
+    }
+
+    @Test func historiesMintedWithTheDefaultsVerifyUnderACAMintedWithTheDefaults() throws {
+        try Support.withTemporaryDirectory { directory in
+            #expect(mint(["ca", "--out", directory.path]).status == 0)
+            let result = mint(["history", "--ca", directory.path, "--count", "16"])
+            #expect(result.status == 0, "\(result.errors)")
+            var configuration = Verifier.Configuration.acceptingAnyApp()
+            configuration.trustAnchors = [try MintAuthority.load(from: directory).anchorCertificate()]
+            let verifier = try Verifier(configuration: configuration)
+            #expect(result.lines.count > 40)
+            for line in result.lines { #expect(verifier.rejection(String(line)) == nil) }
         }
     }
 
@@ -163,7 +181,7 @@ import VouchTestSupport
             #expect(validity.notAfter == MintDate.parse("2021-01-01"))
             #expect(validity.notBefore == MintDate.parse("2020-01-02"))
             let text = try Support.openssl(["x509", "-in", "intermediate.pem", "-noout", "-enddate"], in: directory)
-            #expect(text.output == "notAfter=Jun  1 12:00:00 2035 GMT\n")
+            #expect(text.output == "notAfter=Jun  1 12:00:00 2034 GMT\n")
         }
     }
 
@@ -383,6 +401,91 @@ import VouchTestSupport
             expectUsageError(
                 mint(["renewal-info", "--ca", ca, "--set", "isInBillingRetryPeriod=yes"]),
                 "isInBillingRetryPeriod is true or false in Apple's documentation; \"yes\" is not")
+        }
+    }
+
+    // MARK: Only what is asked for, about what exists
+
+    @Test func revokedAsksForRevocationsWhichAreOtherwiseLeftOut() throws {
+        try withCA { ca in
+            func revoked(_ extra: [String]) throws -> Int {
+                let result = mint(["transaction", "--ca", ca, "--count", "400", "--seed", "5"] + extra)
+                #expect(result.status == 0, "\(result.errors)")
+                return try result.lines.filter { try Support.Token(String($0)).payload["revocationDate"] != nil }.count
+            }
+            let unasked = try revoked([])
+            let asked = try revoked(["--revoked", "5"])
+            #expect(unasked == 0)
+            #expect((10...40).contains(asked))
+            expectUsageError(
+                mint(["transaction", "--ca", ca, "--revoked", "101"]), "--revoked: \"101\" is not a percentage")
+            expectUsageError(
+                mint(["notification", "--ca", ca, "--revoked", "5"]), "--revoked applies to mint transaction")
+        }
+    }
+
+    @Test func aNotificationAboutAnExistingTransactionCarriesItsPurchase() throws {
+        try withCA { ca in
+            try Support.withTemporaryDirectory { directory in
+                let bought = mint([
+                    "transaction", "--ca", ca, "--date", "2025-05-01", "--set", "environment=Production", "--set",
+                    "productId=com.example.birdwatch.lifetime", "--set",
+                    "appAccountToken=7f0a4c2e-3b5d-4e6f-8a9b-0c1d2e3f4a5b",
+                ])
+                let token = String(try #require(bought.lines.first))
+                let purchase = try Support.Token(token).payload
+                let file = directory.appendingPathComponent("bought.jws")
+                try Data((#"{"signedTransaction":"\#(token)"}"# + "\n").utf8).write(to: file)
+                let payloadFile = directory.appendingPathComponent("bought.json")
+                try Data(JSONWriter.string(.object(purchase)).utf8).write(to: payloadFile)
+                for (source, input) in [(file.path, ""), ("-", token), (payloadFile.path, "")] {
+                    let result = mint(
+                        ["notification", "--ca", ca, "--transaction", source, "--set", "notificationType=REFUND"],
+                        input: input)
+                    #expect(result.status == 0, "\(result.errors)")
+                    let outer = try Support.Token(String(try #require(result.lines.first))).payload
+                    let data = try #require(outer["data"]?.objectValue)
+                    let refunded = try Support.Token(try #require(data["signedTransactionInfo"]?.stringValue)).payload
+                    for name in [
+                        "transactionId", "purchaseDate", "price", "currency", "appAccountToken", "environment",
+                    ] {
+                        #expect(refunded[name] == purchase[name], "\(source): \(name)")
+                    }
+                    let revoked = try #require(refunded["revocationDate"]?.int64Value)
+                    #expect(revoked > (try #require(purchase["purchaseDate"]?.int64Value)))
+                    #expect(data["environment"] == "Production" && data["bundleId"] == "com.example.birdwatch")
+                }
+                let early = mint(["notification", "--ca", ca, "--transaction", file.path, "--date", "2025-04-01"])
+                #expect(early.status == 65)
+                #expect(early.errors.contains("was bought at 2025-"))
+                expectUsageError(
+                    mint(["notification", "--ca", ca, "--transaction", file.path, "--payload", file.path]),
+                    "--payload signs one given payload; --transaction does not apply")
+                let unreadable = mint(["notification", "--ca", ca, "--transaction", "/nonexistent/bought.jws"])
+                #expect(unreadable.status == 66)
+                let garbage = mint(["notification", "--ca", ca, "--transaction", "-"], input: "not a token")
+                #expect(garbage.status == 65)
+                #expect(garbage.errors.hasPrefix("Error: stdin holds no transaction token or payload"))
+            }
+        }
+    }
+
+    @Test func aProductionTestNotificationPassesAProductionVerifierThatNamesTheApp() throws {
+        try withCA { ca in
+            try Support.withTemporaryDirectory { directory in
+                let file = directory.appendingPathComponent("test.jws").path
+                let minted = mint([
+                    "notification", "--ca", ca, "--set", "environment=Production", "--set", "notificationType=TEST",
+                    "--set", "bundleId=com.example.birdwatch", "--out", file,
+                ])
+                #expect(minted.status == 0)
+                let verified = vouch([
+                    "verify", "--root", ca + "/root.der", "--environment", "Production", "--bundle-id",
+                    "com.example.birdwatch", "--app-apple-id", "6449120931", file,
+                ])
+                #expect(verified.status == 0, "\(verified.errors)")
+                #expect(verified.output.contains("TEST"))
+            }
         }
     }
 }

@@ -127,6 +127,22 @@ import Vouch
         #expect(accepted.stdout.hasPrefix("VERIFIED receipt (Xcode StoreKit testing)"))
     }
 
+    @Test func severalEnvironmentsAcceptEachReceiptAgainstItsType() throws {
+        guard Self.available else { return }
+        let sandbox = Self.path("real/sandbox-2016-07-23-com.zhihu.test.der")
+        for receipt in [Self.path(Self.mindnode), sandbox] {
+            let result = try VouchBinary.run(["receipt", "verify", "--environment", "Production,Sandbox", receipt])
+            #expect(result.status == 0, "\(receipt): \(result.stderr)")
+        }
+        let refused = try VouchBinary.run(["receipt", "verify", "--environment", "Production,Xcode", sandbox])
+        #expect(refused.status == 1)
+        #expect(
+            refused.stderr.contains(
+                "wrong_environment: the receipt's type is ProductionSandbox (Sandbox), expected Production or Xcode"))
+        let unknown = try VouchBinary.run(["receipt", "verify", "--environment", "Production,LocalTesting", sandbox])
+        #expect(unknown.status == 64)
+    }
+
     @Test func theDeviceCheckAndValidationTimeOptionsApply() throws {
         guard Self.available else { return }
         let file = Self.path("real/sandbox-2025-12-26-dev.bonzer.weeka.app.der")
@@ -178,7 +194,8 @@ import Vouch
         #expect(help.status == 0)
         #expect(help.stdout.contains("--format FORMAT"))
         let group = try VouchBinary.run(["help", "receipt"])
-        #expect(group.stdout.contains("inspect   Decode a receipt without trusting it (UNVERIFIED)"))
+        #expect(group.stdout.contains("inspect          Decode a receipt without trusting it (UNVERIFIED)"))
+        #expect(group.stdout.contains("transaction-ids  Print the transaction ids of a receipt"))
     }
 
     @Test func batchVerifiesReceiptLinesBesideTokens() throws {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 import Vouch
+import VouchMint
+import VouchStripe
 
 /// The published record format (`Schemas/verification-record.schema.json` and the Spark DDL in
 /// `Schemas/verification-record.ddl` and `docs/records.md`) against records the built binary writes.
@@ -36,11 +38,32 @@ struct RecordSchemaTests {
             #expect(result.status == 1)
             records += result.stdout.split(separator: "\n").map(String.init)
         }
+        records += try stripeRecords()
         for body in [notification, #"{"signedTransactions":["\#(transaction)","x"]}"#] {
             records += try VouchBinary.run(["verify", "--json", "-"], input: Array(body.utf8)).stdout.split(
                 separator: "\n"
             ).map(String.init)
         }
+        return records
+    }
+
+    /// `vouch stripe verify` records: verified, tampered, not a delivery, blank.
+    static func stripeRecords() throws -> [String] {
+        let secrets = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-schema-stripe-\(getpid())")
+        try Data("whsec_schema\n".utf8).write(to: secrets)
+        let signer = try MintStripeSigner(secrets: ["whsec_schema"])
+        let subscription = MintStripe(seed: 1, date: Date(timeIntervalSince1970: 1_756_684_800)).subscription(0)
+        var input = Array(try subscription.events.map { try signer.delivery($0).storedJSON + [0x0A] }.joined())
+        input += try signer.tampered(.body, subscription.events[0]).storedJSON + Array("\nnot a delivery\n\n".utf8)
+        var records: [String] = []
+        for arguments in [[], ["--payload", "none"], ["--payload", "type,data.object.id"], ["--no-line-number"]] {
+            let result = try VouchBinary.run(
+                ["stripe", "verify", "--stripe-secret-file", secrets.path] + arguments + ["-"], input: Array(input))
+            #expect(result.status == 1)
+            records += result.stdout.split(separator: "\n").map(String.init)
+        }
+        #expect(records.contains { $0.contains(#""status":"verified","kind":"stripe_event""#) })
+        #expect(records.contains { $0.contains(#""status":"rejected","kind":"stripe_event""#) })
         return records
     }
 

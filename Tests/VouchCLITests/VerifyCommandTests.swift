@@ -38,6 +38,37 @@ import VouchTestSupport
         #expect(data["signedRenewalInfo"] is [String: Any])
     }
 
+    /// `--environment Production,Sandbox`: each token against the environment it names, in
+    /// every command that reads the trust options.
+    @Test func severalEnvironmentsAcceptEachTokenAgainstItsOwn() throws {
+        let sandbox = VouchBinary.vector("apple-real/real/notification-sandbox-21.jws")
+        let both = try VouchBinary.run(["verify", "--environment", "Production,sandbox", sandbox])
+        #expect(both.status == 0, "\(both.stderr)")
+        #expect(try VouchBinary.run(["verify", "--environment", "Sandbox,Production", transaction]).status == 0)
+        let batch = try VouchBinary.run(["batch", "--environment", "Production,Sandbox", transaction, sandbox])
+        #expect(batch.status == 0, "\(batch.stderr)")
+        let records = try batch.stdout.split(separator: "\n").map { try VouchBinary.object(String($0)) }
+        #expect(records.map { $0["status"] as? String } == ["verified", "verified"])
+
+        let other = try VouchBinary.run(["verify", "--environment", "Xcode,LocalTesting", transaction])
+        #expect(other.status == 1)
+        #expect(
+            other.stderr.contains(
+                #"wrong_environment: environment is "Production"; expected "LocalTesting" or "Xcode""#))
+        let one = try VouchBinary.run(["verify", "--environment", "Sandbox", transaction])
+        #expect(one.stderr.contains(#"wrong_environment: environment is "Production"; expected "Sandbox""#))
+    }
+
+    @Test func anEnvironmentListWithAnUnknownOrEmptyNameIsAUsageError() throws {
+        for list in ["Production,", "Production,Staging", ",Sandbox"] {
+            let result = try VouchBinary.run(["verify", "--environment", list, transaction])
+            #expect(result.status == 64, "\(list)")
+            #expect(
+                result.stderr.hasPrefix("Error: --environment must be one of Production, Sandbox, Xcode, LocalTesting;")
+            )
+        }
+    }
+
     @Test func aTamperedTokenIsRejectedWithItsCodeOnStderrAndInJSON() throws {
         var token = Array(try VouchBinary.text("apple-real/real/transaction-production-1.jws"))
         let dot = token.lastIndex(of: ".")!

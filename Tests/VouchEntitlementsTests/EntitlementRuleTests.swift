@@ -15,7 +15,7 @@ struct EntitlementRuleTests {
 
     @Test func aNonConsumableIsAnEntitlementFromItsPurchaseOn() throws {
         var history = MintHistory(appAccountToken: F.account)
-        let purchase = history.purchase(Self.lifetime, type: .nonConsumable, at: F.day(10), price: 29_990)
+        let purchase = history.purchase(Self.lifetime, type: .nonConsumable, at: F.time(10), price: 29_990)
         let ledger = try F.ledger(history)
 
         #expect(try F.entitlements(ledger, F.account, at: F.day(9)).entitlements.isEmpty)
@@ -30,8 +30,8 @@ struct EntitlementRuleTests {
 
     @Test func aRefundedNonConsumableIsNoLongerAnEntitlement() throws {
         var history = MintHistory(appAccountToken: F.account)
-        let purchase = history.purchase(Self.lifetime, type: .nonConsumable, at: F.day(10), price: 29_990)
-        history.refund(purchase, at: F.day(20), reason: 1)
+        let purchase = history.purchase(Self.lifetime, type: .nonConsumable, at: F.time(10), price: 29_990)
+        history.refund(purchase, at: F.time(20), reason: .refundedDueToIssue)
         let ledger = try F.ledger(history)
 
         #expect(try F.entitlements(ledger, F.account, at: F.day(19)).entitlements.count == 1)
@@ -48,9 +48,9 @@ struct EntitlementRuleTests {
 
     @Test func anOlderStatementFedAfterARefundDoesNotRestoreAccess() throws {
         var history = MintHistory(appAccountToken: F.account)
-        let purchase = history.purchase(Self.lifetime, type: .nonConsumable, at: F.day(10), price: 29_990)
-        history.refund(purchase, at: F.day(20))
-        history.restate(purchase, at: F.day(15))  // an export signed before the refund, read last
+        let purchase = history.purchase(Self.lifetime, type: .nonConsumable, at: F.time(10), price: 29_990)
+        history.refund(purchase, at: F.time(20))
+        history.restate(purchase, at: F.time(15))  // an export signed before the refund, read last
         let ledger = try F.ledger(history)
         #expect(try F.entitlements(ledger, F.account, at: F.day(30)).entitlements.isEmpty)
         #expect(ledger.revocations().map(\.state) == [.revoked])
@@ -58,9 +58,9 @@ struct EntitlementRuleTests {
 
     @Test func aReversedRefundRestoresAccess() throws {
         var history = MintHistory(appAccountToken: F.account)
-        let purchase = history.purchase(Self.lifetime, type: .nonConsumable, at: F.day(10), price: 29_990)
-        history.refund(purchase, at: F.day(20))
-        history.reverseRefund(purchase, at: F.day(35))
+        let purchase = history.purchase(Self.lifetime, type: .nonConsumable, at: F.time(10), price: 29_990)
+        history.refund(purchase, at: F.time(20))
+        history.reverseRefund(purchase, at: F.time(35))
         let ledger = try F.ledger(history)
 
         #expect(try F.entitlements(ledger, F.account, at: F.day(40)).entitlements.map(\.productId) == [Self.lifetime])
@@ -78,8 +78,8 @@ struct EntitlementRuleTests {
     @Test func aSubscriptionIsAnEntitlementUntilItExpires() throws {
         var history = MintHistory(appAccountToken: F.account)
         let first = history.purchase(
-            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
-        let second = history.renew(first, until: F.day(59))
+            Self.monthly, type: .autoRenewableSubscription, at: F.time(0), price: 4_990, expires: F.time(31))
+        let second = history.renew(first, until: F.time(59))
         history.expire(second)
         let ledger = try F.ledger(history)
 
@@ -95,7 +95,7 @@ struct EntitlementRuleTests {
     @Test func aFreeTrialPeriodOfASubscriptionIsInTrial() throws {
         var history = MintHistory(appAccountToken: F.account)
         history.purchase(
-            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(7),
+            Self.monthly, type: .autoRenewableSubscription, at: F.time(0), price: 4_990, expires: F.time(7),
             freeTrial: true)
         let ledger = try F.ledger(history)
         let entitlement = try F.entitlements(ledger, F.account, at: F.day(3)).entitlements.first
@@ -106,8 +106,8 @@ struct EntitlementRuleTests {
     @Test func anUpgradeWithinAGroupLeavesOneSubscription() throws {
         var history = MintHistory(appAccountToken: F.account)
         let basic = history.purchase(
-            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
-        let pro = history.upgrade(basic, to: Self.proMonthly, at: F.day(10), until: F.day(41), price: 9_990)
+            Self.monthly, type: .autoRenewableSubscription, at: F.time(0), price: 4_990, expires: F.time(31))
+        let pro = history.upgrade(basic, to: Self.proMonthly, at: F.time(10), until: F.time(41), price: 9_990)
         let ledger = try F.ledger(history)
 
         let before = try F.entitlements(ledger, F.account, at: F.day(5)).entitlements
@@ -122,8 +122,8 @@ struct EntitlementRuleTests {
     @Test func aGracePeriodKeepsAccessUntilItEnds() throws {
         var history = MintHistory(appAccountToken: F.account)
         let first = history.purchase(
-            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
-        history.failRenewal(first, graceUntil: F.day(47))
+            Self.monthly, type: .autoRenewableSubscription, at: F.time(0), price: 4_990, expires: F.time(31))
+        history.failRenewal(first, graceUntil: F.time(47))
         let ledger = try F.ledger(history)
 
         let inGrace = try F.entitlements(ledger, F.account, at: F.day(40)).entitlements
@@ -137,9 +137,9 @@ struct EntitlementRuleTests {
     @Test func aGracePeriodCutShortByANewerRenewalInfoEndsAccess() throws {
         var history = MintHistory(appAccountToken: F.account)
         let first = history.purchase(
-            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
-        history.failRenewal(first, graceUntil: F.day(47))
-        history.endGracePeriod(first, at: F.day(38))
+            Self.monthly, type: .autoRenewableSubscription, at: F.time(0), price: 4_990, expires: F.time(31))
+        history.failRenewal(first, graceUntil: F.time(47))
+        history.endGracePeriod(first, at: F.time(38))
         let ledger = try F.ledger(history)
         #expect(try F.entitlements(ledger, F.account, at: F.day(40)).entitlements.isEmpty)
     }
@@ -147,7 +147,7 @@ struct EntitlementRuleTests {
     @Test func billingRetryWithoutAGracePeriodGivesNoAccess() throws {
         var history = MintHistory(appAccountToken: F.account)
         let first = history.purchase(
-            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
+            Self.monthly, type: .autoRenewableSubscription, at: F.time(0), price: 4_990, expires: F.time(31))
         history.failRenewal(first, graceUntil: nil)
         let ledger = try F.ledger(history)
         #expect(try F.entitlements(ledger, F.account, at: F.day(32)).entitlements.isEmpty)
@@ -156,8 +156,8 @@ struct EntitlementRuleTests {
     @Test func aRefundedSubscriptionEndsAtItsRevocation() throws {
         var history = MintHistory(appAccountToken: F.account)
         let first = history.purchase(
-            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
-        history.refund(first, at: F.day(12), type: "REFUND_PRORATED", percentage: 61_290)
+            Self.monthly, type: .autoRenewableSubscription, at: F.time(0), price: 4_990, expires: F.time(31))
+        history.refund(first, at: F.time(12), type: .refundProrated, percentage: 61_290)
         let ledger = try F.ledger(history)
         #expect(try F.entitlements(ledger, F.account, at: F.day(11)).entitlements.count == 1)
         #expect(try F.entitlements(ledger, F.account, at: F.day(12)).entitlements.isEmpty)
@@ -167,12 +167,12 @@ struct EntitlementRuleTests {
 
     @Test func aProratedRefundRefundsItsShareExactly() throws {
         var history = MintHistory(appAccountToken: F.account)
-        let first = history.purchase(Self.lifetime, type: .nonConsumable, at: F.day(0), price: 9_990)
-        let second = history.purchase(Self.coins, type: .consumable, at: F.day(1), price: 999, currency: "EUR")
-        let third = history.purchase(Self.coins, type: .consumable, at: F.day(2), price: 999, currency: "EUR")
-        history.refund(first, at: F.day(40), reason: 1, type: "REFUND_PRORATED", percentage: 33_333)
-        history.refund(second, at: F.day(41), reason: 0, type: "REFUND_PRORATED", percentage: 15)
-        history.refund(third, at: F.day(45), reason: 0)
+        let first = history.purchase(Self.lifetime, type: .nonConsumable, at: F.time(0), price: 9_990)
+        let second = history.purchase(Self.coins, type: .consumable, at: F.time(1), price: 999, currency: "EUR")
+        let third = history.purchase(Self.coins, type: .consumable, at: F.time(2), price: 999, currency: "EUR")
+        history.refund(first, at: F.time(40), reason: .refundedDueToIssue, type: .refundProrated, percentage: 33_333)
+        history.refund(second, at: F.time(41), reason: .refundedForOtherReason, type: .refundProrated, percentage: 15)
+        history.refund(third, at: F.time(45), reason: .refundedForOtherReason)
         let ledger = try F.ledger(history)
 
         let amounts = ledger.revocations().map { $0.refundedAmount?.description }
@@ -207,10 +207,10 @@ struct EntitlementRuleTests {
 
     @Test func consumablesAreNeverEntitlementsButTheirRefundsCount() throws {
         var history = MintHistory(appAccountToken: F.account)
-        let coins = history.purchase(Self.coins, type: .consumable, at: F.day(1), price: 999)
-        history.refund(coins, at: F.day(3))
+        let coins = history.purchase(Self.coins, type: .consumable, at: F.time(1), price: 999)
+        history.refund(coins, at: F.time(3))
         var other = MintHistory(appAccountToken: F.otherAccount, firstTransactionId: 2_000_000_000_001_000)
-        other.purchase(Self.coins, type: .consumable, at: F.day(1), price: 999)
+        other.purchase(Self.coins, type: .consumable, at: F.time(1), price: 999)
         let ledger = try F.ledger(history, other)
         #expect(try F.entitlements(ledger, F.account, at: F.day(2)).entitlements.isEmpty)
         #expect(try F.entitlements(ledger, F.otherAccount, at: F.day(2)).entitlements.isEmpty)
@@ -219,10 +219,10 @@ struct EntitlementRuleTests {
 
     @Test func aFamilyRevocationIsNotARefund() throws {
         var purchaser = MintHistory(appAccountToken: F.account)
-        let bought = purchaser.purchase(Self.lifetime, type: .nonConsumable, at: F.day(0), price: 29_990)
+        let bought = purchaser.purchase(Self.lifetime, type: .nonConsumable, at: F.time(0), price: 29_990)
         var member = MintHistory(firstTransactionId: 2_000_000_000_005_000)
-        let shared = member.shareWithFamily(bought, at: F.day(1))
-        member.revokeFamilySharing(shared, at: F.day(9))
+        let shared = member.shareWithFamily(bought, at: F.time(1))
+        member.revokeFamilySharing(shared, at: F.time(9))
         let ledger = try F.ledger(purchaser, member)
 
         // The family member's entitlement is its own, apart from the purchaser's.
@@ -243,12 +243,12 @@ struct EntitlementRuleTests {
     }
 
     @Test func sandboxDataStaysApartFromProduction() throws {
-        var production = MintHistory(environment: "Production", appAccountToken: F.account)
+        var production = MintHistory(environment: .production, appAccountToken: F.account)
         production.purchase(
-            Self.monthly, type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31))
+            Self.monthly, type: .autoRenewableSubscription, at: F.time(0), price: 4_990, expires: F.time(31))
         var sandbox = MintHistory(
-            environment: "Sandbox", appAccountToken: F.account, firstTransactionId: 2_000_000_000_009_000)
-        sandbox.purchase(Self.lifetime, type: .nonConsumable, at: F.day(0), price: 29_990)
+            environment: .sandbox, appAccountToken: F.account, firstTransactionId: 2_000_000_000_009_000)
+        sandbox.purchase(Self.lifetime, type: .nonConsumable, at: F.time(0), price: 29_990)
         let ledger = try F.ledger(sandbox, production)
 
         let accounts = ledger.accounts(matching: F.account)
@@ -260,8 +260,8 @@ struct EntitlementRuleTests {
 
     @Test func aNonRenewingSubscriptionLastsTheCatalogLengthOrForever() throws {
         var history = MintHistory(appAccountToken: F.account)
-        history.purchase(Self.pass, type: .nonRenewingSubscription, at: F.day(0), price: 2_990)
-        let later = history.purchase(Self.pass, type: .nonRenewingSubscription, at: F.day(40), price: 2_990)
+        history.purchase(Self.pass, type: .nonRenewingSubscription, at: F.time(0), price: 2_990)
+        let later = history.purchase(Self.pass, type: .nonRenewingSubscription, at: F.time(40), price: 2_990)
         let unbounded = try F.ledger(history)
         #expect(try F.entitlements(unbounded, F.account, at: F.day(35)).entitlements.map(\.expiresDate) == [nil])
         let latest = try F.entitlements(unbounded, F.account, at: F.day(900)).entitlements
@@ -278,7 +278,7 @@ struct EntitlementRuleTests {
 
     @Test func anAccountWithoutTokenIsItsChain() throws {
         var history = MintHistory()
-        let purchase = history.purchase(Self.lifetime, type: .nonConsumable, at: F.day(0), price: 29_990)
+        let purchase = history.purchase(Self.lifetime, type: .nonConsumable, at: F.time(0), price: 29_990)
         let ledger = try F.ledger(history)
         let account = try #require(ledger.accounts.first)
         #expect(account.appAccountToken == nil)
@@ -296,7 +296,7 @@ struct EntitlementRuleTests {
 
     @Test func payloadsWithoutEntitlementsAreCountedAndIgnored() throws {
         var history = MintHistory(appAccountToken: F.account)
-        history.purchase(Self.lifetime, type: .nonConsumable, at: F.day(0), price: 29_990)
+        history.purchase(Self.lifetime, type: .nonConsumable, at: F.time(0), price: 29_990)
         var ledger = try F.ledger(history)
         let app = try F.verifier.verify(
             try F.signer.sign(

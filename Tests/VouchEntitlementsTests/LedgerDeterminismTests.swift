@@ -21,36 +21,38 @@ struct LedgerDeterminismTests {
     static func histories() -> [MintHistory] {
         var result: [MintHistory] = []
         for index in 0..<6 {
-            let environment = index % 3 == 2 ? "Sandbox" : "Production"
+            let environment: AppStoreEnvironment = index % 3 == 2 ? .sandbox : .production
             let token = index == 4 ? nil : "00000000-0000-4000-8000-00000000000\(index)"
             var history = MintHistory(
                 environment: environment, appAccountToken: token,
                 firstTransactionId: 2_000_000_000_000_000 + Int64(index) * 1_000)
             let offset = Int64(index)
             let first = history.purchase(
-                "com.example.plus.monthly", type: .autoRenewableSubscription, at: F.day(offset),
-                price: 4_990, expires: F.day(offset + 31))
-            let second = history.renew(first, until: F.day(offset + 59))
+                "com.example.plus.monthly", type: .autoRenewableSubscription, at: F.time(offset),
+                price: 4_990, expires: F.time(offset + 31))
+            let second = history.renew(first, until: F.time(offset + 59))
             let pro = history.upgrade(
-                second, to: "com.example.pro.monthly", at: F.day(offset + 45), until: F.day(offset + 76), price: 9_990)
+                second, to: "com.example.pro.monthly", at: F.time(offset + 45), until: F.time(offset + 76), price: 9_990
+            )
             if index % 2 == 0 {
-                history.failRenewal(pro, graceUntil: F.day(offset + 92))
+                history.failRenewal(pro, graceUntil: F.time(offset + 92))
             } else {
                 history.expire(pro)
             }
             let lifetime = history.purchase(
-                "com.example.pro.lifetime", type: .nonConsumable, at: F.day(offset + 3), price: 29_990)
+                "com.example.pro.lifetime", type: .nonConsumable, at: F.time(offset + 3), price: 29_990)
             history.refund(
-                lifetime, at: F.day(offset + 20), reason: Int32(index % 2), type: "REFUND_PRORATED",
+                lifetime, at: F.time(offset + 20), reason: RevocationReason(rawValue: Int32(index % 2)),
+                type: .refundProrated,
                 percentage: 50_000 + Int32(index))
-            if index % 3 == 0 { history.reverseRefund(lifetime, at: F.day(offset + 33)) }
-            history.purchase("com.example.coins.100", type: .consumable, at: F.day(offset + 4), price: 999)
-            history.purchase("com.example.pro.trial", type: .nonConsumable, at: F.day(offset + 1), price: 0)
+            if index % 3 == 0 { history.reverseRefund(lifetime, at: F.time(offset + 33)) }
+            history.purchase("com.example.coins.100", type: .consumable, at: F.time(offset + 4), price: 999)
+            history.purchase("com.example.pro.trial", type: .nonConsumable, at: F.time(offset + 1), price: 0)
             history.purchase(
-                "com.example.pass.month", type: .nonRenewingSubscription, at: F.day(offset + 2), price: 2_990)
-            let shared = history.shareWithFamily(lifetime, at: F.day(offset + 5))
-            if index % 2 == 1 { history.revokeFamilySharing(shared, at: F.day(offset + 12)) }
-            history.restate(first, at: F.day(offset + 100))
+                "com.example.pass.month", type: .nonRenewingSubscription, at: F.time(offset + 2), price: 2_990)
+            let shared = history.shareWithFamily(lifetime, at: F.time(offset + 5))
+            if index % 2 == 1 { history.revokeFamilySharing(shared, at: F.time(offset + 12)) }
+            history.restate(first, at: F.time(offset + 100))
             result.append(history)
         }
         return result

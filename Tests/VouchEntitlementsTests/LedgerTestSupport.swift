@@ -27,6 +27,9 @@ enum LedgerFixtures {
 
     static func at(_ milliseconds: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds) }
 
+    /// ``day(_:hours:)`` as a `Timestamp`, as `MintHistory` takes it.
+    static func time(_ n: Int64, hours: Int64 = 0) -> Timestamp { at(day(n, hours: hours)) }
+
     /// Signs and verifies every item of the histories, in order.
     static func verified(_ histories: MintHistory...) throws -> [VerifiedPayload] {
         try histories.flatMap { try $0.tokens(signer: signer) }.map { try verifier.verify($0) }

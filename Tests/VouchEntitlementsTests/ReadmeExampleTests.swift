@@ -41,10 +41,11 @@ struct ReadmeExampleTests {
     @Test func theExampleRunsOnMintedData() throws {
         var history = MintHistory(appAccountToken: F.account)
         let plus = history.purchase(
-            "com.example.plus.monthly", type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31)
+            "com.example.plus.monthly", type: .autoRenewableSubscription, at: F.time(0), price: 4_990,
+            expires: F.time(31)
         )
-        let lifetime = history.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.day(1), price: 29_990)
-        history.refund(lifetime, at: F.day(4), reason: 1, type: "REFUND_PRORATED", percentage: 90_000)
+        let lifetime = history.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.time(1), price: 29_990)
+        history.refund(lifetime, at: F.time(4), reason: .refundedDueToIssue, type: .refundProrated, percentage: 90_000)
         let tiers = FileManager.default.temporaryDirectory.appendingPathComponent(
             "vouch-tiers-\(UUID().uuidString).json")
         try Data(TierTests.catalogJSON.utf8).write(to: tiers)

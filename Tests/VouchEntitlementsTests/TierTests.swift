@@ -59,11 +59,12 @@ struct TierTests {
         let catalog = try ProductCatalog(json: Array(Self.catalogJSON.utf8))
         var history = MintHistory(appAccountToken: F.account.uppercased())
         let plus = history.purchase(
-            "com.example.plus.monthly", type: .autoRenewableSubscription, at: F.day(0), price: 4_990, expires: F.day(31)
+            "com.example.plus.monthly", type: .autoRenewableSubscription, at: F.time(0), price: 4_990,
+            expires: F.time(31)
         )
-        let renewed = history.renew(plus, until: F.day(59))
+        let renewed = history.renew(plus, until: F.time(59))
         var other = MintHistory(appAccountToken: F.otherAccount, firstTransactionId: 2_000_000_000_002_000)
-        let lifetime = other.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.day(3), price: 29_990)
+        let lifetime = other.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.time(3), price: 29_990)
         let ledger = try F.ledger(history, other, catalog: catalog)
 
         // What the App Store says, joined on the app's own account id (in any case).
@@ -106,7 +107,7 @@ struct TierTests {
     @Test func aFourteenDayTrialProductGivesItsTierForFourteenDays() throws {
         let catalog = try ProductCatalog(json: Array(Self.catalogJSON.utf8))
         var history = MintHistory(appAccountToken: F.account)
-        let trial = history.purchase("com.example.pro.trial", type: .nonConsumable, at: F.day(1, hours: 9), price: 0)
+        let trial = history.purchase("com.example.pro.trial", type: .nonConsumable, at: F.time(1, hours: 9), price: 0)
         let ledger = try F.ledger(history, catalog: catalog)
 
         let during = try F.entitlements(ledger, F.account, at: F.day(14))
@@ -123,8 +124,8 @@ struct TierTests {
     @Test func aPurchaseDuringATrialOutranksItsEnd() throws {
         let catalog = try ProductCatalog(json: Array(Self.catalogJSON.utf8))
         var history = MintHistory(appAccountToken: F.account)
-        history.purchase("com.example.pro.trial", type: .nonConsumable, at: F.day(0), price: 0)
-        let lifetime = history.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.day(10), price: 29_990)
+        history.purchase("com.example.pro.trial", type: .nonConsumable, at: F.time(0), price: 0)
+        let lifetime = history.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.time(10), price: 29_990)
         let ledger = try F.ledger(history, catalog: catalog)
         let account = try F.entitlements(ledger, F.account, at: F.day(12))
         #expect(account.entitlements.map(\.state) == [.active, .trial])

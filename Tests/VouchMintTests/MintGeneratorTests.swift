@@ -155,8 +155,10 @@ import VouchTestSupport
         #expect(payload["environment"] == "Production")
     }
 
-    @Test func revocationsAffectAFractionOfTransactions() throws {
-        let revoked = try payloads(.transaction, 0..<1000).filter { $0["revocationDate"] != nil }
+    @Test func revocationsAffectTheShareAskedFor() throws {
+        var asked = generator
+        asked.revokedPercentage = 5
+        let revoked = try payloads(.transaction, 0..<1000, generator: asked).filter { $0["revocationDate"] != nil }
         #expect((20...100).contains(revoked.count))
         for payload in revoked {
             let date = try #require(payload["revocationDate"]?.int64Value)
@@ -258,6 +260,23 @@ import VouchTestSupport
         for payload in try payloads(.transaction, 0..<40, generator: consumables) {
             #expect(payload["type"] == "Consumable")
             #expect(payload["productId"]?.stringValue?.contains(".coins.") == true)
+        }
+    }
+
+    @Test func aProductOrBundleOfTheCatalogueMintsThatAppsData() throws {
+        for seed in UInt64(1)...8 {
+            let product = MintGenerator(
+                seed: seed, date: Support.signingDate,
+                overrides: [try MintOverride(parsing: "productId=com.example.trailmap.explorer.monthly")])
+            let payload = try product.payload(.transaction, index: 0, signer: signer)
+            #expect(payload["type"] == "Auto-Renewable Subscription", "seed \(seed)")
+            #expect(payload["bundleId"] == "com.example.trailmap", "seed \(seed)")
+            #expect(payload["subscriptionGroupIdentifier"] == "21577302", "seed \(seed)")
+            let bundle = MintGenerator(
+                seed: seed, date: Support.signingDate,
+                overrides: [try MintOverride(parsing: "bundleId=com.example.recipebox")])
+            let productId = try bundle.payload(.transaction, index: 0, signer: signer)["productId"]?.stringValue
+            #expect(productId?.hasPrefix("com.example.recipebox.") == true, "seed \(seed)")
         }
     }
 
@@ -488,7 +507,7 @@ import VouchTestSupport
         for index in 0..<800 {
             stories.insert(generator.story(of: index))
             for item in generator.history(index).items {
-                var signed = [item.signedDate]
+                var signed = [item.signedDate.milliseconds]
                 if case .notification(_, let transaction, let renewal) = item {
                     signed += [transaction, renewal].compactMap { $0?["signedDate"]?.int64Value }
                 }

@@ -104,14 +104,14 @@ import VouchTestSupport
     static var mintedPayloads: [[UInt8]] {
         var payloads: [[UInt8]] = []
         for count in [0, 1, 3] {
-            var content = MintReceiptContent.sample(creationDate: created, inAppCount: count, seed: count)
+            var content = MintReceiptContent.sample(receiptCreationDate: created, inAppCount: count, seed: count)
             payloads.append(content.encoded())
             content.xcodeStyle = true
-            content.expirationDate = created.addingTimeInterval(86_400)
+            content.receiptExpirationDate = created.addingTimeInterval(86_400)
             if count > 0 {
                 content.inApp[0].cancellationDate = created
                 content.inApp[0].promotionalOfferId = "offer \"1\"\\\n\t\u{7F}\u{1} é 🧾"
-                content.inApp[0].isTrialPeriod = true
+                content.inApp[0].isInTrialPeriod = true
             }
             content.extraAttributes = [(8, ReceiptDER.ia5String("2023-11-14T22:13:20Z")), (25, [0x02, 0x01, 0x07])]
             payloads.append(content.encoded())
@@ -289,14 +289,14 @@ import VouchTestSupport
                 validity: MintValidity(
                     notBefore: Self.created.addingTimeInterval(-86_400),
                     notAfter: Self.created.addingTimeInterval(86_400))))
-        var content = MintReceiptContent.sample(creationDate: Self.created, inAppCount: 1)
+        var content = MintReceiptContent.sample(receiptCreationDate: Self.created, inAppCount: 1)
         content.bundleId = "com.caf\u{E9}"
         let receipt = try MintReceiptSigner(authority: authority).sign(content)
         for (expected, accepted) in [
             ("com.caf\u{E9}", true), ("com.cafe\u{301}", true), ("com.cafe", false), ("com.caf\u{E9}.", false),
         ] {
             var configuration = ReceiptVerifier.Configuration(bundleId: expected, environment: .sandbox)
-            configuration.trustAnchors = [try authority.anchorDER()]
+            configuration.trustAnchors = [try authority.anchorCertificate()]
             let rejection = try ReceiptVerifier(configuration: configuration).rejection(receipt)
             #expect(rejection?.code == (accepted ? nil : .wrongBundleId), "\(expected)")
         }

@@ -17,7 +17,7 @@ import VouchTestSupport
                 notBefore: Date(timeIntervalSince1970: 1_600_000_000),
                 notAfter: Date(timeIntervalSince1970: 1_800_000_000))))
     static let signer = MintReceiptSigner(authority: authority)
-    static let content = MintReceiptContent.sample(creationDate: created, inAppCount: 3)
+    static let content = MintReceiptContent.sample(receiptCreationDate: created, inAppCount: 3)
     static let opensslPath = ["/usr/bin/openssl", "/usr/local/bin/openssl"].first {
         FileManager.default.isExecutableFile(atPath: $0)
     }
@@ -31,7 +31,7 @@ import VouchTestSupport
         let root = directory.appendingPathComponent("root.pem")
         let output = directory.appendingPathComponent("content.der")
         try Data(receipt).write(to: input)
-        let base64 = String(decoding: Base64.encodeStandard(try authority.anchorDER()), as: UTF8.self)
+        let base64 = String(decoding: Base64.encodeStandard(try authority.anchorCertificate()), as: UTF8.self)
         let body = stride(from: 0, to: base64.count, by: 64).map { start in
             String(base64.dropFirst(start).prefix(64))
         }.joined(separator: "\n")
@@ -53,7 +53,7 @@ import VouchTestSupport
 
     static func vouch(_ receipt: [UInt8]) throws -> VerificationError? {
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
-        configuration.trustAnchors = [try authority.anchorDER()]
+        configuration.trustAnchors = [try authority.anchorCertificate()]
         return try ReceiptVerifier(configuration: configuration).rejection(receipt)
     }
 

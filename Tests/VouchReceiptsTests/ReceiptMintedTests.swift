@@ -16,13 +16,13 @@ import VouchTestSupport
     static let authority = try! MintReceiptAuthority.generate(.init(validity: validity))
     static let xcodeAuthority = try! MintReceiptAuthority.generateXcode(validity: validity)
     static let signer = MintReceiptSigner(authority: authority)
-    static let content = MintReceiptContent.sample(creationDate: created, inAppCount: 5)
+    static let content = MintReceiptContent.sample(receiptCreationDate: created, inAppCount: 5)
 
     static func verifier(_ change: (inout ReceiptVerifier.Configuration) throws -> Void = { _ in }) throws
         -> ReceiptVerifier
     {
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
-        configuration.trustAnchors = [try authority.anchorDER()]
+        configuration.trustAnchors = [try authority.anchorCertificate()]
         try change(&configuration)
         return try ReceiptVerifier(configuration: configuration)
     }
@@ -32,7 +32,7 @@ import VouchTestSupport
         var content = Self.content
         content.inApp[1].cancellationDate = Self.created.addingTimeInterval(-60)
         content.inApp[2].promotionalOfferId = "offer-1"
-        content.inApp[2].isTrialPeriod = true
+        content.inApp[2].isInTrialPeriod = true
         content.extraAttributes = [(25, ReceiptDER.integer(3)), (8, ReceiptDER.ia5String(""))]
         let bytes = try Self.signer.sign(content, digest: digest)
         let verified = try Self.verifier { $0.deviceIdentifier = content.deviceIdentifier }.verify(bytes)
@@ -67,6 +67,43 @@ import VouchTestSupport
         #expect(receipt.jsonObject["otherAttributes"]?.arrayValue?.count == 2)
     }
 
+    /// One receipt verifier for several environments: each receipt is checked against the one
+    /// its type (attribute 0) names, and its result says which.
+    @Test func oneVerifierAcceptsEachOfItsEnvironmentsAndSaysWhich() throws {
+        let both = try Self.verifier { $0.environments = [.production, .sandbox] }
+        let sandboxOnly = try Self.verifier { $0.environment = .sandbox }
+        let expected: [(String, AppStoreEnvironment)] = [
+            ("Production", .production), ("ProductionVPP", .production), ("ProductionSandbox", .sandbox),
+            ("ProductionVPPSandbox", .sandbox),
+        ]
+        for (type, environment) in expected {
+            var content = Self.content
+            content.receiptType = type
+            let receipt = try Self.signer.sign(content)
+            #expect(try both.verify(receipt).environment == environment, "\(type)")
+            #expect(sandboxOnly.rejection(receipt)?.code == (environment == .sandbox ? nil : .wrongEnvironment))
+        }
+        var production = Self.content
+        production.receiptType = "Production"
+        #expect(
+            sandboxOnly.rejection(try Self.signer.sign(production))?.reason
+                == "the receipt's type is Production (Production), expected Sandbox")
+        let xcodeOrProduction = try Self.verifier { $0.environments = [.production, .xcode] }
+        let error = xcodeOrProduction.rejection(try Self.signer.sign(Self.content))
+        #expect(error?.code == .wrongEnvironment)
+        #expect(error?.reason == "the receipt's type is ProductionSandbox (Sandbox), expected Production or Xcode")
+    }
+
+    @Test func aReceiptVerifiesFromItsBase64StringAndFromData() throws {
+        let receipt = try Self.signer.sign(Self.content)
+        let verifier = try Self.verifier()
+        let text = String(decoding: Base64.encodeStandard(receipt), as: UTF8.self)
+        #expect(try verifier.verify(base64: text).payload == (try verifier.verify(receipt)).payload)
+        #expect(try verifier.verify(base64: Data(text.utf8)).payload == (try verifier.verify(receipt)).payload)
+        #expect(try verifier.verify(Data(receipt)).payload == (try verifier.verify(receipt)).payload)
+        #expect(throws: VerificationError(.receiptNotAReceipt, "")) { try verifier.verify(base64: text + "\n") }
+    }
+
     /// The app Apple ID of the shared trust configuration is the app item id (attribute 1) of a
     /// Production receipt; Sandbox receipts carry 0 there and are not checked against it.
     @Test func aProductionReceiptMustCarryTheConfiguredAppAppleId() throws {
@@ -90,7 +127,7 @@ import VouchTestSupport
     /// among the other attributes.
     @Test func theExpirationAndPreorderDatesAreDecoded() throws {
         var content = Self.content
-        content.expirationDate = Self.created.addingTimeInterval(86_400)
+        content.receiptExpirationDate = Self.created.addingTimeInterval(86_400)
         content.extraAttributes = [(32, ReceiptDER.ia5String("2023-11-01T08:00:00Z"))]
         let receipt = try Self.verifier().verify(try Self.signer.sign(content)).receipt
         #expect(receipt.preorderDate?.milliseconds == 1_698_825_600_000)
@@ -117,44 +154,44 @@ import VouchTestSupport
     }
 
     @Test func aSigningCertificateWithoutTheReceiptMarkerIsRefused() throws {
-        var options = MintReceiptAuthority.Options(validity: Self.validity)
+        var options = MintReceiptAuthorityOptions(validity: Self.validity)
         options.includeLeafMarker = false
         let authority = try MintReceiptAuthority.generate(options)
         let bytes = try MintReceiptSigner(authority: authority).sign(Self.content)
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
-        configuration.trustAnchors = [try authority.anchorDER()]
+        configuration.trustAnchors = [try authority.anchorCertificate()]
         #expect(try ReceiptVerifier(configuration: configuration).rejection(bytes)?.code == .missingMarkerOID)
     }
 
     @Test func anIntermediateWithoutTheWWDRMarkerIsRefused() throws {
-        var options = MintReceiptAuthority.Options(validity: Self.validity)
+        var options = MintReceiptAuthorityOptions(validity: Self.validity)
         options.includeIntermediateMarker = false
         let authority = try MintReceiptAuthority.generate(options)
         let bytes = try MintReceiptSigner(authority: authority).sign(Self.content)
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
-        configuration.trustAnchors = [try authority.anchorDER()]
+        configuration.trustAnchors = [try authority.anchorCertificate()]
         #expect(try ReceiptVerifier(configuration: configuration).rejection(bytes)?.code == .missingMarkerOID)
     }
 
     @Test func aSigningKeyUnder2048BitsIsRefused() throws {
-        var options = MintReceiptAuthority.Options(validity: Self.validity)
+        var options = MintReceiptAuthorityOptions(validity: Self.validity)
         options.leafBits = 1024
         let authority = try MintReceiptAuthority.generate(options)
         let bytes = try MintReceiptSigner(authority: authority).sign(Self.content)
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
-        configuration.trustAnchors = [try authority.anchorDER()]
+        configuration.trustAnchors = [try authority.anchorCertificate()]
         #expect(try ReceiptVerifier(configuration: configuration).rejection(bytes)?.code == .wrongKeyType)
     }
 
     @Test func theChainIsValidatedAtTheCreationDateNowOrAFixedInstant() throws {
         var content = Self.content
-        content.creationDate = Date(timeIntervalSince1970: 1_500_000_000)  // before the leaf's notBefore
+        content.receiptCreationDate = Date(timeIntervalSince1970: 1_500_000_000)  // before the leaf's notBefore
         let early = try Self.signer.sign(content)
         #expect(try Self.verifier().rejection(early)?.code == .certificateNotYetValid)
         #expect(
             try Self.verifier { $0.validationTime = .fixed(Timestamp(milliseconds: 1_700_000_000_000)) }.rejection(
                 early) == nil)
-        content.creationDate = Date(timeIntervalSince1970: 1_900_000_000)  // after its notAfter
+        content.receiptCreationDate = Date(timeIntervalSince1970: 1_900_000_000)  // after its notAfter
         let late = try Self.signer.sign(content)
         #expect(try Self.verifier().rejection(late)?.code == .certificateExpired)
         // The real clock, read once per call: the minted chain is valid until 2027.
@@ -174,13 +211,13 @@ import VouchTestSupport
         let bytes = try MintReceiptSigner(authority: Self.xcodeAuthority).sign(content)
         #expect(bytes.starts(with: [0x30, 0x80]))
         #expect(try Self.verifier().rejection(bytes)?.code == .xcodeNotTrusted)
-        let trusted = try Self.verifier { $0.xcodeCertificates = [try Self.xcodeAuthority.anchorDER()] }
+        let trusted = try Self.verifier { $0.xcodeCertificates = [try Self.xcodeAuthority.anchorCertificate()] }
         let verified = try trusted.verify(bytes)
         #expect(verified.isXcode)
         #expect(verified.receipt.inApp.count == 5)
         // Another Xcode certificate than the trusted one.
         let other = try MintReceiptAuthority.generateXcode(validity: Self.validity)
-        let otherTrusted = try Self.verifier { $0.xcodeCertificates = [try other.anchorDER()] }
+        let otherTrusted = try Self.verifier { $0.xcodeCertificates = [try other.anchorCertificate()] }
         #expect(otherTrusted.rejection(bytes)?.code == .untrustedChain)
         // An Xcode-signed receipt claiming to be Production.
         content.receiptType = "Production"
@@ -289,8 +326,10 @@ import VouchTestSupport
 
     @Test func theSignerChainIsValidatedOnceAndThenCached() throws {
         let verifier = try Self.verifier()
-        let first = try Self.signer.sign(MintReceiptContent.sample(creationDate: Self.created, inAppCount: 1, seed: 1))
-        let second = try Self.signer.sign(MintReceiptContent.sample(creationDate: Self.created, inAppCount: 2, seed: 2))
+        let first = try Self.signer.sign(
+            MintReceiptContent.sample(receiptCreationDate: Self.created, inAppCount: 1, seed: 1))
+        let second = try Self.signer.sign(
+            MintReceiptContent.sample(receiptCreationDate: Self.created, inAppCount: 2, seed: 2))
         _ = try verifier.verify(first)
         let container = try ReceiptContainer(second)
         let signer = try verifier.engine.signer(for: container)

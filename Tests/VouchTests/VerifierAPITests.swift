@@ -218,6 +218,33 @@ struct VerifierAPITests {
         #expect([later, fraction, plain].sorted() == [plain, fraction, later])
     }
 
+    /// A `Date` cannot spell every millisecond exactly: the floor of its arithmetic reads about
+    /// one millisecond in twenty-five as the one before. The conversion gives each back.
+    @Test func everyWholeMillisecondComesBackFromItsDate() {
+        var random = SeededRandom(seed: 29)
+        var instants: [Int64] = [0, -1, 1, 1_740_832_200_250, -62_135_769_600_000, 4_102_444_800_000]
+        for _ in 0..<20_000 {
+            instants.append(Int64(random.int(in: -3_000_000_000_000...4_200_000_000_000)))
+        }
+        for milliseconds in instants {
+            let timestamp = Timestamp(milliseconds: milliseconds)
+            #expect(Timestamp(timestamp.date) == timestamp, "\(milliseconds)")
+        }
+        // A Date between two milliseconds is the earlier one, on both sides of 1970.
+        #expect(Timestamp(Date(timeIntervalSince1970: 1.0005)) == Timestamp(milliseconds: 1000))
+        #expect(Timestamp(Date(timeIntervalSince1970: -1.0005)) == Timestamp(milliseconds: -1001))
+        let fraction = Timestamp(rawValue: "1697679936049.7297")
+        #expect(fraction.map { Timestamp($0.date) } == Timestamp(milliseconds: 1_697_679_936_049))
+    }
+
+    @Test func aFixedValidationTimeTakesADateAsItsMillisecond() {
+        let instant = Timestamp(milliseconds: 1_740_832_200_250)
+        #expect(ValidationTime.fixed(instant.date) == .fixed(instant))
+        var configuration = Verifier.Configuration.acceptingAnyApp()
+        configuration.validationTime = .fixed(Date(timeIntervalSince1970: 1_759_302_732))
+        #expect(configuration.validationTime == .fixed(Timestamp(milliseconds: 1_759_302_732_000)))
+    }
+
     @Test func timestampsEncodeAsTheirNumber() throws {
         let fraction = try #require(Timestamp(rawValue: "1697679936049.7297"))
         let encoded = try JSONEncoder().encode([fraction, Timestamp(milliseconds: -62_135_769_600_000)])

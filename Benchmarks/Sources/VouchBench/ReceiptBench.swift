@@ -21,7 +21,8 @@ enum ReceiptBench {
         var contents: [[UInt8]] = []
         var signatures: [[UInt8]] = []
         for index in 0..<lines {
-            let content = MintReceiptContent.sample(creationDate: created, inAppCount: 1 + index % 3, seed: index)
+            let content = MintReceiptContent.sample(
+                receiptCreationDate: created, inAppCount: 1 + index % 3, seed: index)
             let payload = content.encoded()
             let receipt = try signer.sign(payload: payload, digest: .sha256)
             // DER receipts end with the signature OCTET STRING: 04 82 01 00 and 256 bytes.
@@ -43,8 +44,8 @@ enum ReceiptBench {
         try output.close()
         let fileLines = lines * repeats
         let root = scratch.appendingPathComponent("receipt-root.der")
-        try Data(try authority.anchorDER()).write(to: root)
-        let key = publicKey(ofCertificate: try authority.certificateDER()[0])
+        try Data(try authority.anchorCertificate()).write(to: root)
+        let key = publicKey(ofCertificate: try authority.certificateChain()[0])
         defer { EVP_PKEY_free(key) }
         let floor = SignedMessages(key: key, messages: contents, signatures: signatures, signatureDigest: EVP_sha256())
         let sample = min(lines, 20_000)
@@ -65,7 +66,7 @@ enum ReceiptBench {
         }
         func library(_ threads: Int) throws -> Double {
             var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
-            configuration.trustAnchors = [try authority.anchorDER()]
+            configuration.trustAnchors = [try authority.anchorCertificate()]
             let batch = BatchVerifier(
                 verifier: try Verifier(configuration: .acceptingAnyApp()), jobs: threads,
                 receiptVerifier: try ReceiptVerifier(configuration: configuration))

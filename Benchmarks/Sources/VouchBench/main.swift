@@ -27,6 +27,7 @@ struct Options {
     var ledgerAccounts = 1_000_000
     var ledgerTableOnly = false
     var ledgerStore = true
+    var stripeOnly = false
 
     init(_ arguments: [String]) {
         var index = 0
@@ -60,10 +61,12 @@ struct Options {
                 ledgerTableOnly = true
             case "--no-ledger-store":
                 ledgerStore = false
+            case "--stripe-only":
+                stripeOnly = true
             default:
                 FileHandle.standardError.write(
                     Data(
-                        "usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts] [--ledger N] [--ledger-only] [--ledger-accounts N] [--ledger-table-only] [--no-ledger-store]\n"
+                        "usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts] [--ledger N] [--ledger-only] [--ledger-accounts N] [--ledger-table-only] [--no-ledger-store] [--stripe-only]\n"
                             .utf8))
                 exit(64)
             }
@@ -147,6 +150,11 @@ log("minting \(options.lines) transactions …")
 let validity = MintValidity(notBefore: MintDate.parse("2020-01-01")!, notAfter: MintDate.parse("2045-01-01")!)
 let authority = try MintAuthority.generate(MintAuthorityOptions(validity: validity))
 let signer = try MintSigner(authority: authority)
+if options.stripeOnly {
+    print(try StripeBench.report(jobs: jobs, scratch: scratch))
+    try? FileManager.default.removeItem(at: scratch)  // exit skips the deferred removal
+    exit(0)
+}
 if options.ledgerOnly {
     print(
         try benchLedger(
@@ -735,3 +743,4 @@ if options.ledgerAccounts > 0 {
             directory: scratch
         ).markdown)
 }
+print(try StripeBench.report(jobs: jobs, scratch: scratch))

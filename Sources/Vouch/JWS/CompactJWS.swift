@@ -50,8 +50,10 @@ package struct ProtectedHeader: @unchecked Sendable {
     /// DER bytes per `x5c` certificate; Apple's are about 1 KiB, its G3 root 583 bytes.
     static let maximumCertificateSize = 4 * 1024
 
-    /// Parses a header segment (base64url text).
-    package init(segment: UnsafeBufferPointer<UInt8>) throws(VerificationError) {
+    /// Decodes a header segment and makes the checks every ES256 token's header must pass,
+    /// whether it carries `x5c` or is signed with a known key: the size bound, canonical
+    /// base64url, a strict JSON object at most 4 levels deep, `alg` ES256, no `crit`.
+    package static func decode(segment: UnsafeBufferPointer<UInt8>) throws(VerificationError) -> JSONObject {
         guard segment.count <= Self.maximumSegmentSize else {
             throw VerificationError(
                 .tokenTooLarge, "the header is \(segment.count) bytes; the limit is \(Self.maximumSegmentSize)")
@@ -75,6 +77,12 @@ package struct ProtectedHeader: @unchecked Sendable {
         if json["crit"] != nil {
             throw VerificationError(.critPresent, "the header carries crit, which this verifier does not accept")
         }
+        return json
+    }
+
+    /// Parses a header segment (base64url text).
+    package init(segment: UnsafeBufferPointer<UInt8>) throws(VerificationError) {
+        let json = try Self.decode(segment: segment)
         guard let x5c = json["x5c"] else {
             throw VerificationError(.missingX5C, "the header has no x5c certificate chain")
         }

@@ -10,6 +10,13 @@ public import Foundation
 /// Timestamps order by the instant they denote, fractions included; two texts of one instant
 /// (`1000` and `1e3`) are ordered by their text, so the order is total and agrees with `==`
 /// (which compares the text). Encoded with `Codable`, a timestamp is the JSON number itself.
+///
+/// To and from `Date`: ``date`` is the instant as a `Date`, and ``init(_:)`` reads a `Date` as
+/// the whole millisecond it falls in, so a timestamp of whole milliseconds (all the App Store
+/// sends) comes back from its `Date` exactly: `Timestamp(t.date) == t`. A `Date` holds binary
+/// seconds since 2001, which cannot spell every millisecond exactly; Vouch never takes the
+/// floor of that arithmetic, which would read a millisecond's own `Date` as the millisecond
+/// before it. Xcode's fractional timestamps come back from a `Date` as their whole millisecond.
 public struct Timestamp: Sendable, Hashable, RawRepresentable, Comparable, Codable, CustomStringConvertible {
     /// The number exactly as it appeared in the payload.
     public let rawValue: String
@@ -30,15 +37,26 @@ public struct Timestamp: Sendable, Hashable, RawRepresentable, Comparable, Codab
         self.milliseconds = milliseconds
     }
 
-    /// The instant `date`, rounded down to a whole millisecond (clamped to the `Int64` range).
+    /// The whole millisecond `date` falls in: the latest millisecond whose ``date`` is not after
+    /// `date` (clamped to the `Int64` range). `Timestamp(Timestamp(milliseconds: m).date)` is
+    /// `m` for every instant within 100,000 years of 1970, and a `Date` between two
+    /// milliseconds reads as the earlier one.
     public init(_ date: Date) {
-        let milliseconds = (date.timeIntervalSince1970 * 1000).rounded(.down)
-        if milliseconds >= 0x1p63 {
+        let estimate = (date.timeIntervalSince1970 * 1000).rounded(.down)
+        if estimate >= 0x1p63 {
             self.init(milliseconds: .max)
-        } else if milliseconds < -0x1p63 || milliseconds.isNaN {
-            self.init(milliseconds: milliseconds.isNaN ? 0 : .min)
+        } else if estimate < -0x1p63 || estimate.isNaN {
+            self.init(milliseconds: estimate.isNaN ? 0 : .min)
         } else {
-            self.init(milliseconds: Int64(milliseconds))
+            // The estimate is within one of the answer: the product above rounds, and so did
+            // the making of `date` from its millisecond.
+            var milliseconds = Int64(estimate)
+            if milliseconds < .max, Self.date(milliseconds: milliseconds + 1) <= date {
+                milliseconds += 1
+            } else if milliseconds > .min, Self.date(milliseconds: milliseconds) > date {
+                milliseconds -= 1
+            }
+            self.init(milliseconds: milliseconds)
         }
     }
 
@@ -80,9 +98,16 @@ public struct Timestamp: Sendable, Hashable, RawRepresentable, Comparable, Codab
         try JSONValue.number(rawValue).encode(to: encoder)
     }
 
-    /// The instant, fraction included (to `Double` precision).
+    /// The instant, fraction included (to `Double` precision); ``init(_:)`` reads it back as
+    /// ``milliseconds``.
     public var date: Date {
         Date(timeIntervalSince1970: (Double(rawValue) ?? Double(milliseconds)) / 1000)
+    }
+
+    /// The `Date` of a whole millisecond, as ``date`` makes it from an integer's text: what
+    /// ``init(_:)`` compares with.
+    private static func date(milliseconds: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000)
     }
 
     /// ``milliseconds`` in UTC as `YYYY-MM-DDThh:mm:ss.sssZ`, in the proleptic Gregorian calendar

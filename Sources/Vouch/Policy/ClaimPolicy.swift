@@ -9,7 +9,8 @@
 /// | app transaction | yes | yes | `receiptType` |
 /// | realtime request | – | yes | `environment` |
 ///
-/// An expectation left `nil` is not checked.
+/// An expectation left `nil` (no environment) is not checked; of several environments, the one
+/// the payload names must be among them.
 enum ClaimPolicy {
     struct Claims {
         var bundleId: String?
@@ -57,10 +58,11 @@ enum ClaimPolicy {
                 .wrongAppAppleId,
                 "appAppleId is \(claims.appAppleId.map(String.init) ?? "absent"); expected \(appAppleId)")
         }
-        if let environment = expected.environment, claims.environment != environment {
+        if !expected.environments.isEmpty, !expected.environments.contains(where: { $0 == claims.environment }) {
             throw VerificationError(
                 .wrongEnvironment,
-                "environment is \(show(claims.environment?.rawValue)); expected \"\(environment.rawValue)\"")
+                "environment is \(show(claims.environment?.rawValue)); expected "
+                    + TrustConfiguration.describe(expected.environments, quoted: true))
         }
     }
 

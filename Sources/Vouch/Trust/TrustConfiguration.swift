@@ -5,10 +5,15 @@ package import VouchOpenSSL
 /// `VouchReceipts`) share.
 ///
 /// Safe by default: a trust configuration names the app whose data it accepts (``bundleId`` and
-/// ``environment``, and for Production tokens ``appAppleId``, as Apple's libraries require) or
-/// says explicitly that it accepts any app (``acceptsAnyApp``). A verifier refuses to be made
+/// its ``environments``, and for Production tokens ``appAppleId``, as Apple's libraries require)
+/// or says explicitly that it accepts any app (``acceptsAnyApp``). A verifier refuses to be made
 /// from one that does neither (``ConfigurationError/Code/missingAppIdentity``), because data
 /// of another app, or Sandbox data on a Production server, is signed by Apple just the same.
+///
+/// One verifier may accept several environments of one app, Production and Sandbox for a server
+/// that also serves App Review and TestFlight: each token or receipt is checked against the
+/// environment it names in its own signed data, and its result says which
+/// (`VerifiedPayload.environment`, `VerifiedReceipt.environment`).
 ///
 /// Each verifier's configuration holds one as its ``VerifierConfiguration/trust`` and reads
 /// and writes its members as its own (`configuration.bundleId = "com.example.app"`). The
@@ -29,13 +34,23 @@ public struct TrustConfiguration: Sendable {
     public var validationTime: ValidationTime = .signedDate
     /// The expected bundle id; `nil` accepts any, and only with ``acceptsAnyApp``.
     public var bundleId: String? = nil
-    /// The expected environment; `nil` accepts any, and only with ``acceptsAnyApp``.
-    public var environment: AppStoreEnvironment? = nil
+    /// The environments whose data is accepted, each datum checked against the environment it
+    /// names itself (a token's `environment`, an app transaction's `receiptType`, a receipt's
+    /// type); empty accepts any, and only with ``acceptsAnyApp``.
+    public var environments: Set<AppStoreEnvironment> = []
+    /// The one environment whose data is accepted: the single-environment spelling of
+    /// ``environments``. Setting it makes ``environments`` hold it alone (nothing, for `nil`);
+    /// reading it gives the environment when ``environments`` holds exactly one, else `nil`.
+    public var environment: AppStoreEnvironment? {
+        get { environments.count == 1 ? environments.first : nil }
+        set { environments = newValue.map { [$0] } ?? [] }
+    }
     /// The expected app Apple ID, checked for Production data (a token's `appAppleId`, a
     /// receipt's app item id, attribute 1). Production tokens require it unless
-    /// ``acceptsAnyApp``; receipts are checked against it only when it is set.
+    /// ``acceptsAnyApp``, also when Production is one environment of several; receipts are
+    /// checked against it only when it is set.
     public var appAppleId: Int64? = nil
-    /// Accept data of any app: ``bundleId``, ``appAppleId`` and ``environment`` are then checked
+    /// Accept data of any app: ``bundleId``, ``appAppleId`` and ``environments`` are then checked
     /// only when set. Off by default; for tools that look at anyone's data (the `vouch`
     /// command), never for a server that grants purchases.
     public var acceptsAnyApp: Bool = false
@@ -45,20 +60,29 @@ public struct TrustConfiguration: Sendable {
         self.trustAnchors = trustAnchors
     }
 
-    /// The safe-by-default rule, the same for every verifier: the app is named (bundle id and
-    /// environment) or any app is accepted explicitly. `requiringAppAppleIdInProduction` adds
-    /// Apple's rule for tokens: Production data names the app Apple ID too.
+    /// The safe-by-default rule, the same for every verifier: the app is named (bundle id and at
+    /// least one environment) or any app is accepted explicitly. `requiringAppAppleIdInProduction`
+    /// adds Apple's rule for tokens: where Production data is accepted, the app Apple ID is named
+    /// too.
     package func checkAppIdentity(requiringAppAppleIdInProduction: Bool) throws(ConfigurationError) {
         guard !acceptsAnyApp else { return }
-        guard bundleId != nil, let environment else {
+        guard bundleId != nil, !environments.isEmpty else {
             throw ConfigurationError(
                 .missingAppIdentity,
                 "set bundleId and environment (and appAppleId for Production tokens), or accept any app explicitly"
                     + " with acceptingAnyApp()")
         }
-        if requiringAppAppleIdInProduction, environment == .production, appAppleId == nil {
+        if requiringAppAppleIdInProduction, environments.contains(.production), appAppleId == nil {
             throw ConfigurationError(.missingAppAppleId, "Production data requires the app's appAppleId")
         }
+    }
+
+    /// The accepted environments as a reason names them: `"Production"`, or `"Production" or
+    /// "Sandbox"` (in the order of their names, so that a reason is the same on every run).
+    package static func describe(_ environments: Set<AppStoreEnvironment>, quoted: Bool) -> String {
+        let names = environments.map(\.rawValue).sorted().map { quoted ? "\"\($0)\"" : $0 }
+        guard let last = names.last, names.count > 1 else { return names.first ?? "" }
+        return names.dropLast().joined(separator: ", ") + " or " + last
     }
 }
 
@@ -92,9 +116,21 @@ extension VerifierConfiguration {
     ///   - environment: the environment whose data is accepted.
     ///   - appAppleId: the app's Apple ID; required for Production tokens.
     public init(bundleId: String, environment: AppStoreEnvironment, appAppleId: Int64? = nil) {
+        self.init(bundleId: bundleId, environments: [environment], appAppleId: appAppleId)
+    }
+
+    /// A configuration that accepts only this app's data, in any of these environments (each
+    /// datum checked against the one it names): `environments: [.production, .sandbox]` for a
+    /// server that also takes App Review's and TestFlight's Sandbox data.
+    ///
+    /// - Parameters:
+    ///   - bundleId: the app's bundle identifier.
+    ///   - environments: the environments whose data is accepted.
+    ///   - appAppleId: the app's Apple ID; required for Production tokens.
+    public init(bundleId: String, environments: Set<AppStoreEnvironment>, appAppleId: Int64? = nil) {
         self.init()
         trust.bundleId = bundleId
-        trust.environment = environment
+        trust.environments = environments
         trust.appAppleId = appAppleId
     }
 

@@ -19,6 +19,12 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         case noTrustAnchors = "no_trust_anchors"
         /// A receipt verifier's device identifier is not 16 bytes (a UUID's).
         case invalidDeviceIdentifier = "invalid_device_identifier"
+        /// A Stripe webhook verifier was given no endpoint secret.
+        case noStripeSecrets = "no_stripe_secrets"
+        /// A Stripe endpoint secret is empty.
+        case emptyStripeSecret = "empty_stripe_secret"
+        /// A Stripe timestamp tolerance is negative or not a number.
+        case invalidTolerance = "invalid_tolerance"
 
         public var description: String { rawValue }
     }

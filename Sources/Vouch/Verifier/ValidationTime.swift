@@ -1,3 +1,5 @@
+public import Foundation
+
 /// When the certificate chain is validated.
 public enum ValidationTime: Sendable, Equatable {
     /// At the payload's own, authenticated, `signedDate` (`receiptCreationDate` for an app
@@ -9,4 +11,10 @@ public enum ValidationTime: Sendable, Equatable {
     case now
     /// At a fixed instant.
     case fixed(Timestamp)
+
+    /// At a fixed instant given as a `Date`: its whole millisecond, as ``Timestamp/init(_:)``
+    /// reads it (a `Date` made from a ``Timestamp`` gives that timestamp back).
+    public static func fixed(_ date: Date) -> ValidationTime {
+        .fixed(Timestamp(date))
+    }
 }

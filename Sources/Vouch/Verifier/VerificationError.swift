@@ -16,7 +16,8 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
         case signature
         /// The certificate chain and Apple's certificate policy, or an untrusted Xcode certificate.
         case chain
-        /// The payload's kind, bundle id, app Apple id or environment.
+        /// The payload's kind, bundle id, app Apple id or environment; the time claims of a token
+        /// signed with a known key.
         case claims
         /// The verifier itself failed (OpenSSL could not allocate or set up a check): not a
         /// verdict on the data; trying again may succeed.
@@ -117,7 +118,7 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
                 .badSignatureLength, .badSignature, .badPayloadJSON, .unknownKind, .wrongKind, .wrongBundleId,
                 .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted, .internalError,
                 .emptyLine, .lineTooLong, .pairMismatch, .documentTooLarge,
-            ] + receiptCodes
+            ] + receiptCodes + keySignedCodes + stripeCodes
 
         /// The step this code belongs to; `nil` for ``nestedTokenInvalid``, whose category is
         /// the nested error's.
@@ -138,6 +139,11 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
                 .format
             case .receiptSignerNotFound: .chain
             case .receiptWrongAppVersion, .receiptDeviceHashMismatch: .claims
+            case .tokenExpired, .tokenNotYetValid: .claims
+            case .stripeNotADelivery, .stripeMalformedDelivery, .stripeBodyTooLarge: .input
+            case .stripeMalformedHeader, .stripeBadBodyJSON, .stripeNotAnEvent: .format
+            case .stripeNoSignature, .stripeBadSignature: .signature
+            case .stripeTimestampOutOfTolerance: .claims
             case .nestedTokenInvalid: nil
             case .internalError: .internal
             default: .internal

@@ -70,6 +70,9 @@ public struct Verified<Payload: VerifiablePayload>: Sendable {
     public var payload: JSONObject { untyped.payload }
     /// The instant the certificate chain was validated at.
     public var validationTime: Timestamp { untyped.validationTime }
+    /// The environment the payload names in its signed data, which the verifier checked against
+    /// its ``TrustConfiguration/environments`` (see ``VerifiedPayload/environment``).
+    public var environment: AppStoreEnvironment? { untyped.environment }
     /// The certificate whose key signed the token.
     public var signingCertificate: SigningCertificate { untyped.signingCertificate }
 }

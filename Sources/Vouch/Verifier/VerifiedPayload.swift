@@ -51,6 +51,12 @@ public struct VerifiedPayload: Sendable {
     public var decoded: DecodedPayload { storage.decoded }
     /// The instant the certificate chain was validated at.
     public var validationTime: Timestamp { storage.validationTime }
+    /// The environment the payload names in its signed data, which the verifier checked against
+    /// its ``TrustConfiguration/environments`` (when it names any): the `environment` of a
+    /// transaction, renewal info or retention-messaging request, of a notification's `data`,
+    /// `summary`, `externalPurchaseToken` or `appData`, an app transaction's `receiptType`.
+    /// `nil` when the payload names none.
+    public var environment: AppStoreEnvironment? { ClaimPolicy.claims(of: storage.decoded).environment }
     /// For a notification: each nested token, verified.
     public var nested: [NestedPayload] { storage.nested }
     /// The header's `kid`, if any (Xcode data carries one).

@@ -108,22 +108,23 @@ struct ValidationMemo {
     var window: ChainValidator.Window? = nil
 }
 
-/// What the claims must match; a `nil` member is not checked.
+/// What the claims must match; a `nil` member, or no environment, is not checked.
 struct Expectations: Sendable {
     var bundleId: String?
     var appAppleId: Int64?
-    var environment: AppStoreEnvironment?
+    /// The environments a token may name; empty accepts any.
+    var environments: Set<AppStoreEnvironment>
 
     init(_ configuration: TrustConfiguration) {
         bundleId = configuration.bundleId
         appAppleId = configuration.appAppleId
-        environment = configuration.environment
+        environments = configuration.environments
     }
 
     init(bundleId: String?, appAppleId: Int64?, environment: AppStoreEnvironment?) {
         self.bundleId = bundleId
         self.appAppleId = appAppleId
-        self.environment = environment
+        self.environments = environment.map { [$0] } ?? []
     }
 }
 

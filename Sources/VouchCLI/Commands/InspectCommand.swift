@@ -11,7 +11,10 @@ struct InspectCommand: Command {
         Decodes a token WITHOUT verifying anything, for a look at data that does not verify:
         the header, each x5c certificate (subject, issuer, validity, key, Apple marker
         extensions, SHA-256) and the payload, dates shown as ISO-8601 beside the raw
-        milliseconds. The first line of output is always UNVERIFIED.
+        milliseconds. A JWS without x5c, which a server signed with its own key (an offer
+        signature, a StoreKit request, an API token), shows its claims instead: iat, exp and
+        nbf as dates, an Advanced Commerce request decoded. The first line of output is always
+        UNVERIFIED.
         (vouch verify checks the app only when told: --bundle-id, --environment.)
         """
     let options = InputArguments.options
@@ -41,7 +44,10 @@ struct InspectCommand: Command {
         case .unit(let first):
             var next: InputUnit? = first
             while let unit = next {
-                if let failure = unit.failure { fail(VerifyCommand.explain(failure.error, isReceipt: false)) }
+                if let failure = unit.failure { fail(VerifyCommand.explain(failure.error, form: .jws)) }
+                if unit.delivery != nil {
+                    fail(VerifyCommand.explain(VerificationError(.malformedToken, ""), form: .stripeDelivery))
+                }
                 for token in unit.single.map({ [$0] }) ?? unit.groups.flatMap({ $0 }) where unit.failure == nil {
                     let place = token.path.map { "\($0) (line \(token.line)): " } ?? ""
                     let inspection: Inspection
@@ -85,7 +91,13 @@ struct InspectCommand: Command {
             CertificateText.describe(certificate, heading: "certificate x5c[\(index)]:", indent: pad, into: &lines)
         }
         lines.append("\(pad)signature: \(inspection.signatureLength.map { "\($0) bytes" } ?? "not base64url")")
-        if let payload = inspection.payload {
+        if inspection.header["x5c"] == nil, let claims = inspection.payload {
+            // No chain: a token a server signed with its own key (an offer, a request, an API token).
+            lines.append(
+                "\(pad)claims (no x5c: signed with a key, not by the App Store; 'vouch verify --signing-key' checks it):"
+            )
+            KeySignedClaimsText.describe(claims, indent: indent + 1, into: &lines)
+        } else if let payload = inspection.payload {
             lines.append("\(pad)payload\(inspection.kind.map { " (\($0))" } ?? ""):")
             PayloadText.describe(payload, indent: indent + 1, into: &lines)
         } else {

@@ -236,6 +236,7 @@ extension EntitlementLedger {
         switch input {
         case .payload(let payload): add(payload)
         case .receipt(let receipt): add(receipt)
+        case .stripeEvent: break
         }
     }
 }

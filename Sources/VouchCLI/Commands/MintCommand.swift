@@ -52,7 +52,11 @@ struct MintCACommand: Command {
         .value("--out", short: "o", "DIR", help: "Write the files into DIR (created if needed)"),
         .flag("--force", help: "Replace the files of an authority already in DIR"),
         .flag("--xcode", help: "Write one Xcode StoreKit testing certificate instead"),
-        .value("--not-before", "DATE", help: "Start of every certificate's validity (default: now)"),
+        .value(
+            "--not-before", "DATE",
+            help:
+                "Start of every certificate's validity (default: a year\nbefore now, so past months verify; now with --xcode)"
+        ),
         .value(
             "--not-after", "DATE",
             help: "End of every certificate's validity (default: ten years\nlater; one year with --xcode)"),
@@ -71,9 +75,10 @@ struct MintCACommand: Command {
             try arguments.value(name).map { try Spelling.date($0, option: name) }
         }
         let xcode = arguments.flag("--xcode")
-        let now = console.now()
-        let notBefore =
-            try date("--not-before") ?? Date(timeIntervalSince1970: now.timeIntervalSince1970.rounded(.down))
+        let now = Date(timeIntervalSince1970: console.now().timeIntervalSince1970.rounded(.down))
+        // A year back: data of the past months, such as the four months `mint history` signs up
+        // to now, is signed inside the validity. Xcode signs each purchase when it is made.
+        let notBefore = try date("--not-before") ?? (xcode ? now : MintDate.adding(years: -1, to: now))
         let notAfter = try date("--not-after") ?? MintDate.adding(years: xcode ? 1 : 10, to: notBefore)
         guard notBefore < notAfter else { throw UsageError("--not-before must be earlier than --not-after") }
         let leafNotBeforeOption = try date("--leaf-not-before")
@@ -155,6 +160,15 @@ struct MintTokensCommand: Command {
         and subtype steer the whole scenario (storefront=JPN prices in yen,
         notificationType=REFUND makes a refund) and reach nested tokens.
 
+        Nothing is refunded or revoked unless asked: --revoked PERCENT for transactions,
+        notificationType=REFUND or REVOKE for notifications; what is refunded was paid for.
+        --transaction FILE makes notifications, renewal info or real-time requests about an
+        existing transaction: its ids, product, purchase, price and account token are kept,
+        and the event follows it in time (a refund after the purchase, a renewal from its
+        expiry, an expiry signed when it happens); an event that cannot be about it (a
+        renewal of a lifetime purchase, a refund of a free one, a date before the purchase)
+        is an error that says why (exit 65).
+
         Tokens are signed at DATE or up to a day before it, on the same side of the leaf's
         validity as DATE, and never in the leaf's first second.
 
@@ -163,7 +177,7 @@ struct MintTokensCommand: Command {
     }
     var exitStatus: String { MintCommands.exitStatus }
     var options: [CommandOption] {
-        [
+        var options: [CommandOption] = [
             .value("--ca", "DIR", help: "The authority written by 'vouch mint ca'"),
             .flag("--xcode", help: "Sign with the Xcode certificate in DIR"),
             .value("--set", "FIELD=VALUE", repeatable: true, help: "Set a payload member (see above)"),
@@ -180,6 +194,24 @@ struct MintTokensCommand: Command {
                     "A number or any text (default 1); the same seed, date, CA\nand options give the same payloads (ECDSA signatures\ndiffer per run)"
             ),
             .value("--date", "DATE", help: "Sign at DATE or up to a day before it (default: now)"),
+        ]
+        if kind == .transaction {
+            options.append(
+                .value(
+                    "--revoked", "PERCENT",
+                    help:
+                        "Revoke about PERCENT% of the transactions: refunds, and\nFamily Sharing revocations of shared ones (default 0)"
+                ))
+        }
+        if Self.aboutTransaction.contains(kind) {
+            options.append(
+                .value(
+                    "--transaction", "FILE|-",
+                    help:
+                        "Mint data about this transaction (a token, a body holding\none, or its JSON payload; - reads stdin)"
+                ))
+        }
+        options += [
             .value(
                 "--tamper", "DEFECT", repeatable: true,
                 help:
@@ -189,7 +221,11 @@ struct MintTokensCommand: Command {
                 "--out", short: "o", "FILE",
                 help: "Write the tokens to FILE (- for stdout, the default);\na symbolic link is written through"),
         ]
+        return options
     }
+
+    /// The kinds that can be about an existing transaction.
+    static let aboutTransaction: Set<MintKind> = [.notification, .renewalInfo, .realtimeRequest]
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         guard let directory = arguments.value("--ca") else { throw UsageError("mint \(kind.rawValue) needs --ca DIR") }
@@ -230,6 +266,17 @@ struct MintTokensCommand: Command {
         if payloadSource != nil && arguments.contains("--count") {
             throw UsageError("--payload signs one given payload; --count does not apply")
         }
+        var revokedPercentage = 0
+        if kind == .transaction, let text = arguments.value("--revoked") {
+            guard let number = Int(text), (0...100).contains(number) else {
+                throw UsageError("--revoked: \"\(text)\" is not a percentage from 0 to 100")
+            }
+            revokedPercentage = number
+        }
+        let transactionSource = Self.aboutTransaction.contains(kind) ? arguments.value("--transaction") : nil
+        if payloadSource != nil && transactionSource != nil {
+            throw UsageError("--payload signs one given payload; --transaction does not apply")
+        }
 
         let authority = try MintAuthority.load(
             from: URL(fileURLWithPath: directory, isDirectory: true), style: xcode ? .xcode : .appStore)
@@ -238,18 +285,7 @@ struct MintTokensCommand: Command {
         let out = try console.destination(arguments.value("--out"))
 
         if let source = payloadSource {
-            var bytes: [UInt8]
-            if source == "-" {
-                bytes = try console.readInput(nil, limit: Int.max - 1).bytes
-            } else {
-                guard let data = FileManager.default.contents(atPath: source) else {
-                    throw InputError("cannot read \(source)")
-                }
-                bytes = Array(data)
-            }
-            while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0A || last == 0x0D {
-                bytes.removeLast()
-            }
+            let bytes = try Self.read(source, console: console)
             if overrides.isEmpty && tamperer == nil {
                 try out.write(Array((try signer.sign(payloadBytes: bytes) + "\n").utf8))
                 try out.close()
@@ -269,7 +305,9 @@ struct MintTokensCommand: Command {
         }
 
         let seed = arguments.value("--seed").map(MintGenerator.seed) ?? 1
-        let generator = MintGenerator(seed: seed, date: date ?? console.now(), overrides: overrides)
+        let generator = MintGenerator(
+            seed: seed, date: date ?? console.now(), overrides: overrides, revokedPercentage: revokedPercentage,
+            transaction: try transactionSource.map { try Self.transaction(Self.read($0, console: console), from: $0) })
         let kind = self.kind
         // Items are independent, so chunks are minted in parallel and written in order.
         try OrderedChunkWriter.write(count: count, chunkSize: 256, to: out) { range in
@@ -282,6 +320,44 @@ struct MintTokensCommand: Command {
         }
         try out.close()
         return ExitCode.success
+    }
+
+    /// The bytes of FILE (`-`: standard input), less trailing whitespace.
+    private static func read(_ source: String, console: Console) throws -> [UInt8] {
+        var bytes: [UInt8]
+        if source == "-" {
+            bytes = try console.readInput(nil, limit: Int.max - 1).bytes
+        } else {
+            guard let data = FileManager.default.contents(atPath: source) else {
+                throw InputError("cannot read \(source)")
+            }
+            bytes = Array(data)
+        }
+        while let last = bytes.last, last == 0x20 || last == 0x09 || last == 0x0A || last == 0x0D {
+            bytes.removeLast()
+        }
+        return bytes
+    }
+
+    /// The transaction payload `--transaction` gives: a JSON object with a `transactionId` as it
+    /// is, or the payload of the token the input holds (a bare token, or a body or response
+    /// holding one), decoded without verifying it: minting only reads what it states.
+    static func transaction(_ bytes: [UInt8], from source: String) throws -> JSONObject {
+        let name = source == "-" ? "stdin" : source
+        if bytes.first == UInt8(ascii: "{"), let object = try? StrictJSON.parseObject(bytes),
+            object["transactionId"] != nil
+        {
+            return object
+        }
+        do {
+            let token = try SignedInput.token(in: bytes)
+            guard let payload = try Inspection(token: String(decoding: token, as: UTF8.self)).payload else {
+                throw InvalidInputError("\(name): the token's payload is not a JSON object")
+            }
+            return payload
+        } catch let error as VerificationError {
+            throw InvalidInputError("\(name) holds no transaction token or payload: \(error.reason)")
+        }
     }
 
     /// One output line: the token, or for each defect the broken token, a tab and its code.

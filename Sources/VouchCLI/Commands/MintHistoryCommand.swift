@@ -17,8 +17,9 @@ struct MintHistoryCommand: Command {
         renewal info, refunds and their reversal, a family member's shared transaction and its
         revocation: data for vouch entitlements and vouch refunds. The same seed and DATE give
         the same payloads (ECDSA signatures differ per run). Tokens verify at their signed
-        date, so the CA must be valid over those months (vouch mint ca --not-before): when it
-        is not, nothing is minted and the dates that would work are named (exit 65).
+        date, so the CA must be valid over those months, as one minted by 'vouch mint ca' with
+        its defaults is: when it is not, nothing is minted and the dates that would work are
+        named (exit 65).
 
         \(MintCommands.dateHelp)
         """
@@ -50,7 +51,6 @@ struct MintHistoryCommand: Command {
         if let text = arguments.value("--environment") {
             let known: [AppStoreEnvironment] = [.production, .sandbox, .xcode, .localTesting]
             generator.environment = try Spelling.choice(text, option: "--environment", among: known, name: \.rawValue)
-                .rawValue
         }
         if let bundleId = arguments.value("--bundle-id") { generator.bundleId = bundleId }
         if let text = arguments.value("--app-apple-id") {

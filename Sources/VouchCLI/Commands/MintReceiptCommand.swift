@@ -55,7 +55,7 @@ struct MintReceiptCACommand: Command {
         if arguments.flag("--xcode") {
             authority = try MintReceiptAuthority.generateXcode(validity: validity)
         } else {
-            var options = MintReceiptAuthority.Options(validity: validity)
+            var options = MintReceiptAuthorityOptions(validity: validity)
             let leafNotBefore = try date("--leaf-not-before") ?? notBefore
             let leafNotAfter = try date("--leaf-not-after") ?? notAfter
             guard leafNotBefore < leafNotAfter else {
@@ -155,7 +155,7 @@ struct MintReceiptCommand: Command {
         }
         let assignments = arguments.values("--set")
         func makeContent(seed: Int, inApp: Int) throws -> MintReceiptContent {
-            var content = MintReceiptContent.sample(creationDate: created, inAppCount: inApp, seed: seed)
+            var content = MintReceiptContent.sample(receiptCreationDate: created, inAppCount: inApp, seed: seed)
             if authority.style == .xcode {
                 content.xcodeStyle = true
                 content.receiptType = "Xcode"
@@ -220,9 +220,9 @@ struct MintReceiptCommand: Command {
         case "bundleId": content.bundleId = value
         case "applicationVersion": content.applicationVersion = value
         case "originalApplicationVersion": content.originalApplicationVersion = value
-        case "receiptCreationDate": content.creationDate = try date()
+        case "receiptCreationDate": content.receiptCreationDate = try date()
         case "originalPurchaseDate": content.originalPurchaseDate = try date()
-        case "receiptExpirationDate": content.expirationDate = try date()
+        case "receiptExpirationDate": content.receiptExpirationDate = try date()
         case "productId":
             for index in content.inApp.indices { content.inApp[index].productId = value }
         default:

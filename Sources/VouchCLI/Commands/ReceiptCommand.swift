@@ -7,16 +7,17 @@ import VouchReceipts
 enum ReceiptCommands {
     static let group = CommandGroup(
         path: ["receipt"], summary: "Verify or inspect a legacy app receipt (PKCS #7)",
-        usage: "vouch receipt verify|inspect [options] [FILE|-]",
+        usage: "vouch receipt verify|inspect|transaction-ids [options] [FILE|-]",
         discussion: """
             Legacy App Store app receipts: the PKCS #7 file at appStoreReceiptURL, sent to
             servers as base64 receipt-data. 'verify' checks one offline against the embedded
-            Apple Inc. Root; 'inspect' decodes one without trusting it.
+            Apple Inc. Root; 'inspect' decodes one without trusting it; 'transaction-ids'
+            prints the ids the App Store Server API takes.
             """,
         noun: "command",
         footer: "Run 'vouch receipt verify --help' or 'vouch receipt inspect --help' for the options.")
 
-    static let all: [any Command] = [ReceiptVerifyCommand(), ReceiptInspectCommand()]
+    static let all: [any Command] = [ReceiptVerifyCommand(), ReceiptInspectCommand(), ReceiptTransactionIdsCommand()]
 
     /// Base64 text of the largest receipt the verifier accepts, with room for a JSON body.
     static let inputLimit = 2 * 1024 * 1024

@@ -15,6 +15,9 @@ struct VerifyCommand: Command {
         documents in a row, every token of which is verified and named by its JSON path.
         Nested tokens of a notification are verified too and shown inline. Data of any app is
         accepted unless --bundle-id/--environment say which.
+        With --signing-key, the tokens are JWS a server signed with its own key ('vouch sign'),
+        verified with that key instead of Apple's chain: the signature and alg, then exp, nbf
+        and iat at the --at instant (default now), and bid with --bundle-id.
         """
     let positionals = Positionals.oneInput
     let exitStatus = """
@@ -26,7 +29,8 @@ struct VerifyCommand: Command {
         TrustOptions.options + InputArguments.options + [
             .flag(
                 "--json",
-                help: "Print one JSON record per token:\n{\"status\":…,\"kind\":…,\"payload\":…[,\"error\":…]}")
+                help: "Print one JSON record per token:\n{\"status\":…,\"kind\":…,\"payload\":…[,\"error\":…]}"),
+            SigningKeyVerification.option,
         ]
     }
 
@@ -34,6 +38,7 @@ struct VerifyCommand: Command {
     static let inputLimit = InputOptions.defaultMaximumLineLength
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        if arguments.contains("--signing-key") { return try SigningKeyVerification.run(arguments, console: console) }
         let options = try TrustOptions(arguments, console: console)
         let verifier = try options.makeVerifier()
         let json = arguments.flag("--json")
@@ -65,13 +70,13 @@ struct VerifyCommand: Command {
             var next: InputUnit? = first
             while let unit = next {
                 for var result in unit.verify(with: verifier, kind: options.kind) {
-                    result.result = result.result.mapError { Self.explain($0, isReceipt: result.form != .jws) }
+                    result.result = result.result.mapError { Self.explain($0, form: result.form) }
                     let place = result.path.map { "\($0) (line \(result.line)): " } ?? ""
                     switch result.result {
                     case .success(.payload(let verified)):
                         try console.output.write(
                             json ? format.record(result) : Array((place + Self.describe(verified)).utf8))
-                    case .success(.receipt), .failure:
+                    case .success(.receipt), .success(.stripeEvent), .failure:
                         if json { try console.output.write(format.record(result)) }
                         if case .failure(let error) = result.result {
                             allVerified = false
@@ -86,11 +91,16 @@ struct VerifyCommand: Command {
     }
 
     /// What `vouch verify` says of an input it does not verify: a receipt is for `vouch receipt
-    /// verify`; a bare line over the limit is too large a token.
-    static func explain(_ error: VerificationError, isReceipt: Bool) -> VerificationError {
-        if isReceipt, error.code == .malformedToken {
+    /// verify`, a Stripe delivery for `vouch stripe verify`; a bare line over the limit is too
+    /// large a token.
+    static func explain(_ error: VerificationError, form: InputToken.Form) -> VerificationError {
+        if form == .receipt || form == .receiptFile, error.code == .malformedToken {
             return VerificationError(
                 .malformedToken, "the input holds a legacy app receipt: 'vouch receipt verify' reads it")
+        }
+        if form == .stripeDelivery, error.code == .malformedToken {
+            return VerificationError(
+                .malformedToken, "the input holds a Stripe webhook delivery: 'vouch stripe verify' reads it")
         }
         if error.code == .lineTooLong {
             return VerificationError(.tokenTooLarge, "the input is larger than \(inputLimit) bytes")

@@ -14,8 +14,11 @@ extension CommandRegistry {
             MintCommands.group,
             ReceiptCommands.group,
             LedgerCommands.group,
+            SignCommands.group,
+            StripeCommands.group,
         ],
         commands: [VerifyCommand(), InspectCommand(), BatchCommand(), EntitlementsCommand(), RefundsCommand()]
             + LedgerCommands.all + ReceiptCommands.all + MintCommands.all + [MintHistoryCommand()]
-            + MintReceiptCommands.all)
+            + MintReceiptCommands.all + [MintKeyCommand(), MintStripeCommand()] + SignCommands.all
+            + StripeCommands.all)
 }

@@ -17,10 +17,15 @@ struct InputArguments {
             help: "Hold a JSON document up to SIZE (default 16M) to check it\nwhole; a larger one is streamed"),
     ]
 
+    /// The options of a command that reads no App Store tokens (`stripe verify`): the
+    /// document limit, without `--field`.
+    static let documentOptions = options.filter { $0.name != "--field" }
+
     var options = InputOptions()
 
-    init(_ arguments: ParsedArguments) throws(UsageError) {
-        if let field = arguments.value("--field") {
+    /// Reads the reader options from `arguments`; `--field` only when `readsTokens`.
+    init(_ arguments: ParsedArguments, readsTokens: Bool = true) throws(UsageError) {
+        if readsTokens, let field = arguments.value("--field") {
             guard !field.split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else {
                 throw UsageError(
                     "--field must be a member name or a path such as data[].lastTransactions[].signedRenewalInfo; got '\(field)'"

@@ -40,7 +40,9 @@ struct TrustOptions {
             help: "Trust this root certificate (DER or PEM) instead of the\nembedded Apple Root CA - G3"),
         bundleId: .value("--bundle-id", "ID", help: "Require this bundleId"),
         appAppleId: .value("--app-apple-id", "N", help: "Require this appAppleId (checked for Production data)"),
-        environment: .value("--environment", "ENV", help: "Require Production, Sandbox, Xcode or LocalTesting"),
+        environment: .value(
+            "--environment", "ENV",
+            help: "Require Production, Sandbox, Xcode or LocalTesting, or\nany of several (Production,Sandbox)"),
         environments: [.production, .sandbox, .xcode, .localTesting],
         validationTime: .value(
             "--at", "WHEN", help: "Validate the chain at: signed (the payload's signed date,\ndefault), now, or a DATE"),
@@ -74,7 +76,9 @@ struct TrustOptions {
         appAppleId: nil,
         environment: .value(
             "--environment", "ENV",
-            help: "Require a receipt of Production, Sandbox or Xcode (its\nreceipt type, attribute 0)"),
+            help:
+                "Require a receipt of Production, Sandbox or Xcode (its\nreceipt type, attribute 0), or any of several\n(Production,Sandbox)"
+        ),
         environments: [.production, .sandbox, .xcode],
         validationTime: .value("--at", "WHEN", help: "Validate the chain at: creation (default), now, or a DATE"),
         signedDate: "creation", xcodeCertificate: tokens.xcodeCertificate,
@@ -151,8 +155,9 @@ struct TrustOptions {
             trust.appAppleId = appAppleId
         }
         if let text = arguments.value(declarations.environment.name) {
-            trust.environment = try Spelling.choice(
-                text, option: declarations.environment.name, among: declarations.environments, name: \.rawValue)
+            trust.environments = Set(
+                try Spelling.choices(
+                    text, option: declarations.environment.name, among: declarations.environments, name: \.rawValue))
         }
     }
 

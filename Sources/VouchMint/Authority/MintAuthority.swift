@@ -167,11 +167,7 @@ public final class MintAuthority: Sendable {
     /// replacing existing files. Returns the files written, roots first.
     @discardableResult
     public func write(to directory: URL) throws(MintError) -> [URL] {
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw MintError(.writeFailed, "cannot create \(directory.path): \(error.localizedDescription)")
-        }
+        try MintFiles.createDirectory(directory)
         var written: [URL] = []
         let names = Self.fileNames(for: style)
         for index in certificates.indices.reversed() {

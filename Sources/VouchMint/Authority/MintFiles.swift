@@ -20,6 +20,15 @@ enum MintFiles {
         }
     }
 
+    /// Creates `directory` and its parents, if needed.
+    static func createDirectory(_ directory: URL) throws(MintError) {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        } catch {
+            throw MintError(.writeFailed, "cannot create \(directory.path): \(error.localizedDescription)")
+        }
+    }
+
     /// Writes `bytes` to `url` with permission bits `mode`, set when the file is created so a
     /// private key is never readable by others, and enforced again on an existing file.
     static func write(_ bytes: [UInt8], to url: URL, mode: mode_t) throws(MintError) {

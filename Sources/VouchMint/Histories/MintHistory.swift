@@ -2,14 +2,17 @@ public import Vouch
 
 /// The signed data of one account's life with an app, in the order Apple would send it:
 /// purchases, renewals, an upgrade, billing retry with a grace period, expiry, refunds and
-/// their reversal, Family Sharing and its revocation, consumables.
+/// their reversal, Family Sharing and its revocation, consumables, a test notification.
 ///
 /// Each step adds what Apple signs for it: the transaction (as the App Store Server API returns
 /// it), and for events the server is notified of, the notification with its nested
 /// transaction and renewal info. Every payload is a pure function of the steps taken, so the
 /// same history signs to the same payloads (signatures differ: ECDSA nonces are random).
 ///
-/// Dates are UNIX milliseconds; the caller picks them, so a test can ask about any instant.
+/// The caller picks the dates, so a test can ask about any instant. A step out of order (a
+/// refund before its purchase, a renewal that ends before it starts, a grace period of a
+/// purchase that never expires) is refused when the history is signed, by
+/// ``tokens(signer:)`` and ``webhookBodies(signer:)``, with the step named.
 public struct MintHistory: Sendable {
     /// One signed statement to make.
     public enum Item: Sendable, Hashable {
@@ -21,11 +24,18 @@ public struct MintHistory: Sendable {
         case notification(JSONObject, transaction: JSONObject?, renewalInfo: JSONObject?)
 
         /// The `signedDate` of the item.
-        public var signedDate: Int64 {
+        public var signedDate: Timestamp {
             switch self {
             case .transaction(let payload), .renewalInfo(let payload), .notification(let payload, _, _):
-                payload["signedDate"]?.int64Value ?? 0
+                Timestamp(milliseconds: payload["signedDate"]?.int64Value ?? 0)
             }
+        }
+
+        /// Whether the App Store sends the item to the server's notification URL (as
+        /// ``MintHistory/webhookBody(signedPayload:)``), rather than returning it from the App Store Server API.
+        public var isNotification: Bool {
+            if case .notification = self { return true }
+            return false
         }
     }
 
@@ -33,21 +43,32 @@ public struct MintHistory: Sendable {
     public struct Transaction: Sendable, Hashable {
         /// The payload as last stated.
         public var payload: JSONObject
+        /// What a period costs without an offer, when the transaction itself is free (a trial).
+        var regularPrice: Int64? = nil
+
         /// Its `transactionId`.
         public var transactionId: String { payload["transactionId"]?.stringValue ?? "" }
         /// Its `originalTransactionId`.
         public var originalTransactionId: String { payload["originalTransactionId"]?.stringValue ?? "" }
         /// Its `productId`.
         public var productId: String { payload["productId"]?.stringValue ?? "" }
+        /// Its `purchaseDate`.
+        public var purchaseDate: Timestamp { Timestamp(milliseconds: milliseconds("purchaseDate") ?? 0) }
         /// Its `expiresDate`, for subscriptions.
-        public var expiresDate: Int64? { payload["expiresDate"]?.int64Value }
+        public var expiresDate: Timestamp? { milliseconds("expiresDate").map(Timestamp.init(milliseconds:)) }
+        /// Its `price`, in milliunits.
+        public var price: Int64? { payload["price"]?.int64Value }
+
+        func milliseconds(_ name: String) -> Int64? { payload[name]?.int64Value }
+        var expiresMilliseconds: Int64? { milliseconds("expiresDate") }
+        var purchaseMilliseconds: Int64 { milliseconds("purchaseDate") ?? 0 }
     }
 
     /// `environment` of every payload.
-    public let environment: String
+    public let environment: AppStoreEnvironment
     /// `bundleId` of every payload.
     public let bundleId: String
-    /// `appAppleId` of every notification.
+    /// `appAppleId` of every notification (of a test notification in Production only, as Apple sends it).
     public let appAppleId: Int64
     /// The app's account id, sent as `appAccountToken` (lowercase UUID), or `nil`.
     public let appAccountToken: String?
@@ -55,6 +76,8 @@ public struct MintHistory: Sendable {
     public private(set) var items: [Item] = []
     private var nextId: Int64
     private var notificationCount = 0
+    /// The steps that were out of order, in the order taken.
+    private var problems: [String] = []
 
     /// Starts an empty history of one account.
     /// - Parameters:
@@ -64,8 +87,9 @@ public struct MintHistory: Sendable {
     ///   - appAccountToken: the account id sent as `appAccountToken`, or `nil` for none.
     ///   - firstTransactionId: ids are numbered from it (give each account its own range).
     public init(
-        environment: String = "Production", bundleId: String = "com.example.app", appAppleId: Int64 = 1_234_567_890,
-        appAccountToken: String? = nil, firstTransactionId: Int64 = 2_000_000_000_000_000
+        environment: AppStoreEnvironment = .production, bundleId: String = "com.example.app",
+        appAppleId: Int64 = 1_234_567_890, appAccountToken: String? = nil,
+        firstTransactionId: Int64 = 2_000_000_000_000_000
     ) {
         self.environment = environment
         self.bundleId = bundleId
@@ -76,46 +100,57 @@ public struct MintHistory: Sendable {
 
     // MARK: Steps
 
-    /// A purchase. Subscriptions get `expiresDate`; `group` defaults to one group per app.
+    /// A purchase at `date`. Subscriptions get `expiresDate`; `group` defaults to one group per
+    /// app. A free trial costs nothing: `price` is then what each renewal after it costs.
     @discardableResult
     public mutating func purchase(
-        _ productId: String, type: ProductType, at date: Int64, price: Int64, currency: String = "USD",
-        expires: Int64? = nil, group: String? = nil, freeTrial: Bool = false, quantity: Int = 1, notify: Bool = true
+        _ productId: String, type: ProductType, at date: Timestamp, price: Int64, currency: String = "USD",
+        expires: Timestamp? = nil, group: String? = nil, freeTrial: Bool = false, quantity: Int = 1,
+        notify: Bool = true
     ) -> Transaction {
         let id = newId()
+        let at = date.milliseconds
+        if let expires, expires <= date { problems.append("purchase of \(productId): expires before it starts") }
         var transaction = transactionPayload(
-            id: id, originalId: id, productId: productId, type: type, purchase: date, originalPurchase: date,
-            expires: expires, group: type == .autoRenewableSubscription ? (group ?? "21000001") : nil, price: price,
-            currency: currency, quantity: quantity, reason: "PURCHASE", signed: date)
+            id: id, originalId: id, productId: productId, type: type, purchase: at, originalPurchase: at,
+            expires: expires?.milliseconds, group: type == .autoRenewableSubscription ? (group ?? "21000001") : nil,
+            price: price, currency: currency, quantity: quantity, reason: .purchase, signed: at)
         if freeTrial {
-            transaction["offerType"] = 1
-            transaction["offerDiscountType"] = "FREE_TRIAL"
+            transaction["offerType"] = .number(String(OfferType.introductoryOffer.rawValue))
+            transaction["offerDiscountType"] = .string(OfferDiscountType.freeTrial.rawValue)
             transaction["price"] = 0
         }
-        let minted = Transaction(payload: transaction)
+        let minted = Transaction(payload: transaction, regularPrice: freeTrial ? price : nil)
         record(
-            minted, at: date, notify: notify,
-            type: type == .autoRenewableSubscription ? "SUBSCRIBED" : "ONE_TIME_CHARGE",
-            subtype: type == .autoRenewableSubscription ? "INITIAL_BUY" : nil)
+            minted, at: at, notify: notify,
+            type: type == .autoRenewableSubscription ? .subscribed : .oneTimeCharge,
+            subtype: type == .autoRenewableSubscription ? .initialBuy : nil)
         return minted
     }
 
-    /// The next period of a subscription, from the previous one's expiry.
+    /// The next period of a subscription, from the previous one's expiry until `expires`, at
+    /// `price` (by default what the previous period cost without an offer).
     @discardableResult
-    public mutating func renew(_ previous: Transaction, until expires: Int64, price: Int64? = nil) -> Transaction {
-        let start = previous.expiresDate ?? 0
+    public mutating func renew(_ previous: Transaction, until expires: Timestamp, price: Int64? = nil) -> Transaction {
+        guard let start = previous.expiresMilliseconds else {
+            problems.append("renewal of \(previous.transactionId): it does not expire")
+            return previous
+        }
+        if expires.milliseconds <= start {
+            problems.append("renewal of \(previous.transactionId): ends before it starts")
+        }
         var transaction = previous.payload
         transaction["transactionId"] = .string(String(newId()))
         transaction["webOrderLineItemId"] = .string(String(newId()))
         transaction["purchaseDate"] = .number(String(start))
-        transaction["expiresDate"] = .number(String(expires))
-        transaction["transactionReason"] = "RENEWAL"
+        transaction["expiresDate"] = .number(String(expires.milliseconds))
+        transaction["transactionReason"] = .string(TransactionReason.renewal.rawValue)
         transaction["signedDate"] = .number(String(start))
         transaction["offerType"] = nil
         transaction["offerDiscountType"] = nil
-        if let price { transaction["price"] = .number(String(price)) }
+        if let cost = price ?? previous.regularPrice { transaction["price"] = .number(String(cost)) }
         let minted = Transaction(payload: transaction)
-        record(minted, at: start, notify: true, type: "DID_RENEW", subtype: nil)
+        record(minted, at: start, notify: true, type: .didRenew, subtype: nil)
         return minted
     }
 
@@ -123,107 +158,129 @@ public struct MintHistory: Sendable {
     /// restated with `isUpgraded`, and a new one starts with the same `originalTransactionId`.
     @discardableResult
     public mutating func upgrade(
-        _ current: Transaction, to productId: String, at date: Int64, until expires: Int64, price: Int64
+        _ current: Transaction, to productId: String, at date: Timestamp, until expires: Timestamp, price: Int64
     ) -> Transaction {
+        let at = date.milliseconds
+        if at < current.purchaseMilliseconds {
+            problems.append("upgrade of \(current.transactionId): before its purchase")
+        }
+        if expires <= date { problems.append("upgrade to \(productId): ends before it starts") }
         var old = current.payload
         old["isUpgraded"] = true
-        old["signedDate"] = .number(String(date))
+        old["signedDate"] = .number(String(at))
         items.append(.transaction(old))
         var transaction = current.payload
         transaction["transactionId"] = .string(String(newId()))
         transaction["webOrderLineItemId"] = .string(String(newId()))
         transaction["productId"] = .string(productId)
-        transaction["purchaseDate"] = .number(String(date))
-        transaction["expiresDate"] = .number(String(expires))
+        transaction["purchaseDate"] = .number(String(at))
+        transaction["expiresDate"] = .number(String(expires.milliseconds))
         transaction["price"] = .number(String(price))
-        transaction["transactionReason"] = "PURCHASE"
-        transaction["signedDate"] = .number(String(date))
+        transaction["transactionReason"] = .string(TransactionReason.purchase.rawValue)
+        transaction["signedDate"] = .number(String(at))
         transaction["offerType"] = nil
         transaction["offerDiscountType"] = nil
         let minted = Transaction(payload: transaction)
-        record(minted, at: date, notify: true, type: "DID_CHANGE_RENEWAL_PREF", subtype: "UPGRADE")
+        record(minted, at: at, notify: true, type: .didChangeRenewalPref, subtype: .upgrade)
         return minted
     }
 
     /// The renewal failed at the subscription's expiry: `DID_FAIL_TO_RENEW` with renewal info in
     /// billing retry, with a grace period until `graceUntil` when given.
-    public mutating func failRenewal(_ current: Transaction, graceUntil: Int64?) {
-        let date = current.expiresDate ?? 0
+    public mutating func failRenewal(_ current: Transaction, graceUntil: Timestamp?) {
+        let date = expiry(of: current, "failed renewal")
+        if let graceUntil, graceUntil.milliseconds <= date {
+            problems.append("grace period of \(current.transactionId): ends before the expiry")
+        }
         var renewal = renewalPayload(current, signed: date, autoRenew: true)
-        renewal["expirationIntent"] = 2
+        renewal["expirationIntent"] = .number(String(ExpirationIntent.billingError.rawValue))
         renewal["isInBillingRetryPeriod"] = true
-        if let graceUntil { renewal["gracePeriodExpiresDate"] = .number(String(graceUntil)) }
+        if let graceUntil { renewal["gracePeriodExpiresDate"] = .number(String(graceUntil.milliseconds)) }
         items.append(
             .notification(
                 notification(
-                    "DID_FAIL_TO_RENEW", subtype: graceUntil == nil ? nil : "GRACE_PERIOD", at: date,
-                    status: graceUntil == nil ? 3 : 4),
+                    .didFailToRenew, subtype: graceUntil == nil ? nil : .gracePeriod, at: date,
+                    status: graceUntil == nil ? .billingRetry : .billingGracePeriod),
                 transaction: restated(current, at: date), renewalInfo: renewal))
     }
 
     /// The grace period ended without payment (`GRACE_PERIOD_EXPIRED`); billing retry goes on.
-    public mutating func endGracePeriod(_ current: Transaction, at date: Int64) {
-        var renewal = renewalPayload(current, signed: date, autoRenew: true)
-        renewal["expirationIntent"] = 2
+    public mutating func endGracePeriod(_ current: Transaction, at date: Timestamp) {
+        let at = date.milliseconds
+        if at < expiry(of: current, "end of a grace period") {
+            problems.append("end of the grace period of \(current.transactionId): before the expiry")
+        }
+        var renewal = renewalPayload(current, signed: at, autoRenew: true)
+        renewal["expirationIntent"] = .number(String(ExpirationIntent.billingError.rawValue))
         renewal["isInBillingRetryPeriod"] = true
         items.append(
             .notification(
-                notification("GRACE_PERIOD_EXPIRED", subtype: nil, at: date, status: 3),
-                transaction: restated(current, at: date), renewalInfo: renewal))
+                notification(.gracePeriodExpired, subtype: nil, at: at, status: .billingRetry),
+                transaction: restated(current, at: at), renewalInfo: renewal))
     }
 
     /// The customer turned auto-renew off and the subscription expired (`EXPIRED`, `VOLUNTARY`).
     public mutating func expire(_ current: Transaction) {
-        let date = current.expiresDate ?? 0
+        let date = expiry(of: current, "expiry")
         var renewal = renewalPayload(current, signed: date, autoRenew: false)
-        renewal["expirationIntent"] = 1
+        renewal["expirationIntent"] = .number(String(ExpirationIntent.customerCancelled.rawValue))
         renewal["isInBillingRetryPeriod"] = false
         items.append(
             .notification(
-                notification("EXPIRED", subtype: "VOLUNTARY", at: date, status: 2),
+                notification(.expired, subtype: .voluntary, at: date, status: .expired),
                 transaction: restated(current, at: date), renewalInfo: renewal))
     }
 
-    /// A refund: the `REFUND` notification whose transaction carries the revocation.
+    /// A refund at `date`: the `REFUND` notification whose transaction carries the revocation.
+    /// A free transaction (price 0) refunds no money, whatever the share.
     public mutating func refund(
-        _ transaction: Transaction, at date: Int64, reason: Int32 = 0, type: String = "REFUND_FULL",
-        percentage: Int32? = nil
+        _ transaction: Transaction, at date: Timestamp, reason: RevocationReason = .refundedForOtherReason,
+        type: RevocationType = .refundFull, percentage: Int32? = nil
     ) {
-        var revoked = restated(transaction, at: date)
-        revoked["revocationDate"] = .number(String(date))
-        revoked["revocationReason"] = .number(String(reason))
-        revoked["revocationType"] = .string(type)
-        let share = percentage ?? (type == "REFUND_FULL" ? 100_000 : nil)
+        let at = date.milliseconds
+        checkAfterPurchase(transaction, at, "refund")
+        var revoked = restated(transaction, at: at)
+        revoked["revocationDate"] = .number(String(at))
+        revoked["revocationReason"] = .number(String(reason.rawValue))
+        revoked["revocationType"] = .string(type.rawValue)
+        let share = percentage ?? (type == .refundFull ? 100_000 : nil)
         if let share { revoked["revocationPercentage"] = .number(String(share)) }
         items.append(
             .notification(
-                notification("REFUND", subtype: nil, at: date, status: 5), transaction: revoked,
+                notification(.refund, subtype: nil, at: at, status: .revoked), transaction: revoked,
                 renewalInfo: isSubscription(transaction)
-                    ? renewalPayload(transaction, signed: date, autoRenew: false) : nil))
+                    ? renewalPayload(transaction, signed: at, autoRenew: false) : nil
+            ))
     }
 
     /// The refund was reversed: `REFUND_REVERSED`, the transaction again without revocation.
-    public mutating func reverseRefund(_ transaction: Transaction, at date: Int64) {
+    public mutating func reverseRefund(_ transaction: Transaction, at date: Timestamp) {
+        let at = date.milliseconds
+        checkAfterPurchase(transaction, at, "refund reversal")
         items.append(
             .notification(
-                notification("REFUND_REVERSED", subtype: nil, at: date, status: 1),
-                transaction: restated(transaction, at: date),
+                notification(.refundReversed, subtype: nil, at: at, status: .active),
+                transaction: restated(transaction, at: at),
                 renewalInfo: nil))
     }
 
     /// What a family member's server sees when a purchase is shared with them: a transaction of
     /// their own (new ids, `FAMILY_SHARED`, no `appAccountToken`, no price).
     @discardableResult
-    public mutating func shareWithFamily(_ transaction: Transaction, at date: Int64) -> Transaction {
+    public mutating func shareWithFamily(_ transaction: Transaction, at date: Timestamp) -> Transaction {
+        let at = date.milliseconds
+        if at < transaction.purchaseMilliseconds {
+            problems.append("sharing of \(transaction.transactionId): before its purchase")
+        }
         let id = newId()
         var shared = transaction.payload
         shared["transactionId"] = .string(String(id))
         shared["originalTransactionId"] = .string(String(id))
-        shared["inAppOwnershipType"] = "FAMILY_SHARED"
+        shared["inAppOwnershipType"] = .string(InAppOwnershipType.familyShared.rawValue)
         shared["appAccountToken"] = nil
-        shared["signedDate"] = .number(String(date))
-        shared["purchaseDate"] = .number(String(date))
-        shared["originalPurchaseDate"] = .number(String(date))
+        shared["signedDate"] = .number(String(at))
+        shared["purchaseDate"] = .number(String(at))
+        shared["originalPurchaseDate"] = .number(String(at))
         let minted = Transaction(payload: shared)
         items.append(.transaction(shared))
         return minted
@@ -231,37 +288,77 @@ public struct MintHistory: Sendable {
 
     /// The purchaser stopped sharing: `REVOKE` with a `FAMILY_REVOKE` revocation of the family
     /// member's transaction (nothing refunded).
-    public mutating func revokeFamilySharing(_ shared: Transaction, at date: Int64) {
-        var revoked = restated(shared, at: date)
-        revoked["revocationDate"] = .number(String(date))
-        revoked["revocationReason"] = 0
-        revoked["revocationType"] = "FAMILY_REVOKE"
+    public mutating func revokeFamilySharing(_ shared: Transaction, at date: Timestamp) {
+        let at = date.milliseconds
+        checkAfterPurchase(shared, at, "revocation")
+        var revoked = restated(shared, at: at)
+        revoked["revocationDate"] = .number(String(at))
+        revoked["revocationReason"] = .number(String(RevocationReason.refundedForOtherReason.rawValue))
+        revoked["revocationType"] = .string(RevocationType.familyRevoke.rawValue)
         items.append(
             .notification(
-                notification("REVOKE", subtype: nil, at: date, status: 5), transaction: revoked, renewalInfo: nil))
+                notification(.revoke, subtype: nil, at: at, status: .revoked), transaction: revoked, renewalInfo: nil))
     }
 
     /// A statement of the transaction as the App Store Server API returns it at `date`
     /// (transaction history, or Get Transaction Info), unchanged but for its `signedDate`.
-    public mutating func restate(_ transaction: Transaction, at date: Int64) {
-        items.append(.transaction(restated(transaction, at: date)))
+    public mutating func restate(_ transaction: Transaction, at date: Timestamp) {
+        let at = date.milliseconds
+        if at < transaction.purchaseMilliseconds {
+            problems.append("statement of \(transaction.transactionId): before its purchase")
+        }
+        items.append(.transaction(restated(transaction, at: at)))
+    }
+
+    /// The notification the App Store sends when the server asks for one (Request a Test
+    /// Notification): `TEST`, with the app's bundle and environment, and `appAppleId` in
+    /// Production, as Apple's carry it.
+    public mutating func testNotification(at date: Timestamp) {
+        var payload = notification(.test, subtype: nil, at: date.milliseconds, status: nil)
+        if var data = payload["data"]?.objectValue {
+            data["bundleVersion"] = nil
+            if environment != .production { data["appAppleId"] = nil }
+            payload["data"] = .object(data)
+        }
+        items.append(.notification(payload, transaction: nil, renewalInfo: nil))
     }
 
     /// Appends the items of another history (a family member's, say) after these.
     public mutating func append(_ other: MintHistory) {
         items += other.items
+        problems += other.problems
     }
 
     // MARK: Signing
 
-    /// Signs every item, in order: one compact JWS per item.
+    /// Signs every item, in order: one compact JWS per item. Refuses a history with a step out
+    /// of order (``MintError/Code/unsupported``, naming the step).
     public func tokens(signer: MintSigner) throws(MintError) -> [String] {
+        try checkOrder()
         var tokens: [String] = []
         tokens.reserveCapacity(items.count)
         for item in items {
             tokens.append(try Self.sign(item, signer: signer))
         }
         return tokens
+    }
+
+    /// The bodies the App Store POSTs to the server's notification URL for the history's
+    /// notifications, in order (``webhookBody(signedPayload:)`` of each); the transactions
+    /// signed alone come from the App Store Server API instead. Refuses a history with a step
+    /// out of order, as ``tokens(signer:)`` does.
+    public func webhookBodies(signer: MintSigner) throws(MintError) -> [String] {
+        try checkOrder()
+        var bodies: [String] = []
+        for item in items where item.isNotification {
+            bodies.append(Self.webhookBody(signedPayload: try Self.sign(item, signer: signer)))
+        }
+        return bodies
+    }
+
+    /// The body of an App Store Server Notification V2 request: `{"signedPayload":"…"}`.
+    public static func webhookBody(signedPayload: String) -> String {
+        JSONWriter.string(.object(JSONObject([.init("signedPayload", .string(signedPayload))])))
     }
 
     /// The compact JWS of one item (a notification's nested payloads signed first).
@@ -278,6 +375,10 @@ public struct MintHistory: Sendable {
         }
     }
 
+    private func checkOrder() throws(MintError) {
+        if let problem = problems.first { throw MintError(.unsupported, "a step out of order: \(problem)") }
+    }
+
     // MARK: Payloads
 
     private mutating func newId() -> Int64 {
@@ -289,6 +390,22 @@ public struct MintHistory: Sendable {
         transaction.payload["type"]?.stringValue == ProductType.autoRenewableSubscription.rawValue
     }
 
+    /// The expiry of a subscription a step needs one of; a step about a purchase that does not
+    /// expire is out of order, and keeps its purchase date.
+    private mutating func expiry(of transaction: Transaction, _ step: String) -> Int64 {
+        guard let expires = transaction.expiresMilliseconds else {
+            problems.append("\(step) of \(transaction.transactionId): it does not expire")
+            return transaction.purchaseMilliseconds
+        }
+        return expires
+    }
+
+    private mutating func checkAfterPurchase(_ transaction: Transaction, _ date: Int64, _ step: String) {
+        if date <= transaction.purchaseMilliseconds {
+            problems.append("\(step) of \(transaction.transactionId): not after its purchase")
+        }
+    }
+
     private func restated(_ transaction: Transaction, at date: Int64) -> JSONObject {
         var payload = transaction.payload
         payload["signedDate"] = .number(String(date))
@@ -296,7 +413,8 @@ public struct MintHistory: Sendable {
     }
 
     private mutating func record(
-        _ transaction: Transaction, at date: Int64, notify: Bool, type: String, subtype: String?
+        _ transaction: Transaction, at date: Int64, notify: Bool, type: NotificationType,
+        subtype: NotificationSubtype?
     ) {
         guard notify else {
             items.append(.transaction(transaction.payload))
@@ -305,13 +423,14 @@ public struct MintHistory: Sendable {
         let renewal = isSubscription(transaction) ? renewalPayload(transaction, signed: date, autoRenew: true) : nil
         items.append(
             .notification(
-                notification(type, subtype: subtype, at: date, status: renewal == nil ? nil : 1),
+                notification(type, subtype: subtype, at: date, status: renewal == nil ? nil : .active),
                 transaction: transaction.payload, renewalInfo: renewal))
     }
 
     private func transactionPayload(
         id: Int64, originalId: Int64, productId: String, type: ProductType, purchase: Int64, originalPurchase: Int64,
-        expires: Int64?, group: String?, price: Int64, currency: String, quantity: Int, reason: String, signed: Int64
+        expires: Int64?, group: String?, price: Int64, currency: String, quantity: Int, reason: TransactionReason,
+        signed: Int64
     ) -> JSONObject {
         var members: [JSONObject.Member] = [
             .init("transactionId", .string(String(id))),
@@ -336,10 +455,10 @@ public struct MintHistory: Sendable {
         ]
         if let appAccountToken { members.append(.init("appAccountToken", .string(appAccountToken))) }
         members += [
-            .init("inAppOwnershipType", "PURCHASED"),
+            .init("inAppOwnershipType", .string(InAppOwnershipType.purchased.rawValue)),
             .init("signedDate", .number(String(signed))),
-            .init("environment", .string(environment)),
-            .init("transactionReason", .string(reason)),
+            .init("environment", .string(environment.rawValue)),
+            .init("transactionReason", .string(reason.rawValue)),
             .init("storefront", currency == "USD" ? "USA" : "FRA"),
             .init("storefrontId", currency == "USD" ? "143441" : "143442"),
             .init("price", .number(String(price))),
@@ -357,27 +476,30 @@ public struct MintHistory: Sendable {
             .init("autoRenewStatus", autoRenew ? 1 : 0),
             .init("isInBillingRetryPeriod", false),
             .init("signedDate", .number(String(signed))),
-            .init("environment", .string(environment)),
+            .init("environment", .string(environment.rawValue)),
             .init("recentSubscriptionStartDate", payload["originalPurchaseDate"] ?? .null),
             .init("renewalDate", payload["expiresDate"] ?? .null),
             .init("currency", payload["currency"] ?? .null),
-            .init("renewalPrice", payload["price"] ?? .null),
+            // What the next period costs: after a free trial, the regular price.
+            .init("renewalPrice", transaction.regularPrice.map { .number(String($0)) } ?? payload["price"] ?? .null),
         ]
         if let appAccountToken { members.append(.init("appAccountToken", .string(appAccountToken))) }
         return JSONObject(members)
     }
 
-    private mutating func notification(_ type: String, subtype: String?, at date: Int64, status: Int?) -> JSONObject {
+    private mutating func notification(
+        _ type: NotificationType, subtype: NotificationSubtype?, at date: Int64, status: SubscriptionStatus?
+    ) -> JSONObject {
         notificationCount += 1
         var data: [JSONObject.Member] = [
             .init("appAppleId", .number(String(appAppleId))),
             .init("bundleId", .string(bundleId)),
             .init("bundleVersion", "1.0"),
-            .init("environment", .string(environment)),
+            .init("environment", .string(environment.rawValue)),
         ]
-        if let status { data.append(.init("status", .number(String(status)))) }
-        var members: [JSONObject.Member] = [.init("notificationType", .string(type))]
-        if let subtype { members.append(.init("subtype", .string(subtype))) }
+        if let status { data.append(.init("status", .number(String(status.rawValue)))) }
+        var members: [JSONObject.Member] = [.init("notificationType", .string(type.rawValue))]
+        if let subtype { members.append(.init("subtype", .string(subtype.rawValue))) }
         // A UUID made of the history's first id and the notification's number: unique and stable.
         let serial = String(nextId, radix: 16) + String(notificationCount, radix: 16)
         let padded = String(repeating: "0", count: max(0, 12 - serial.count)) + serial.suffix(12)

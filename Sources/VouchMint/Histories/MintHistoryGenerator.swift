@@ -1,5 +1,5 @@
 public import Foundation
-internal import Vouch
+public import Vouch
 
 /// Coherent per-account histories for many accounts, deterministically from a seed: what
 /// `vouch mint history` writes.
@@ -11,7 +11,7 @@ internal import Vouch
 /// | story | what happens |
 /// |---|---|
 /// | `renewing` | renews every month; active at `date` |
-/// | `upgrade` | upgrades to the pro plan in its second month, renews |
+/// | `upgrade` | renews, upgrades to the pro plan in its second month, renews |
 /// | `grace-period` | the third renewal fails; in its 16-day billing grace period at `date` |
 /// | `expired` | turns auto-renew off; expired two months before `date` |
 /// | `refund-reversed` | buys the lifetime product, gets a prorated refund, the refund is reversed |
@@ -31,7 +31,7 @@ public struct MintHistoryGenerator: Sendable {
     /// Histories end at or before this instant.
     public var date: Date
     /// `environment` of every payload.
-    public var environment: String
+    public var environment: AppStoreEnvironment
     /// `bundleId` of every payload.
     public var bundleId: String
     /// `appAppleId` of every notification.
@@ -39,7 +39,7 @@ public struct MintHistoryGenerator: Sendable {
 
     /// Histories ending at `date`, derived from `seed`.
     public init(
-        seed: UInt64, date: Date, environment: String = "Production", bundleId: String = "com.example.app",
+        seed: UInt64, date: Date, environment: AppStoreEnvironment = .production, bundleId: String = "com.example.app",
         appAppleId: Int64 = 1_234_567_890
     ) {
         self.seed = seed
@@ -84,7 +84,7 @@ public struct MintHistoryGenerator: Sendable {
             + String(variant) + String(characters[17..<20]) + "-" + String(characters[20..<32])
     }
 
-    /// The history of account `index`.
+    /// The history of account `index`, its steps in the order they happen.
     public func history(_ index: Int) -> MintHistory {
         let day: Int64 = 86_400_000
         let end = Int64((date.timeIntervalSince1970 * 1000).rounded(.down)) / 1000 * 1000
@@ -93,7 +93,8 @@ public struct MintHistoryGenerator: Sendable {
         // Each account starts within a day of 120 days before the end (100 for a grace
         // period, so that it is running at the end).
         let start = end - (story == "grace-period" ? 100 : 120) * day + Int64(random.next() % UInt64(day))
-        let firstId = (environment == "Production" ? 200_000_000_000_000 : 2_000_000_000_000_000) + Int64(index) * 100
+        func at(_ milliseconds: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds) }
+        let firstId = (environment == .production ? 200_000_000_000_000 : 2_000_000_000_000_000) + Int64(index) * 100
         var history = MintHistory(
             environment: environment, bundleId: bundleId, appAppleId: appAppleId,
             appAccountToken: appAccountToken(of: index),
@@ -103,49 +104,53 @@ public struct MintHistoryGenerator: Sendable {
         let lifetime = "com.example.pro.lifetime"
         let month = 30 * day
         var current = history.purchase(
-            plus, type: .autoRenewableSubscription, at: start, price: 4_990, expires: start + month,
+            plus, type: .autoRenewableSubscription, at: at(start), price: 4_990, expires: at(start + month),
             freeTrial: story == "renewing" && index % 2 == 0)
+        func renewals(until limit: Int64, price: Int64) {
+            while let expires = current.expiresDate?.milliseconds, expires <= limit {
+                current = history.renew(current, until: at(expires + month), price: price)
+            }
+        }
         switch story {
         case "renewing":
-            while let expires = current.expiresDate, expires <= end {
-                current = history.renew(current, until: expires + month, price: 4_990)
-            }
+            renewals(until: end, price: 4_990)
         case "upgrade":
+            current = history.renew(current, until: at(start + 2 * month), price: 4_990)
             current = history.upgrade(
-                current, to: pro, at: start + month + 10 * day, until: start + 2 * month + 10 * day, price: 9_990)
-            while let expires = current.expiresDate, expires <= end {
-                current = history.renew(current, until: expires + month, price: 9_990)
-            }
+                current, to: pro, at: at(start + month + 10 * day), until: at(start + 2 * month + 10 * day),
+                price: 9_990)
+            renewals(until: end, price: 9_990)
         case "grace-period":
-            while let expires = current.expiresDate, expires + month <= end {
-                current = history.renew(current, until: expires + month, price: 4_990)
-            }
-            history.failRenewal(current, graceUntil: (current.expiresDate ?? end) + 16 * day)
+            renewals(until: end - month, price: 4_990)
+            history.failRenewal(current, graceUntil: current.expiresDate.map { at($0.milliseconds + 16 * day) })
         case "expired":
-            current = history.renew(current, until: start + 2 * month, price: 4_990)
+            current = history.renew(current, until: at(start + 2 * month), price: 4_990)
             history.expire(current)
         case "refund-reversed":
+            let bought = history.purchase(lifetime, type: .nonConsumable, at: at(start + 3 * day), price: 29_990)
+            history.refund(
+                bought, at: at(start + 20 * day), reason: .refundedDueToIssue, type: .refundProrated,
+                percentage: 66_667)
             history.expire(current)
-            let bought = history.purchase(lifetime, type: .nonConsumable, at: start + 3 * day, price: 29_990)
-            history.refund(bought, at: start + 20 * day, reason: 1, type: "REFUND_PRORATED", percentage: 66_667)
-            history.reverseRefund(bought, at: start + 50 * day)
+            history.reverseRefund(bought, at: at(start + 50 * day))
         case "family-sharing":
-            history.expire(current)
-            let bought = history.purchase(lifetime, type: .nonConsumable, at: start + 2 * day, price: 29_990)
+            let bought = history.purchase(lifetime, type: .nonConsumable, at: at(start + 2 * day), price: 29_990)
             var member = MintHistory(
                 environment: environment, bundleId: bundleId, appAppleId: appAppleId, firstTransactionId: firstId + 50)
-            let shared = member.shareWithFamily(bought, at: start + 4 * day)
-            member.revokeFamilySharing(shared, at: start + 60 * day)
+            let shared = member.shareWithFamily(bought, at: at(start + 4 * day))
+            history.expire(current)
+            member.revokeFamilySharing(shared, at: at(start + 60 * day))
             history.append(member)
         case "consumables":
+            let coins = history.purchase(
+                "com.example.coins.100", type: .consumable, at: at(start + 5 * day), price: 999)
+            history.purchase("com.example.coins.100", type: .consumable, at: at(start + 9 * day), price: 999)
+            history.refund(coins, at: at(start + 12 * day))
             history.expire(current)
-            let coins = history.purchase("com.example.coins.100", type: .consumable, at: start + 5 * day, price: 999)
-            history.purchase("com.example.coins.100", type: .consumable, at: start + 9 * day, price: 999)
-            history.refund(coins, at: start + 12 * day, reason: 0)
         default:  // trial
             history.expire(current)
-            history.purchase("com.example.pro.trial", type: .nonConsumable, at: start + 40 * day, price: 0)
-            history.purchase(lifetime, type: .nonConsumable, at: start + 50 * day, price: 29_990)
+            history.purchase("com.example.pro.trial", type: .nonConsumable, at: at(start + 40 * day), price: 0)
+            history.purchase(lifetime, type: .nonConsumable, at: at(start + 50 * day), price: 29_990)
         }
         return history
     }

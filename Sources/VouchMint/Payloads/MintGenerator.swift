@@ -13,8 +13,15 @@ public import Vouch
 /// digits in the sandbox, 15 in production), product ids and types from a fictional
 /// `com.example` app, prices in milliunits of the storefront's currency, dates in UNIX
 /// milliseconds (fractional in Xcode style, as Xcode writes them), offers on about a fifth of
-/// the subscriptions and revocations on about one transaction in twenty. Subscription periods
-/// are accelerated in the sandbox (a month lasts five minutes) as in Apple's sandbox.
+/// the subscriptions. Subscription periods are accelerated in the sandbox (a month lasts five
+/// minutes) as in Apple's sandbox. The dates of a payload, and of a notification and the tokens
+/// it nests, are in order: an original purchase before the purchase, a revocation between the
+/// purchase and the signed date, a grace period running when the notification says so.
+///
+/// Only what is asked for is minted: no transaction is revoked unless ``revokedPercentage``
+/// asks, and no notification is a refund or a revocation unless `notificationType` names one.
+/// What is refunded (a refund, its request, decline or reversal) was paid for: never a free
+/// trial.
 ///
 /// `signedDate` falls within the day before `date`, on the same side of the signing
 /// certificate's validity as `date` itself: with a current certificate every token verifies at
@@ -30,6 +37,22 @@ public import Vouch
 /// and in a notification `bundleId`, `environment` and `originalTransactionId` reach the nested
 /// tokens too. A scenario field the payload would not otherwise contain is added as given,
 /// except `storefront` and `type`, which only steer.
+///
+/// About an existing ``transaction``, notifications, renewal info and real-time requests carry
+/// its purchase instead of a simulated one: the payload as it stated itself (signed again, a
+/// refund's revocation added, a reversal's removed), its bundle, environment and app. An event
+/// the transaction dates is signed when it happens (a purchase notification at the purchase, a
+/// renewal or an expiry at its expiry, `GRACE_PERIOD_EXPIRED` when the grace period ends),
+/// others in the usual window after the purchase (while an active subscription is active). A
+/// renewal is the next period, a new transaction from the expiry at the regular price; an
+/// upgrade, a purchase of the next dearer product of the group. Without `notificationType`,
+/// events are drawn among those that fit the transaction. An event that cannot be about it (a
+/// subscription event about a lifetime purchase, a refund of a free or a shared one, anything
+/// but `REFUND_REVERSED` after a revocation, a date before the purchase) throws
+/// ``MintError/Code/invalidInput`` saying why; scenario fields the transaction
+/// decides (`productId`, `type`, `storefront`, `originalTransactionId`, `appTransactionId`,
+/// `appAccountToken`) throw ``MintError/Code/unsupported``. A transaction minted
+/// with it is a statement of it.
 public struct MintGenerator: Sendable {
     /// The seed every payload of a run derives from.
     public var seed: UInt64
@@ -37,12 +60,25 @@ public struct MintGenerator: Sendable {
     public var date: Date
     /// The `--set`/`--unset` changes applied to each payload, in order.
     public var overrides: [MintOverride]
+    /// About this percentage (0 to 100) of the transactions minted as ``MintKind/transaction``
+    /// are revoked: refunded, or, when shared through Family Sharing, revoked. 0 by default:
+    /// nothing is revoked unless asked for (a notification asks with `notificationType`).
+    public var revokedPercentage: Int
+    /// An existing transaction (its payload) that the notifications, renewal info and
+    /// real-time requests are about, instead of a simulated purchase; see ``MintGenerator``.
+    public var transaction: JSONObject?
 
-    /// A generator for `seed`, signing at or up to a day before `date`, with `overrides`.
-    public init(seed: UInt64, date: Date, overrides: [MintOverride] = []) {
+    /// A generator for `seed`, signing at or up to a day before `date`, with `overrides`,
+    /// revoking `revokedPercentage` percent of the transactions, about `transaction` when given.
+    public init(
+        seed: UInt64, date: Date, overrides: [MintOverride] = [], revokedPercentage: Int = 0,
+        transaction: JSONObject? = nil
+    ) {
         self.seed = seed
         self.date = date
         self.overrides = overrides
+        self.revokedPercentage = revokedPercentage
+        self.transaction = transaction
     }
 
     /// A seed from text: a decimal `UInt64` as itself, anything else by its FNV-1a hash.
@@ -61,9 +97,15 @@ public struct MintGenerator: Sendable {
             throw MintError(.unsupported, "Xcode does not produce \(kind.rawValue) data")
         }
         guard index >= 0 else { throw MintError(.unsupported, "index must not be negative") }
-        let scenario = MintScenario(overrides: overrides, xcode: signer.authority.style == .xcode)
-        var builder = PayloadBuilder(generator: self, index: index, authority: signer.authority, scenario: scenario)
-        var payload = builder.payload(kind)
+        let existing = try transaction.map { (payload) throws(MintError) in try ExistingTransaction(payload) }
+        let scenario = MintScenario(
+            overrides: overrides, xcode: signer.authority.style == .xcode, transaction: existing)
+        if existing != nil, let field = ExistingTransaction.ownFields.first(where: { scenario[$0] != nil }) {
+            throw MintError(.unsupported, "\(field) comes from the existing transaction; it cannot be set too")
+        }
+        var builder = PayloadBuilder(
+            generator: self, index: index, authority: signer.authority, scenario: scenario, existing: existing)
+        var payload = try builder.payload(kind)
         if kind == .notification, case .object(var data)? = payload["data"] {
             try signNested(in: &data, scenario: scenario, signer: signer)
             payload["data"] = .object(data)

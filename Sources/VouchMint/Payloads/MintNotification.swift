@@ -6,6 +6,11 @@ extension PayloadBuilder {
         var type: NotificationType
         var subtype: NotificationSubtype?
         var weight: Int
+
+        /// Whether the event takes a purchase away (a refund, a Family Sharing revocation).
+        var revokes: Bool { type == .refund || type == .revoke }
+        /// How errors name it: `REFUND`, `EXPIRED (VOLUNTARY)`.
+        var name: String { type.rawValue + (subtype.map { " (\($0.rawValue))" } ?? "") }
     }
 
     /// The events minted without a `notificationType` override, with their relative weights.
@@ -36,95 +41,163 @@ extension PayloadBuilder {
         NotificationScenario(type: .test, subtype: nil, weight: 2),
     ]
 
-    /// A notification whose `data.signedTransactionInfo` and `data.signedRenewalInfo` hold
-    /// the payloads to sign, as objects.
-    mutating func notificationPayload() -> JSONObject {
-        let chosen: NotificationScenario
-        if let type = scenario["notificationType"]?.stringValue.map(NotificationType.init(rawValue:)) {
-            let subtype = scenario["subtype"]?.stringValue.map(NotificationSubtype.init(rawValue:))
-            let matching = Self.notificationScenarios.filter {
-                $0.type == type && (subtype == nil || $0.subtype == subtype)
-            }
-            chosen =
-                matching.isEmpty ? NotificationScenario(type: type, subtype: subtype, weight: 1) : rng.pick(matching)
-        } else {
-            chosen = rng.pick(weighted: Self.notificationScenarios.map { ($0, $0.weight) })
-        }
-        // The transaction a notification carries is the current one, never superseded.
-        var spec = PurchaseSpec(types: [MintCatalog.autoRenewable], revoked: false, upgraded: false)
-        var state: RenewalState? = .active
-        var status: SubscriptionStatus? = .active
-        var autoRenewProduct: MintCatalog.Product? = nil
-        var consumptionReason: ConsumptionRequestReason? = nil
+    /// What an event needs of its purchase, and the renewal state and status it reports.
+    struct NotificationPlan {
+        var spec: PurchaseSpec
+        var state: RenewalState?
+        var status: SubscriptionStatus?
+        /// The renewal info names a cheaper (-1) product for the next period.
         var productChange = 0
+    }
+
+    /// The plan of `chosen`, apart from its random choices.
+    func notificationPlan(for chosen: NotificationScenario) -> NotificationPlan {
+        // The transaction a notification carries is the current one, never superseded.
+        var plan = NotificationPlan(
+            spec: PurchaseSpec(types: [MintCatalog.autoRenewable], revoked: false, upgraded: false), state: .active,
+            status: .active)
+        plan.spec.active = true
         let lowest = app.subscriptions.map(\.tier).min()
         let productSteered = scenario["productId"] != nil || scenario["type"] != nil
         switch (chosen.type, chosen.subtype) {
         case (.subscribed, .initialBuy?):
-            (spec.reason, spec.firstPurchase, spec.offer) = (.purchase, true, rng.chance(25))
+            (plan.spec.reason, plan.spec.firstPurchase, plan.spec.atPurchase) = (.purchase, true, true)
         case (.subscribed, .resubscribe?):
-            (spec.reason, spec.firstPurchase) = (.purchase, false)
+            (plan.spec.reason, plan.spec.firstPurchase, plan.spec.atPurchase) = (.purchase, false, true)
         case (.didRenew, _):
-            spec.reason = .renewal
+            plan.spec.reason = .renewal
         case (.didChangeRenewalStatus, .autoRenewDisabled?):
-            state = .autoRenewOff
+            plan.state = .autoRenewOff
         case (.didChangeRenewalPref, .downgrade?):
             // Takes effect at the next renewal: the renewal info names a cheaper product.
-            if !productSteered { spec.products = app.subscriptions.filter { $0.tier != lowest } }
-            productChange = -1
+            if !productSteered { plan.spec.products = app.subscriptions.filter { $0.tier != lowest } }
+            plan.productChange = -1
         case (.didChangeRenewalPref, .upgrade?):
             // Takes effect at once: a new purchase of a dearer product in the same subscription.
-            if !productSteered { spec.products = app.subscriptions.filter { $0.tier != lowest } }
-            (spec.reason, spec.firstPurchase) = (.purchase, false)
+            if !productSteered { plan.spec.products = app.subscriptions.filter { $0.tier != lowest } }
+            (plan.spec.reason, plan.spec.firstPurchase, plan.spec.upgrade) = (.purchase, false, true)
         case (.offerRedeemed, let subtype):
-            (spec.reason, spec.firstPurchase, spec.offer) = (.purchase, subtype == .initialBuy, true)
+            (plan.spec.reason, plan.spec.firstPurchase, plan.spec.offer) = (.purchase, subtype == .initialBuy, true)
+            plan.spec.atPurchase = true
         case (.expired, .billingRetry?):
-            (spec.expired, state, status) = (true, .expiredBillingRetry, .expired)
+            (plan.spec.expired, plan.state, plan.status) = (true, .expiredBillingRetry, .expired)
         case (.expired, _):
-            (spec.expired, state, status) = (true, .expiredVoluntary, .expired)
+            (plan.spec.expired, plan.state, plan.status) = (true, .expiredVoluntary, .expired)
         case (.didFailToRenew, .gracePeriod?):
-            (spec.expired, state, status) = (true, .gracePeriod, .billingGracePeriod)
-        case (.didFailToRenew, _), (.gracePeriodExpired, _):
-            (spec.expired, state, status) = (true, .billingRetry, .billingRetry)
+            (plan.spec.expired, plan.state, plan.status) = (true, .gracePeriod, .billingGracePeriod)
+            plan.spec.lapsedWithin = gracePeriod - 1000
+        case (.gracePeriodExpired, _):
+            // Sent when the grace period after the failed renewal ends.
+            (plan.spec.expired, plan.state, plan.status) = (true, .billingRetry, .billingRetry)
+            plan.spec.lapsedSince = gracePeriod
+        case (.didFailToRenew, _):
+            (plan.spec.expired, plan.state, plan.status) = (true, .billingRetry, .billingRetry)
         case (.priceIncrease, _):
-            state = .priceIncrease
+            plan.state = .priceIncrease
         case (.refund, _), (.refundReversed, _), (.refundDeclined, _):
-            spec.types = nil
-            (spec.revoked, spec.familyShared) = (chosen.type == .refund, false)
+            plan.spec.types = nil
+            (plan.spec.revoked, plan.spec.familyShared, plan.spec.paid) = (chosen.type == .refund, false, true)
+            (plan.spec.reinstated, plan.spec.active) = (chosen.type == .refundReversed, false)
         case (.revoke, _):
-            spec.types = [MintCatalog.autoRenewable, MintCatalog.nonConsumable]
-            (spec.revoked, spec.familyShared) = (true, true)
+            plan.spec.types = [MintCatalog.autoRenewable, MintCatalog.nonConsumable]
+            (plan.spec.revoked, plan.spec.familyShared) = (true, true)
         case (.consumptionRequest, _):
-            spec.types = [MintCatalog.consumable, MintCatalog.nonConsumable]
-            (state, status) = (nil, nil)
+            // A refund request: about something paid for.
+            plan.spec.types = [MintCatalog.consumable, MintCatalog.nonConsumable]
+            (plan.state, plan.status, plan.spec.paid) = (nil, nil, true)
+        case (.oneTimeCharge, _):
+            plan.spec.types = [MintCatalog.consumable, MintCatalog.nonConsumable, MintCatalog.nonRenewing]
+            (plan.state, plan.status, plan.spec.atPurchase) = (nil, nil, true)
+        case (.test, _):
+            (plan.state, plan.status) = (nil, nil)
+        default:
+            break
+        }
+        if plan.spec.expired || plan.spec.revoked == true || plan.state == nil { plan.spec.active = false }
+        return plan
+    }
+
+    /// A notification whose `data.signedTransactionInfo` and `data.signedRenewalInfo` hold
+    /// the payloads to sign, as objects.
+    mutating func notificationPayload() throws(MintError) -> JSONObject {
+        var chosen: NotificationScenario
+        if let type = scenario["notificationType"]?.stringValue.map(NotificationType.init(rawValue:)) {
+            let subtype = scenario["subtype"]?.stringValue.map(NotificationSubtype.init(rawValue:))
+            var matching = Self.notificationScenarios.filter {
+                $0.type == type && (subtype == nil || $0.subtype == subtype)
+            }
+            if let existing {
+                // The subtypes that can be about the transaction, when any can.
+                let fitting = matching.filter { candidate in
+                    (try? signingWindow(about: existing, notificationPlan(for: candidate).spec, event: "")) != nil
+                }
+                if !fitting.isEmpty { matching = fitting }
+            }
+            chosen =
+                matching.isEmpty ? NotificationScenario(type: type, subtype: subtype, weight: 1) : rng.pick(matching)
+        } else if let existing {
+            // Only events that can be about the transaction then; never a refund unless asked.
+            var fitting: [NotificationScenario] = []
+            var firstMisfit: MintError? = nil
+            for candidate in Self.notificationScenarios where !candidate.revokes && candidate.type != .test {
+                let spec = notificationPlan(for: candidate).spec
+                do {
+                    _ = try signingWindow(about: existing, spec, event: candidate.name)
+                    fitting.append(candidate)
+                } catch {
+                    // Why an event about a purchase of its kind does not fit, to say when none does.
+                    if firstMisfit == nil && spec.types?.contains(existing.type) != false { firstMisfit = error }
+                }
+            }
+            guard !fitting.isEmpty else {
+                throw firstMisfit
+                    ?? MintError(.invalidInput, "no notification can be about transaction \(existing.transactionId)")
+            }
+            chosen = rng.pick(weighted: fitting.map { ($0, $0.weight) })
+        } else {
+            chosen = rng.pick(weighted: Self.notificationScenarios.map { ($0, $0.weight) })
+            if chosen.revokes {
+                // Only what is asked for: refunds and revocations come from notificationType.
+                chosen = rng.pick(weighted: Self.notificationScenarios.filter { !$0.revokes }.map { ($0, $0.weight) })
+            }
+        }
+        var plan = notificationPlan(for: chosen)
+        if chosen.type == .subscribed && chosen.subtype == .initialBuy {
+            // Drawn about an existing transaction too, so the other choices do not depend on it.
+            let offered = rng.chance(25)
+            if existing == nil { plan.spec.offer = offered }
+        }
+        var consumptionReason: ConsumptionRequestReason? = nil
+        if chosen.type == .consumptionRequest {
             consumptionReason = rng.pick(weighted: [
                 (.unintendedPurchase, 35), (.fulfillmentIssue, 20), (.unsatisfiedWithPurchase, 30), (.legal, 5),
                 (.other, 10),
             ])
-        case (.oneTimeCharge, _):
-            spec.types = [MintCatalog.consumable, MintCatalog.nonConsumable, MintCatalog.nonRenewing]
-            (state, status) = (nil, nil)
-        case (.test, _):
-            (state, status) = (nil, nil)
-        default:
-            break
         }
+        var (state, status) = (plan.state, plan.status)
+        var autoRenewProduct: MintCatalog.Product? = nil
 
         let test = chosen.type == .test
+        let production = environment.stringValue == AppStoreEnvironment.production.rawValue
         var data: [String: JSONValue] = [:]
-        if !test || scenario["appAppleId"] != nil { data["appAppleId"] = appAppleId }
+        // Apple's TEST notifications name the app in Production only.
+        if !test || production || scenario["appAppleId"] != nil { data["appAppleId"] = appAppleId }
         data["bundleId"] = bundleId
         if !test { data["bundleVersion"] = .string(rng.pick(app.versions)) }
         data["environment"] = environment
         if !test {
-            let bought = purchase(spec)
+            let bought = try purchase(plan.spec, event: chosen.name)
             if bought.isSubscription {
-                if productChange != 0 {
+                if plan.productChange != 0 {
                     let ladder = app.subscriptions.sorted { $0.tier < $1.tier }
                     let position = ladder.firstIndex { $0.id == bought.product.id } ?? 0
-                    autoRenewProduct = ladder[max(0, min(ladder.count - 1, position + productChange))]
+                    autoRenewProduct = ladder[max(0, min(ladder.count - 1, position + plan.productChange))]
                 }
-                if bought.revocation != nil { status = .revoked }
+                if bought.revocation != nil {
+                    status = .revoked
+                } else if status == .active, let expires = bought.expiresDate, expires <= signedDate {
+                    status = .expired
+                }
             } else {
                 (state, status) = (nil, nil)
             }

@@ -8,6 +8,22 @@ struct PurchaseSpec {
     var revoked: Bool? = nil
     var offer: Bool? = nil
     var expired = false
+    /// For an expired subscription: lapsed at least this long before the event (a grace period
+    /// that ended)…
+    var lapsedSince: Int64 = 0
+    /// …and at most this long (a grace period still running).
+    var lapsedWithin: Int64? = nil
+    /// The subscription is active when the event is signed.
+    var active = false
+    /// A revocation is reversed.
+    var reinstated = false
+    /// A new purchase of a dearer product of the group.
+    var upgrade = false
+    /// The event is the purchase itself (sent when it is made).
+    var atPurchase = false
+    /// Whether the event is about money paid (a refund, its request, decline or reversal): a
+    /// free transaction is never one.
+    var paid = false
     var familyShared: Bool? = nil
     var upgraded: Bool? = nil
     /// The products to choose among, when narrower than `types`.
@@ -48,6 +64,11 @@ struct Purchase {
     var isUpgraded: Bool
     var appAccountToken: JSONValue?
     var appTransactionId: JSONValue?
+    /// The payload an existing transaction stated, written again (with a new signed date and
+    /// its revocation as it now is) instead of one built from these facts.
+    var statement: JSONObject? = nil
+    /// What a period costs without an offer, when it differs from the catalogue's price.
+    var regularPrice: Int64? = nil
 
     var isSubscription: Bool { product.type == MintCatalog.autoRenewable }
 }
@@ -55,6 +76,12 @@ struct Purchase {
 /// The purchase simulation: products, storefronts, identifiers, dates, offers and refunds,
 /// each drawn from the item's random stream in a fixed order.
 extension PayloadBuilder {
+    /// The purchase an item is about: the existing transaction's, or a simulated one.
+    mutating func purchase(_ spec: PurchaseSpec, event: String) throws(MintError) -> Purchase {
+        if let existing { return try purchase(about: existing, spec, event: event) }
+        return purchase(spec)
+    }
+
     mutating func purchase(_ spec: PurchaseSpec) -> Purchase {
         let product = spec.products.map { rng.pick($0) } ?? product(types: spec.types)
         let storefront = storefront()
@@ -63,15 +90,22 @@ extension PayloadBuilder {
 
         let transactionNumber = xcode ? Int64(index) : identifier(lane: 1)
         let familyShared = spec.familyShared ?? (product.type != MintCatalog.consumable && rng.chance(6))
-        let revoked = spec.revoked ?? rng.chance(5)
+        // Drawn whatever the percentage, so the other choices of an item do not depend on it.
+        let revoked = spec.revoked ?? rng.chance(revokedPercentage)
+        // Money changes hands in a refund: what is refunded was paid for.
+        let paid = spec.paid || (revoked && !familyShared)
         let reason: TransactionReason =
             isSubscription ? (spec.reason ?? (rng.chance(45) ? .renewal : .purchase)) : .purchase
         let first = reason == .purchase && (spec.firstPurchase ?? rng.chance(80))
 
         var purchaseDate: Int64
+        var expiry: Int64? = nil
         if spec.expired && isSubscription {
-            let expiry = signedDate - rng.int64(in: 1000...(sandbox ? 600_000 : 5 * Self.day))
-            purchaseDate = period.adding(-1, to: expiry, sandbox: sandbox)
+            let lapse =
+                spec.lapsedSince
+                + rng.int64(in: 1000...max(1000, spec.lapsedWithin ?? (sandbox ? 600_000 : 5 * Self.day)))
+            expiry = signedDate - lapse
+            purchaseDate = period.adding(-1, to: signedDate - lapse, sandbox: sandbox)
         } else if revoked {
             purchaseDate = signedDate - rng.int64(in: 3_600_000...(30 * Self.day))
         } else {
@@ -81,7 +115,7 @@ extension PayloadBuilder {
 
         var offer: Offer? = nil
         if isSubscription && (spec.offer ?? rng.chance(20)) {
-            offer = makeOffer(first: first, resubscribe: reason == .purchase && !first)
+            offer = makeOffer(first: first, resubscribe: reason == .purchase && !first, free: !paid)
         }
         var price = storefront.prices[min(product.tier, storefront.prices.count - 1)]
         var expiresDate: Int64? = nil
@@ -90,6 +124,10 @@ extension PayloadBuilder {
             switch offer?.discountType {
             case .freeTrial?:
                 price = 0
+                if let expiry {
+                    // A trial that lapsed ran its week up to the expiry.
+                    purchaseDate = wholeSeconds(MintCatalog.Period.week.adding(-1, to: expiry, sandbox: sandbox))
+                }
                 expiresDate = MintCatalog.Period.week.adding(1, to: purchaseDate, sandbox: sandbox)
             case .payAsYouGo?, .payUpFront?:
                 price = storefront.prices[max(0, min(product.tier, storefront.prices.count) - 1)]
@@ -109,8 +147,9 @@ extension PayloadBuilder {
                 xcode
                 ? max(0, transactionNumber - Int64(renewals))
                 : transactionNumber - Int64(renewals) * 16 - Int64(rng.below(16))
-            // A resubscription starts a new run of renewals; a renewal continues the old one.
-            recentStart = reason == .renewal ? originalPurchaseDate - 1000 : purchaseDate
+            // A resubscription starts a new run of renewals; a renewal continues the run that
+            // began with the original purchase.
+            recentStart = reason == .renewal ? originalPurchaseDate : purchaseDate
         }
         let webOrder: String? = isSubscription ? (xcode ? String(index) : String(identifier(lane: 2))) : nil
 
@@ -121,19 +160,7 @@ extension PayloadBuilder {
         if revoked {
             let latest = max(purchaseDate + 1000, signedDate - 1000)
             let date = wholeSeconds(rng.int64(in: (purchaseDate + 1000)...latest))
-            if familyShared {
-                revocation = Revocation(
-                    date: date, reason: .refundedForOtherReason, type: .familyRevoke, percentage: nil)
-            } else if isSubscription && rng.chance(35) {
-                revocation = Revocation(
-                    date: date, reason: rng.chance(30) ? .refundedDueToIssue : .refundedForOtherReason,
-                    type: .refundProrated, percentage: Int64(rng.int(in: 1...99)) * 1000)
-            } else {
-                revocation = Revocation(
-                    date: date, reason: rng.chance(30) ? .refundedDueToIssue : .refundedForOtherReason,
-                    type: .refundFull,
-                    percentage: 100_000)
-            }
+            revocation = self.revocation(at: date, familyShared: familyShared, isSubscription)
         }
 
         var token: JSONValue? = scenario["appAccountToken"]
@@ -154,7 +181,25 @@ extension PayloadBuilder {
             appTransactionId: appTransaction)
     }
 
-    mutating func makeOffer(first: Bool, resubscribe: Bool) -> Offer {
+    /// A Family Sharing revocation, or a refund: in full, or for a subscription about a third of
+    /// the time prorated.
+    mutating func revocation(at date: Int64, familyShared: Bool, _ isSubscription: Bool) -> Revocation {
+        if familyShared {
+            return Revocation(date: date, reason: .refundedForOtherReason, type: .familyRevoke, percentage: nil)
+        }
+        if isSubscription && rng.chance(35) {
+            return Revocation(
+                date: date, reason: rng.chance(30) ? .refundedDueToIssue : .refundedForOtherReason,
+                type: .refundProrated, percentage: Int64(rng.int(in: 1...99)) * 1000)
+        }
+        return Revocation(
+            date: date, reason: rng.chance(30) ? .refundedDueToIssue : .refundedForOtherReason, type: .refundFull,
+            percentage: 100_000)
+    }
+
+    /// An offer for a first purchase, a resubscription or a renewal; a free trial only when
+    /// `free` allows one (never on a purchase that is refunded).
+    mutating func makeOffer(first: Bool, resubscribe: Bool, free: Bool = true) -> Offer {
         let type: OfferType
         if first {
             type = rng.pick(weighted: [(.introductoryOffer, 60), (.offerCode, 25), (.promotionalOffer, 15)])
@@ -163,7 +208,8 @@ extension PayloadBuilder {
         } else {
             type = rng.pick(weighted: [(.promotionalOffer, 60), (.offerCode, 40)])
         }
-        let discount: OfferDiscountType = rng.pick(weighted: [(.freeTrial, 45), (.payAsYouGo, 35), (.payUpFront, 20)])
+        let discount: OfferDiscountType = rng.pick(
+            weighted: [(.freeTrial, free ? 45 : 0), (.payAsYouGo, 35), (.payUpFront, 20)])
         let periods: [MintCatalog.Period] = [.month, .quarter, .halfYear]
         let period = discount == .freeTrial ? MintCatalog.Period.week.iso : rng.pick(periods).iso
         let identifier: String?

@@ -30,7 +30,9 @@ struct MintScenario {
     /// Sandbox-style identifiers and accelerated periods (anything but Production and Xcode).
     let sandbox: Bool
 
-    init(overrides: [MintOverride], xcode: Bool) {
+    /// The scenario of `overrides`; about an existing `transaction`, its bundle and environment
+    /// unless the overrides name others.
+    init(overrides: [MintOverride], xcode: Bool, transaction: ExistingTransaction? = nil) {
         var values: [String: JSONValue] = [:]
         var order: [String] = []
         var literal: [MintOverride] = []
@@ -39,6 +41,12 @@ struct MintScenario {
                 if values.updateValue(value, forKey: override.path[0]) == nil { order.append(override.path[0]) }
             } else {
                 literal.append(override)
+            }
+        }
+        if let model = transaction?.model {
+            if values["bundleId"] == nil, let bundleId = model.bundleId { values["bundleId"] = .string(bundleId) }
+            if values["environment"] == nil, let environment = model.environment {
+                values["environment"] = .string(environment.rawValue)
             }
         }
         self.values = values
@@ -69,10 +77,10 @@ struct MintScenario {
         literal.filter { !(kind == .notification && Self.isNested($0)) }
     }
 
-    /// The signed date in milliseconds: within the day before `date`, on the same side of
+    /// When items may be signed, in milliseconds: the day before `date`, on the same side of
     /// the signing certificate's validity as `date`, never in its first second (see
-    /// ``MintGenerator``), unless the scenario fixes it.
-    func signedDate(at date: Date, validity: MintValidity?, rng: inout SplitMix64) -> Int64 {
+    /// ``MintGenerator``).
+    static func signingWindow(at date: Date, validity: MintValidity?) -> ClosedRange<Int64> {
         var anchor = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
         var low = anchor - PayloadBuilder.day
         if let validity {
@@ -89,7 +97,12 @@ struct MintScenario {
                 low = max(low, notAfter + 1)
             }
         }
-        let chosen = rng.int64(in: low...anchor)
+        return low...anchor
+    }
+
+    /// The signed date in milliseconds: drawn from `window`, unless the scenario fixes it.
+    func signedDate(in window: ClosedRange<Int64>, rng: inout SplitMix64) -> Int64 {
+        let chosen = rng.int64(in: window)
         return values["signedDate"]?.int64Value ?? chosen
     }
 }

@@ -19,26 +19,45 @@ struct PayloadBuilder {
     let runOffset: UInt64
     let app: MintCatalog.App
     let scenario: MintScenario
+    /// When the item may be signed: the day before the generator's date (see ``MintScenario``).
+    let window: ClosedRange<Int64>
     /// The signed date in milliseconds, and how it is written.
-    let signedDate: Int64
-    let signedDateValue: JSONValue
+    var signedDate: Int64
+    var signedDateValue: JSONValue
+    /// The existing transaction the item is about, if any.
+    let existing: ExistingTransaction?
     /// Xcode writes every date of a token with the same sub-millisecond part.
     let xcodeFraction: Double
+    /// The percentage of simulated purchases that are revoked when the kind leaves it open.
+    let revokedPercentage: Int
 
     var environment: JSONValue { scenario.environment }
     var sandbox: Bool { scenario.sandbox }
 
-    init(generator: MintGenerator, index: Int, authority: MintAuthority, scenario: MintScenario) {
+    init(
+        generator: MintGenerator, index: Int, authority: MintAuthority, scenario: MintScenario,
+        existing: ExistingTransaction?
+    ) {
         self.style = authority.style
         self.xcode = authority.style == .xcode
         self.index = index
+        self.existing = existing
         var run = SplitMix64(seed: generator.seed)
-        self.app = run.pick(MintCatalog.apps)
+        let drawn = run.pick(MintCatalog.apps)
+        // The app the existing transaction, the bundle or the product named belongs to, when the
+        // catalogue has it, so that product, bundle and prices agree.
+        let bundleId = existing?.model.bundleId ?? scenario["bundleId"]?.stringValue
+        let productId = existing?.productId ?? scenario["productId"]?.stringValue
+        self.app =
+            MintCatalog.apps.first { $0.bundleId == bundleId }
+            ?? MintCatalog.apps.first { app in app.products.contains { $0.id == productId } } ?? drawn
         self.runOffset = run.next()
         self.rng = SplitMix64(seed: generator.seed, index: UInt64(index))
         self.scenario = scenario
+        self.revokedPercentage = min(100, max(0, generator.revokedPercentage))
 
-        let chosen = scenario.signedDate(at: generator.date, validity: authority.signingValidity, rng: &rng)
+        window = MintScenario.signingWindow(at: generator.date, validity: authority.signingValidity)
+        let chosen = scenario.signedDate(in: window, rng: &rng)
         self.signedDate = chosen
         self.xcodeFraction = Double(1 + rng.below(9999)) / 10000
         if let value = scenario["signedDate"] {
@@ -54,26 +73,33 @@ struct PayloadBuilder {
 
     /// The payload of `kind`, scenario fields it lacks added. A notification's nested
     /// payloads are left as objects for the generator to sign.
-    mutating func payload(_ kind: MintKind) -> JSONObject {
+    mutating func payload(_ kind: MintKind) throws(MintError) -> JSONObject {
         var object: JSONObject
         switch kind {
         case .transaction:
-            object = transactionPayload(purchase(PurchaseSpec()))
+            object = transactionPayload(try purchase(PurchaseSpec(), event: "a transaction"))
         case .renewalInfo:
-            let state = rng.pick(weighted: [
-                (RenewalState.active, 65), (.autoRenewOff, 12), (.expiredVoluntary, 8), (.billingRetry, 5),
-                (.gracePeriod, 3), (.priceIncrease, 4), (.expiredBillingRetry, 3),
-            ])
+            var states: [(RenewalState, Int)] = [
+                (.active, 65), (.autoRenewOff, 12), (.expiredVoluntary, 8), (.billingRetry, 5), (.gracePeriod, 3),
+                (.priceIncrease, 4), (.expiredBillingRetry, 3),
+            ]
+            if let expires = existing?.expiresDate {
+                // The state the existing subscription is in at the end of the window.
+                states = states.filter { $0.0.isExpired == (expires <= window.upperBound) }
+            }
+            let state = rng.pick(weighted: states)
             var spec = PurchaseSpec(types: [MintCatalog.autoRenewable])
             spec.expired = state.isExpired
+            spec.active = !state.isExpired
+            if state == .gracePeriod { spec.lapsedWithin = gracePeriod - 1000 }
             spec.revoked = false
-            object = renewalPayload(purchase(spec), state: state)
+            object = renewalPayload(try purchase(spec, event: "renewal info"), state: state)
         case .notification:
-            object = notificationPayload()
+            object = try notificationPayload()
         case .appTransaction:
             object = appTransactionPayload()
         case .realtimeRequest:
-            object = realtimeRequestPayload()
+            object = try realtimeRequestPayload()
         }
         if kind != .notification {
             for name in scenario.order where object[name] == nil && !MintScenario.steeringOnly.contains(name) {
@@ -94,6 +120,9 @@ struct PayloadBuilder {
     static func number(_ value: Int64) -> JSONValue { .number(String(value)) }
     static func number(_ value: Int32) -> JSONValue { .number(String(value)) }
     static func number(_ value: Int) -> JSONValue { .number(String(value)) }
+
+    /// How long a billing grace period lasts: 16 days (three minutes in the sandbox).
+    var gracePeriod: Int64 { sandbox ? 180_000 : 16 * Self.day }
 
     /// App Store dates of purchases are whole seconds; Xcode's are not.
     func wholeSeconds(_ milliseconds: Int64) -> Int64 { xcode ? milliseconds : milliseconds / 1000 * 1000 }
@@ -119,6 +148,16 @@ struct PayloadBuilder {
         return (value, .string(local.uuid()))
     }
 
+    static let revocationMembers = ["revocationReason", "revocationDate", "revocationType", "revocationPercentage"]
+
+    /// The members a revocation sets, its date written by `date`.
+    static func add(_ revocation: Revocation, to values: inout [String: JSONValue], date: (Int64) -> JSONValue) {
+        values["revocationReason"] = number(revocation.reason.rawValue)
+        values["revocationDate"] = date(revocation.date)
+        values["revocationType"] = .string(revocation.type.rawValue)
+        values["revocationPercentage"] = revocation.percentage.map { number($0) }
+    }
+
     /// The members an offer sets.
     static func add(_ offer: Offer, to values: inout [String: JSONValue]) {
         values["offerType"] = number(offer.type.rawValue)
@@ -130,6 +169,17 @@ struct PayloadBuilder {
     // MARK: Transaction
 
     func transactionPayload(_ p: Purchase) -> JSONObject {
+        if var stated = p.statement {
+            // An existing transaction, as it stated itself: signed again, its revocation as it now is.
+            stated["signedDate"] = signedDateValue
+            for name in Self.revocationMembers { stated[name] = nil }
+            if let revocation = p.revocation {
+                var added: [String: JSONValue] = [:]
+                Self.add(revocation, to: &added, date: date)
+                for name in Self.revocationMembers { stated[name] = added[name] }
+            }
+            return stated
+        }
         var v: [String: JSONValue] = [:]
         v["transactionId"] = .string(p.transactionId)
         v["originalTransactionId"] = p.originalTransactionId
@@ -147,12 +197,7 @@ struct PayloadBuilder {
         v["appAccountToken"] = p.appAccountToken
         v["inAppOwnershipType"] = .string(p.ownership.rawValue)
         v["signedDate"] = signedDateValue
-        if let revocation = p.revocation {
-            v["revocationReason"] = Self.number(revocation.reason.rawValue)
-            v["revocationDate"] = date(revocation.date)
-            v["revocationType"] = .string(revocation.type.rawValue)
-            v["revocationPercentage"] = revocation.percentage.map { Self.number($0) }
-        }
+        if let revocation = p.revocation { Self.add(revocation, to: &v, date: date) }
         // Xcode writes isUpgraded on every subscription, the App Store only when it is true.
         if xcode ? p.isSubscription : p.isUpgraded { v["isUpgraded"] = .bool(p.isUpgraded) }
         if let offer = p.offer { Self.add(offer, to: &v) }
@@ -185,7 +230,10 @@ struct PayloadBuilder {
     ) -> JSONObject {
         let renewProduct = autoRenewProduct ?? p.product
         let prices = p.storefront.prices
-        var renewalPrice: Int64? = prices[min(renewProduct.tier, prices.count - 1)]
+        var renewalPrice: Int64? =
+            renewProduct.id == p.product.id
+            ? p.regularPrice ?? prices[min(renewProduct.tier, prices.count - 1)]
+            : prices[min(renewProduct.tier, prices.count - 1)]
         var expirationIntent: ExpirationIntent? = nil
         var autoRenewStatus = AutoRenewStatus.on
         var billingRetry: Bool? = nil
@@ -204,7 +252,7 @@ struct PayloadBuilder {
             (expirationIntent, billingRetry) = (.billingError, true)
         case .gracePeriod:
             (expirationIntent, billingRetry) = (.billingError, true)
-            graceExpires = renewalDate + (sandbox ? 180_000 : 16 * Self.day)
+            graceExpires = renewalDate + gracePeriod
         case .expiredBillingRetry:
             (expirationIntent, autoRenewStatus, billingRetry, renewalPrice) = (.billingError, .off, false, nil)
         case .priceIncrease:
@@ -274,8 +322,9 @@ struct PayloadBuilder {
         return MintLayout.object(v, .appTransaction, style: style)
     }
 
-    mutating func realtimeRequestPayload() -> JSONObject {
-        let bought = purchase(PurchaseSpec(types: [MintCatalog.autoRenewable], revoked: false))
+    mutating func realtimeRequestPayload() throws(MintError) -> JSONObject {
+        let bought = try purchase(
+            PurchaseSpec(types: [MintCatalog.autoRenewable], revoked: false), event: "a real-time request")
         var v: [String: JSONValue] = [:]
         v["originalTransactionId"] = bought.originalTransactionId
         v["appAppleId"] = appAppleId

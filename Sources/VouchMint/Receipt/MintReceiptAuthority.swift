@@ -9,29 +9,14 @@ internal import VouchOpenSSL
 /// Nothing it signs chains to Apple; a verifier accepts it only with this root (or this Xcode
 /// certificate) configured. The keys are for tests only.
 public struct MintReceiptAuthority: Sendable {
-    /// Apple's three-certificate receipt PKI, or Xcode's one certificate.
-    public enum Style: Sendable {
-        /// Leaf, intermediate and root, as the App Store signs receipts.
-        case appStore
-        /// One self-signed certificate, as StoreKit testing in Xcode signs receipts.
-        case xcode
-    }
+    /// Apple's three-certificate receipt PKI, or Xcode's one certificate: the styles of
+    /// ``MintAuthority``.
+    public typealias Style = MintAuthority.Style
 
-    /// What ``MintReceiptAuthority/generate(_:)`` issues.
-    public struct Options: Sendable {
-        /// The validity of the root and the intermediate (and of the leaf unless ``leaf`` is set).
-        public var validity: MintValidity
-        /// The leaf's validity; by default the same as the others'.
-        public var leaf: MintValidity?
-        /// RSA modulus size of the leaf (2048 unless a test needs a weak key).
-        public var leafBits: Int = 2048
-        /// Whether the leaf carries 1.2.840.113635.100.6.11.1 (receipt signing).
-        public var includeLeafMarker = true
-        /// Whether the intermediate carries 1.2.840.113635.100.6.2.1 (Apple WWDR intermediate).
-        public var includeIntermediateMarker = true
-        /// Every certificate valid over `validity`, both markers present, an RSA-2048 leaf.
-        public init(validity: MintValidity) { self.validity = validity }
-    }
+    /// What ``MintReceiptAuthority/generate(_:)`` issues (the earlier name of
+    /// ``MintReceiptAuthorityOptions``).
+    @available(*, deprecated, renamed: "MintReceiptAuthorityOptions")
+    public typealias Options = MintReceiptAuthorityOptions
 
     /// Whether this is an App Store receipt PKI or an Xcode certificate.
     public let style: Style
@@ -39,18 +24,27 @@ public struct MintReceiptAuthority: Sendable {
     let certificates: [Certificate]
     let keys: [PrivateKey]
 
-    /// The certificates' DER: leaf, intermediate, root (App Store style) or the one certificate (Xcode).
-    public func certificateDER() throws(MintError) -> [[UInt8]] {
+    /// The DER certificates, leaf first: leaf, intermediate, root (App Store style) or the one
+    /// certificate (Xcode).
+    public func certificateChain() throws(MintError) -> [[UInt8]] {
         var result: [[UInt8]] = []
         for certificate in certificates { result.append(certificate.der) }
         return result
     }
 
-    /// The trust anchor a verifier needs: the root, or the Xcode certificate.
-    public func anchorDER() throws(MintError) -> [UInt8] { certificates.last!.der }
+    /// The DER certificate a verifier pins as its anchor: the root, or the Xcode certificate.
+    public func anchorCertificate() throws(MintError) -> [UInt8] { certificates[certificates.count - 1].der }
+
+    /// The certificates' DER (the earlier name of ``certificateChain()``).
+    @available(*, deprecated, renamed: "certificateChain()")
+    public func certificateDER() throws(MintError) -> [[UInt8]] { try certificateChain() }
+
+    /// The trust anchor (the earlier name of ``anchorCertificate()``).
+    @available(*, deprecated, renamed: "anchorCertificate()")
+    public func anchorDER() throws(MintError) -> [UInt8] { try anchorCertificate() }
 
     /// Generates the keys and certificates of an App Store style authority.
-    public static func generate(_ options: Options) throws(MintError) -> MintReceiptAuthority {
+    public static func generate(_ options: MintReceiptAuthorityOptions) throws(MintError) -> MintReceiptAuthority {
         let chain = try MintPKI.issue(
             MintPKI.Chain(
                 root: MintPKI.Tier(
@@ -58,21 +52,21 @@ public struct MintReceiptAuthority: Sendable {
                         ("CN", "Vouch Mint Root CA"), ("OU", "Vouch Mint Certification Authority"),
                         ("O", "Vouch Mint (test only)"), ("C", "US"),
                     ],
-                    key: .rsa(bits: 2048), validity: options.validity, serialNumber: 2),
+                    key: .rsa(bits: 2048), validity: options.root, serialNumber: 2),
                 intermediate: MintPKI.Tier(
                     subject: [
                         ("CN", "Vouch Mint Worldwide Developer Relations Certification Authority"),
                         ("OU", "Vouch Mint Worldwide Developer Relations"), ("O", "Vouch Mint (test only)"),
                         ("C", "US"),
                     ],
-                    key: .rsa(bits: 2048), validity: options.validity),
+                    key: .rsa(bits: 2048), validity: options.intermediate),
                 leaf: MintPKI.Tier(
                     subject: [
                         ("CN", "Vouch Mint Mac App Store and iTunes Store Receipt Signing"),
                         ("OU", "Vouch Mint Worldwide Developer Relations"), ("O", "Vouch Mint (test only)"),
                         ("C", "US"),
                     ],
-                    key: .rsa(bits: options.leafBits), validity: options.leaf ?? options.validity),
+                    key: .rsa(bits: options.leafBits), validity: options.leaf),
                 digest: .sha256, intermediatePathLength: nil,
                 includeIntermediateMarker: options.includeIntermediateMarker,
                 includeLeafMarker: options.includeLeafMarker))
@@ -98,12 +92,9 @@ public struct MintReceiptAuthority: Sendable {
 
     /// Writes `NAME.der`, `NAME.pem` and `NAME.key.pem` (mode 0600) for each certificate into
     /// `directory`: leaf, intermediate and root, or xcode. Returns the files written.
+    @discardableResult
     public func write(to directory: URL) throws(MintError) -> [URL] {
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        } catch {
-            throw MintError(.writeFailed, "cannot create \(directory.path): \(error.localizedDescription)")
-        }
+        try MintFiles.createDirectory(directory)
         let names = style == .xcode ? ["xcode"] : Self.appStoreFiles
         var written: [URL] = []
         for (index, name) in names.enumerated() {
@@ -151,5 +142,37 @@ public struct MintReceiptAuthority: Sendable {
             keys.append(key)
         }
         return MintReceiptAuthority(style: xcode ? .xcode : .appStore, certificates: certificates, keys: keys)
+    }
+}
+
+/// What ``MintReceiptAuthority/generate(_:)`` issues, as ``MintAuthorityOptions`` for tokens:
+/// validity windows, the two Apple marker extensions, and the leaf's RSA modulus size.
+public struct MintReceiptAuthorityOptions: Sendable, Hashable {
+    /// The root certificate's validity.
+    public var root: MintValidity
+    /// The intermediate certificate's validity.
+    public var intermediate: MintValidity
+    /// The leaf certificate's validity.
+    public var leaf: MintValidity
+    /// RSA modulus size of the leaf (2048 unless a test needs a weak key).
+    public var leafBits = 2048
+    /// Whether the leaf carries 1.2.840.113635.100.6.11.1 (receipt signing).
+    public var includeLeafMarker = true
+    /// Whether the intermediate carries 1.2.840.113635.100.6.2.1 (Apple WWDR intermediate).
+    public var includeIntermediateMarker = true
+
+    /// All three certificates valid over `validity`, both markers present, an RSA-2048 leaf.
+    public init(validity: MintValidity) {
+        root = validity
+        intermediate = validity
+        leaf = validity
+    }
+
+    /// The validity of every certificate (the earlier single window): reads the root's, sets
+    /// all three (set ``leaf`` after it for a leaf of its own).
+    @available(*, deprecated, message: "set root, intermediate and leaf")
+    public var validity: MintValidity {
+        get { root }
+        set { (root, intermediate, leaf) = (newValue, newValue, newValue) }
     }
 }

@@ -19,11 +19,11 @@ public struct MintReceiptContent: Sendable {
     /// The device identifier the hash (attribute 5) is computed over.
     public var deviceIdentifier: [UInt8] = Array(0xA0..<0xB0)
     /// When the App Store created the receipt (attribute 12).
-    public var creationDate: Date
+    public var receiptCreationDate: Date
     /// When the customer originally bought the app (attribute 18).
     public var originalPurchaseDate: Date?
     /// When the receipt expires (attribute 21), for Volume Purchase Program receipts.
-    public var expirationDate: Date?
+    public var receiptExpirationDate: Date?
     /// The in-app purchase receipts (attribute 17), in order.
     public var inApp: [MintInAppPurchase] = []
     /// Attributes appended as given (type, whole DER value), for data a verifier must refuse
@@ -32,23 +32,24 @@ public struct MintReceiptContent: Sendable {
     /// Xcode's encoding: attributes sorted by type, dates with an offset.
     public var xcodeStyle = false
 
-    /// A receipt created at `creationDate`, originally bought 30 days before, without in-app purchases.
-    public init(creationDate: Date) {
-        self.creationDate = creationDate
-        self.originalPurchaseDate = creationDate.addingTimeInterval(-86_400 * 30)
+    /// A receipt created at `receiptCreationDate`, originally bought 30 days before, without
+    /// in-app purchases.
+    public init(receiptCreationDate: Date) {
+        self.receiptCreationDate = receiptCreationDate
+        self.originalPurchaseDate = receiptCreationDate.addingTimeInterval(-86_400 * 30)
     }
 
     /// A receipt with `count` in-app purchases, ids derived from `seed`.
-    public static func sample(creationDate: Date, inAppCount count: Int, seed: Int = 1) -> MintReceiptContent {
-        var content = MintReceiptContent(creationDate: creationDate)
+    public static func sample(receiptCreationDate: Date, inAppCount count: Int, seed: Int = 1) -> MintReceiptContent {
+        var content = MintReceiptContent(receiptCreationDate: receiptCreationDate)
         content.inApp = (0..<count).map { index in
-            let purchased = creationDate.addingTimeInterval(-Double(count - index) * 3600)
+            let purchased = receiptCreationDate.addingTimeInterval(-Double(count - index) * 3600)
             var purchase = MintInAppPurchase(
                 productId: "com.example.vouch.product\(index % 3)",
                 transactionId: String(2_000_000_000_000_000 + seed * 10_000 + index),
                 purchaseDate: purchased)
             if index % 3 == 2 {
-                purchase.expiresDate = purchased.addingTimeInterval(86_400 * 30)
+                purchase.subscriptionExpirationDate = purchased.addingTimeInterval(86_400 * 30)
                 purchase.webOrderLineItemId = Int64(1_000_000_000 + index)
             }
             return purchase
@@ -62,12 +63,12 @@ public struct MintReceiptContent: Sendable {
             (0, ReceiptDER.utf8String(receiptType)), (1, ReceiptDER.integer(appItemId)),
             (2, ReceiptDER.utf8String(bundleId)),
             (3, ReceiptDER.utf8String(applicationVersion)), (4, opaqueValue),
-            (12, ReceiptDER.ia5String(format(creationDate))),
+            (12, ReceiptDER.ia5String(format(receiptCreationDate))),
             (19, ReceiptDER.utf8String(originalApplicationVersion)),
         ]
         attributes.append((5, hash))
         if let originalPurchaseDate { attributes.append((18, ReceiptDER.ia5String(format(originalPurchaseDate)))) }
-        if let expirationDate { attributes.append((21, ReceiptDER.ia5String(format(expirationDate)))) }
+        if let receiptExpirationDate { attributes.append((21, ReceiptDER.ia5String(format(receiptExpirationDate)))) }
         for purchase in inApp { attributes.append((17, purchase.encoded(format: format))) }
         attributes += extraAttributes.map { ($0.type, $0.value) }
         return Self.attributeSet(attributes, byType: xcodeStyle)
@@ -112,13 +113,13 @@ public struct MintInAppPurchase: Sendable {
     /// The purchase date of the original transaction (1706).
     public var originalPurchaseDate: Date?
     /// When the subscription expires (1708).
-    public var expiresDate: Date?
+    public var subscriptionExpirationDate: Date?
     /// When the App Store refunded or revoked the purchase (1712).
     public var cancellationDate: Date?
     /// The identifier of subscription-purchase events across devices (1711).
     public var webOrderLineItemId: Int64 = 0
     /// Whether the purchase is in a free trial period (1713).
-    public var isTrialPeriod = false
+    public var isInTrialPeriod = false
     /// Whether the purchase is in an introductory price period (1719).
     public var isInIntroOfferPeriod = false
     /// The promotional offer identifier (1721).
@@ -137,12 +138,57 @@ public struct MintInAppPurchase: Sendable {
             (1703, ReceiptDER.utf8String(transactionId)), (1704, ReceiptDER.ia5String(format(purchaseDate))),
             (1705, ReceiptDER.utf8String(originalTransactionId ?? transactionId)),
             (1706, ReceiptDER.ia5String(format(originalPurchaseDate ?? purchaseDate))),
-            (1708, ReceiptDER.ia5String(expiresDate.map(format) ?? "")),
+            (1708, ReceiptDER.ia5String(subscriptionExpirationDate.map(format) ?? "")),
             (1711, ReceiptDER.integer(webOrderLineItemId)),
             (1712, ReceiptDER.ia5String(cancellationDate.map(format) ?? "")),
-            (1713, ReceiptDER.integer(isTrialPeriod ? 1 : 0)), (1719, ReceiptDER.integer(isInIntroOfferPeriod ? 1 : 0)),
+            (1713, ReceiptDER.integer(isInTrialPeriod ? 1 : 0)),
+            (1719, ReceiptDER.integer(isInIntroOfferPeriod ? 1 : 0)),
         ]
         if let promotionalOfferId { attributes.append((1721, ReceiptDER.utf8String(promotionalOfferId))) }
         return MintReceiptContent.attributeSet(attributes, byType: false)
+    }
+}
+
+// The earlier names, as `AppReceipt` and `InAppPurchaseReceipt` now spell them.
+extension MintReceiptContent {
+    /// A receipt created at `creationDate` (the earlier spelling of ``init(receiptCreationDate:)``).
+    @available(*, deprecated, renamed: "init(receiptCreationDate:)")
+    public init(creationDate: Date) { self.init(receiptCreationDate: creationDate) }
+
+    /// A receipt with `count` in-app purchases (the earlier spelling of
+    /// ``sample(receiptCreationDate:inAppCount:seed:)``).
+    @available(*, deprecated, renamed: "sample(receiptCreationDate:inAppCount:seed:)")
+    public static func sample(creationDate: Date, inAppCount count: Int, seed: Int = 1) -> MintReceiptContent {
+        sample(receiptCreationDate: creationDate, inAppCount: count, seed: seed)
+    }
+
+    /// The earlier name of ``receiptCreationDate``.
+    @available(*, deprecated, renamed: "receiptCreationDate")
+    public var creationDate: Date {
+        get { receiptCreationDate }
+        set { receiptCreationDate = newValue }
+    }
+
+    /// The earlier name of ``receiptExpirationDate``.
+    @available(*, deprecated, renamed: "receiptExpirationDate")
+    public var expirationDate: Date? {
+        get { receiptExpirationDate }
+        set { receiptExpirationDate = newValue }
+    }
+}
+
+extension MintInAppPurchase {
+    /// The earlier name of ``subscriptionExpirationDate``.
+    @available(*, deprecated, renamed: "subscriptionExpirationDate")
+    public var expiresDate: Date? {
+        get { subscriptionExpirationDate }
+        set { subscriptionExpirationDate = newValue }
+    }
+
+    /// The earlier name of ``isInTrialPeriod``.
+    @available(*, deprecated, renamed: "isInTrialPeriod")
+    public var isTrialPeriod: Bool {
+        get { isInTrialPeriod }
+        set { isInTrialPeriod = newValue }
     }
 }

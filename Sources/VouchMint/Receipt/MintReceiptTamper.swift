@@ -80,9 +80,9 @@ extension MintReceiptSigner {
         case .extraCertificate:
             let other = try MintReceiptAuthority.generateXcode(
                 validity: MintValidity(
-                    notBefore: content.creationDate.addingTimeInterval(-86_400),
-                    notAfter: content.creationDate.addingTimeInterval(86_400)))
-            parts.certificates.append(try other.anchorDER())
+                    notBefore: content.receiptCreationDate.addingTimeInterval(-86_400),
+                    notAfter: content.receiptCreationDate.addingTimeInterval(86_400)))
+            parts.certificates.append(try other.anchorCertificate())
         case .duplicateAttribute, .notAttributes:
             break
         }
