@@ -1,4 +1,5 @@
 public import Foundation
+public import Vouch
 
 /// Why the ledger or its store refused something: a stable ``Code`` for programs and a
 /// ``reason`` for people.
@@ -50,4 +51,14 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible, L
     public static func == (lhs: LedgerError, rhs: LedgerError) -> Bool { lhs.code == rhs.code }
 
     public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+}
+
+extension LedgerError: WebhookError {
+    /// `WebhookStatus.refused` (400) for ``Code/accountConflict``, a verdict on the data (the
+    /// purchase is another account's); `WebhookStatus.failed` (500) for every other code: the
+    /// store could not be opened, read or written, so the notification was not kept and the App
+    /// Store's retry may succeed once the file is fixed.
+    public var webhookStatus: Int {
+        code == .accountConflict ? WebhookStatus.refused : WebhookStatus.failed
+    }
 }

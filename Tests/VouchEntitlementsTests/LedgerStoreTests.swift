@@ -227,6 +227,30 @@ import VouchTestSupport
         #expect(after.fed.receipts == before.fed.receipts + 1)
     }
 
+    /// A webhook answers a refused claim 400 (a verdict on the data) and a store it cannot use
+    /// 500 (the App Store sends the notification again, which may then be kept).
+    @Test func aStoreErrorSaysHowAWebhookAnswersIt() throws {
+        let path = Self.path("webhook.sqlite")
+        let store = try LedgerStore(path: path)
+        try store.add(Self.receipts[1], account: UUID(uuidString: F.account)!)
+        let conflict = #expect(throws: LedgerError.self) {
+            try store.add(Self.receipts[1], account: UUID(uuidString: F.otherAccount)!)
+        }
+        #expect(conflict?.code == .accountConflict)
+        #expect(conflict.map(WebhookStatus.answering) == WebhookStatus.refused)
+
+        let readOnly = try LedgerStore(path: path, access: .readOnly)
+        let unwritable = #expect(throws: LedgerError.self) { try readOnly.add(Self.receipts[0]) }
+        #expect(unwritable?.code == .cannotWrite)
+        #expect(unwritable.map(WebhookStatus.answering) == WebhookStatus.failed)
+
+        let notes = Self.path("webhook-notes.txt")
+        try Data("not a database\n".utf8).write(to: URL(fileURLWithPath: notes))
+        let foreign = #expect(throws: LedgerError.self) { try LedgerStore(path: notes) }
+        #expect(foreign?.code == .notAStore)
+        #expect(foreign.map(WebhookStatus.answering) == WebhookStatus.failed)
+    }
+
     @Test func aFileThatIsNotAVouchStoreIsRefusedAndLeftAsItIs() throws {
         let text = Self.path("notes.txt")
         try Data("not a database, just notes\n".utf8).write(to: URL(fileURLWithPath: text))

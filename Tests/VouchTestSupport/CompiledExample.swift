@@ -3,7 +3,7 @@ public import Foundation
 
 /// Examples of the documentation, compiled and run as users would: the Swift block between
 /// `<!-- NAME:begin -->` and `<!-- NAME:end -->` of a page, compiled with `swiftc` against the
-/// modules this test run built (the same sanitizer too), linked with OpenSSL and zlib.
+/// modules this test run built (the same sanitizer too), linked with OpenSSL, zlib and SQLite.
 public enum CompiledExample {
     /// The Swift block of `page` (a path from the package root) between the `NAME` markers.
     public static func block(_ name: String, in page: String) throws -> String {
@@ -27,7 +27,7 @@ public enum CompiledExample {
 
     /// Compiles `source` as a program in `folder`, linked with the objects of `targets` (the
     /// library and the targets of this package it depends on), the C targets' objects, and
-    /// OpenSSL and zlib. Returns the executable.
+    /// OpenSSL, zlib and SQLite. Returns the executable.
     public static func compile(_ source: String, linking targets: [String], in folder: URL) throws -> URL {
         let products = try productsDirectory()
         let main = folder.appendingPathComponent("main.swift")
@@ -63,7 +63,7 @@ public enum CompiledExample {
         let path = products.path
         if path.contains("sanitize-address") { arguments.append("-sanitize=address") }
         if path.contains("sanitize-thread") { arguments.append("-sanitize=thread") }
-        arguments += [main.path, "-lcrypto", "-lz", "-o", executable.path]
+        arguments += [main.path, "-lcrypto", "-lz", "-lsqlite3", "-o", executable.path]
         let result = try Subprocess.run(arguments)
         guard result.status == 0 else { throw TestFailure("the example does not compile:\n\(result.stderr)") }
         return executable
