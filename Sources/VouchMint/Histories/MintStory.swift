@@ -8,7 +8,7 @@ public import VouchStripe
 ///
 /// Each channel is told with its own steps (`story.appStore.purchase(…)`,
 /// `story.web.subscribe(…)`); ``deliveries(signer:stripeSigner:)`` signs both and puts them in
-/// the order a server receives them. ``twoChannel(signer:stripeSigner:account:start:)`` is a
+/// the order a server receives them. ``twoChannel(signer:stripeSigner:account:start:stripe:)`` is a
 /// ready-made story of this kind.
 public struct MintStory: Sendable {
     /// One signed statement of the story, from either channel, and its instant.
@@ -28,7 +28,7 @@ public struct MintStory: Sendable {
         public var content: Content
 
         /// The delivery as one line of a file `vouch` reads: the token, or the stored delivery
-        /// (``StripeDelivery/storedJSON``).
+        /// (`StripeDelivery.storedJSON`).
         public var line: String {
             switch content {
             case .appStore(let token): token
