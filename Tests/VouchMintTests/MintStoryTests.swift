@@ -68,6 +68,16 @@ import VouchTestSupport
         #expect(instants.first == scenario.moments.webPlus && instants.last == scenario.moments.webPeriodEnd)
         let moments = scenario.moments.all
         #expect(zip(moments, moments.dropFirst()).allSatisfy { $0 < $1 }, "\(moments)")
+        // The App Store side dated as Apple dates it: Pro refunded before it expires.
+        for item in scenario.story.appStore.items {
+            guard case .notification(let outer, let transaction, let renewal) = item else {
+                Issue.record("an App Store item that is not a notification")
+                continue
+            }
+            #expect(MintDateOrder.notification(outer, transaction: transaction, renewal: renewal) == [])
+            let expires = try #require(transaction?["expiresDate"]?.int64Value)
+            #expect(scenario.moments.appRefund.milliseconds < expires)
+        }
         // Each line is what `vouch` reads: a token, or a stored delivery.
         for delivery in scenario.deliveries {
             if case .stripe(let stripe) = delivery.content {
