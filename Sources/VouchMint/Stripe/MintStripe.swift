@@ -105,8 +105,8 @@ public struct MintStripe: Sendable {
         let price = random.pick(prices)
         let end = Int64(date.timeIntervalSince1970.rounded(.down))
         let start = end - 95 * 86_400 - Int64(random.int(in: 0...(5 * 86_400)))
-        var writer = Writer(generator: self, random: random, price: price, story: story, start: start)
-        writer.write()
+        var writer = Writer(generator: self, random: random, price: price, start: start)
+        writer.write(story)
         return Subscription(
             account: writer.account, customer: writer.customer, subscription: writer.subscriptionId, story: story,
             price: price, events: writer.events.sorted { $0.created < $1.created })
@@ -118,12 +118,12 @@ public struct MintStripe: Sendable {
         return "1" + String((0..<23).map { _ in alphabet[random.below(alphabet.count)] })
     }
 
-    /// Writes one story's events.
-    private struct Writer {
+    /// Writes one subscription's events: a story of the seed's (``write(_:)``), or the steps a
+    /// ``MintStripeHistory`` takes at the instants its caller picks.
+    struct Writer: Sendable {
         let generator: MintStripe
         var random: SplitMix64
         let price: Price
-        let story: Story
         let start: Int64
         let account: String
         let customer: String
@@ -139,15 +139,23 @@ public struct MintStripe: Sendable {
         var canceledAt: Int64? = nil
         var endedAt: Int64? = nil
         var latestInvoice: String? = nil
+        /// The last invoice paid: its id, amount and when it was paid (what a refund refunds).
+        var paidInvoice: (id: String, amount: Int64, at: Int64)? = nil
 
-        init(generator: MintStripe, random: SplitMix64, price: Price, story: Story, start: Int64) {
+        /// A subscription starting at `start`; `account` and `customer` replace the ones drawn
+        /// from `random` (which are drawn anyway, so that the ids after them stay the same).
+        init(
+            generator: MintStripe, random: SplitMix64, price: Price, start: Int64, account: String? = nil,
+            customer: String? = nil
+        ) {
             self.generator = generator
             self.random = random
             self.price = price
-            self.story = story
             self.start = start
-            account = self.random.uuid()
-            customer = "cus_" + String(MintStripe.id(&self.random).prefix(14))
+            let drawnAccount = self.random.uuid()
+            let drawnCustomer = "cus_" + String(MintStripe.id(&self.random).prefix(14))
+            self.account = account ?? drawnAccount
+            self.customer = customer ?? drawnCustomer
             subscriptionId = "sub_" + MintStripe.id(&self.random)
             itemId = "si_" + String(MintStripe.id(&self.random).prefix(14))
             periodStart = start
@@ -160,32 +168,19 @@ public struct MintStripe: Sendable {
 
         var basil: Bool { generator.apiVersion == .basil }
 
-        mutating func write() {
+        mutating func write(_ story: Story) {
             switch story {
             case .renewing:
                 open(trial: false)
-                for _ in 0..<2 { renew() }
+                for _ in 0..<2 { renew(at: periodEnd + Int64(random.int(in: 60...3600))) }
             case .paymentRecovered:
                 open(trial: false)
-                failRenewal()
-                let retry = periodStart + 3 * 86_400 + Int64(random.int(in: 0...3600))
-                let invoice = self.invoice(at: retry, reason: "subscription_cycle", paid: true)
-                add(.invoicePaid, at: retry, invoice)
-                status = "active"
-                add(
-                    .customerSubscriptionUpdated, at: retry + 1, subscription(at: retry + 1),
-                    previous: ["status": "past_due"])
+                failRenewal(at: periodEnd + Int64(random.int(in: 60...3600)))
+                recover(at: periodStart + 3 * 86_400 + Int64(random.int(in: 0...3600)))
             case .canceledAtPeriodEnd:
                 open(trial: false)
-                let request = periodStart + 10 * 86_400 + Int64(random.int(in: 0...86_400))
-                cancelAt = periodEnd
-                canceledAt = request
-                add(
-                    .customerSubscriptionUpdated, at: request, subscription(at: request),
-                    previous: ["cancel_at": .null, "cancel_at_period_end": false, "canceled_at": .null])
-                status = "canceled"
-                endedAt = periodEnd
-                add(.customerSubscriptionDeleted, at: periodEnd, subscription(at: periodEnd))
+                requestCancellation(at: periodStart + 10 * 86_400 + Int64(random.int(in: 0...86_400)))
+                end()
             case .trialPaused:
                 open(trial: true)
                 let trialOver = trialEnd!
@@ -204,7 +199,8 @@ public struct MintStripe: Sendable {
             }
         }
 
-        /// Checkout, the subscription's creation and its first invoice.
+        /// Checkout, the subscription's creation and its first invoice: created at the start,
+        /// paid 2 seconds later, the session completed 4 seconds after the start.
         mutating func open(trial: Bool) {
             if trial {
                 status = "trialing"
@@ -217,27 +213,78 @@ public struct MintStripe: Sendable {
             add(.checkoutSessionCompleted, at: start + 4, checkoutSession(at: start + 4))
         }
 
-        /// The next period paid on time.
-        mutating func renew() {
+        /// The next period, paid at `at` (after the period end): the invoice, and the
+        /// subscription with its new period a second later.
+        mutating func renew(at: Int64) {
             let previous = renewalPrevious()
             periodStart = periodEnd
             periodEnd = Self.addingMonth(periodStart)
-            let at = periodStart + Int64(random.int(in: 60...3600))
             add(.invoicePaid, at: at, invoice(at: at, reason: "subscription_cycle", paid: true))
             add(.customerSubscriptionUpdated, at: at + 1, subscription(at: at + 1), previous: previous)
         }
 
-        /// The next period's payment fails: the invoice stays open, the subscription goes past due.
-        mutating func failRenewal() {
-            let previous = renewalPrevious()
+        /// The next period's payment fails at `at`: the invoice stays open, and a second later
+        /// the subscription, in its new period, is past due.
+        mutating func failRenewal(at: Int64) {
+            var previous = renewalPrevious()
             periodStart = periodEnd
             periodEnd = Self.addingMonth(periodStart)
-            let at = periodStart + Int64(random.int(in: 60...3600))
             add(.invoicePaymentFailed, at: at, invoice(at: at, reason: "subscription_cycle", paid: false))
-            var previous2 = previous
-            previous2["status"] = "active"
+            previous["status"] = "active"
             status = "past_due"
-            add(.customerSubscriptionUpdated, at: at + 1, subscription(at: at + 1), previous: previous2)
+            add(.customerSubscriptionUpdated, at: at + 1, subscription(at: at + 1), previous: previous)
+        }
+
+        /// Stripe's retry of a failed payment succeeds at `at`: the invoice paid, and a second
+        /// later the subscription active again.
+        mutating func recover(at: Int64) {
+            add(.invoicePaid, at: at, invoice(at: at, reason: "subscription_cycle", paid: true))
+            status = "active"
+            add(.customerSubscriptionUpdated, at: at + 1, subscription(at: at + 1), previous: ["status": "past_due"])
+        }
+
+        /// The customer asks at `at` to cancel at the period end.
+        mutating func requestCancellation(at: Int64) {
+            cancelAt = periodEnd
+            canceledAt = at
+            add(
+                .customerSubscriptionUpdated, at: at, subscription(at: at),
+                previous: ["cancel_at": .null, "cancel_at_period_end": false, "canceled_at": .null])
+        }
+
+        /// The period ends and the subscription with it (`customer.subscription.deleted`).
+        mutating func end() {
+            status = "canceled"
+            endedAt = periodEnd
+            add(.customerSubscriptionDeleted, at: periodEnd, subscription(at: periodEnd))
+        }
+
+        /// `amount` of the last paid invoice's charge refunded at `at` (`charge.refunded`).
+        mutating func refund(at: Int64, amount: Int64) {
+            guard let paid = paidInvoice else { return }
+            let charge = "ch_" + MintStripe.id(&random)
+            let refund: JSONObject = [
+                "id": .string("re_" + MintStripe.id(&random)), "object": "refund", "amount": .number(String(amount)),
+                "charge": .string(charge), "created": .number(String(at)), "currency": "usd",
+                "reason": "requested_by_customer", "status": "succeeded",
+            ]
+            var object: JSONObject = [
+                "id": .string(charge), "object": "charge", "amount": .number(String(paid.amount)),
+                "amount_captured": .number(String(paid.amount)), "amount_refunded": .number(String(amount)),
+                "captured": true, "created": .number(String(paid.at)), "currency": "usd",
+                "customer": .string(customer),
+            ]
+            if !basil { object["invoice"] = .string(paid.id) }
+            object["livemode"] = .bool(generator.livemode)
+            object["metadata"] = [:]
+            object["paid"] = true
+            object["payment_intent"] = .string("pi_" + MintStripe.id(&random))
+            object["refunded"] = .bool(amount == paid.amount)
+            object["refunds"] = .object(list([.object(refund)], url: "/v1/charges/\(charge)/refunds"))
+            object["status"] = "succeeded"
+            add(
+                StripeEventType(rawValue: "charge.refunded"), at: at, object,
+                previous: ["amount_refunded": 0, "refunded": false])
         }
 
         /// What a renewal changes, as `previous_attributes` says it.
@@ -389,6 +436,7 @@ public struct MintStripe: Sendable {
                 object["subscription_details"] = ["metadata": .object(metadata)]
             }
             object["total"] = .number(String(total))
+            if paid { paidInvoice = (id, total, created) }
             return object
         }
 

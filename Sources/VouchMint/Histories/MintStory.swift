@@ -1,0 +1,92 @@
+public import Foundation
+public import Vouch
+public import VouchStripe
+
+/// One account's life on two channels: its App Store history (``MintHistory``) and its web
+/// subscriptions through Stripe (``MintStripeHistory``), the account id the same on both, the
+/// `appAccountToken` in the app and the Checkout metadata and `client_reference_id` on the web.
+///
+/// Each channel is told with its own steps (`story.appStore.purchase(…)`,
+/// `story.web.subscribe(…)`); ``deliveries(signer:stripeSigner:)`` signs both and puts them in
+/// the order a server receives them. ``twoChannel(signer:stripeSigner:account:start:stripe:)`` is a
+/// ready-made story of this kind.
+public struct MintStory: Sendable {
+    /// One signed statement of the story, from either channel, and its instant.
+    public struct Delivery: Sendable, Hashable {
+        /// What was signed.
+        public enum Content: Sendable, Hashable {
+            /// An App Store token (compact JWS): a transaction, or a notification with its nested
+            /// transaction and renewal info.
+            case appStore(String)
+            /// A Stripe webhook delivery: the signed body and its `Stripe-Signature` header.
+            case stripe(StripeDelivery)
+        }
+
+        /// The item's `signedDate` (App Store) or the event's `created` (Stripe).
+        public var instant: Timestamp
+        /// The token or the delivery.
+        public var content: Content
+
+        /// The delivery as one line of a file `vouch` reads: the token, or the stored delivery
+        /// (`StripeDelivery.storedJSON`).
+        public var line: String {
+            switch content {
+            case .appStore(let token): token
+            case .stripe(let delivery): String(decoding: delivery.storedJSON, as: UTF8.self)
+            }
+        }
+    }
+
+    /// The account's App Store history; its `appAccountToken` is the account id.
+    public var appStore: MintHistory
+    /// The account's Stripe subscriptions; its ``MintStripeHistory/account`` is the account id.
+    public var web: MintStripeHistory
+
+    /// The story of `account` (a UUID: the `appAccountToken` in the app, lowercased as the App
+    /// Store writes it, and the Checkout metadata on the web), with nothing in it yet.
+    /// - Parameters:
+    ///   - account: the account id.
+    ///   - environment: the `environment` of every App Store payload.
+    ///   - bundleId: the `bundleId` of every App Store payload.
+    ///   - stripe: renders the Stripe events (seed, API version, mode, metadata key).
+    public init(
+        account: String, environment: AppStoreEnvironment = .production, bundleId: String = "com.example.app",
+        stripe: MintStripe = MintStripe(date: Date(timeIntervalSince1970: 0))
+    ) {
+        appStore = MintHistory(environment: environment, bundleId: bundleId, appAccountToken: account)
+        web = MintStripeHistory(account: account.lowercased(), generator: stripe)
+    }
+
+    /// The account id, as both channels carry it.
+    public var account: String { web.account }
+
+    /// Both channels signed, in the order a server receives them: by instant, an App Store item
+    /// before a Stripe event of the same millisecond, each channel in its own order.
+    ///
+    /// Refuses a story with a step out of order on either channel, or whose channels name
+    /// different accounts (``MintError/Code/unsupported``).
+    public func deliveries(signer: MintSigner, stripeSigner: MintStripeSigner) throws(MintError) -> [Delivery] {
+        guard appStore.appAccountToken == web.account else {
+            throw MintError(
+                .unsupported,
+                "the App Store history is of \(appStore.appAccountToken ?? "no account") and the Stripe one of \(web.account)"
+            )
+        }
+        let tokens = try appStore.tokens(signer: signer)
+        let stripe = try web.deliveries(signer: stripeSigner)
+        var app = zip(appStore.items, tokens).map { Delivery(instant: $0.signedDate, content: .appStore($1)) }[...]
+        var events = zip(web.events, stripe).map {
+            Delivery(instant: Timestamp(milliseconds: $0.created * 1000), content: .stripe($1))
+        }[...]
+        var merged: [Delivery] = []
+        merged.reserveCapacity(app.count + events.count)
+        while !app.isEmpty || !events.isEmpty {
+            if let event = events.first, app.first.map({ event.instant < $0.instant }) ?? true {
+                merged.append(events.removeFirst())
+            } else {
+                merged.append(app.removeFirst())
+            }
+        }
+        return merged
+    }
+}
