@@ -143,8 +143,8 @@ public struct MintHistoryGenerator: Sendable {
             history.append(member)
         case "consumables":
             let coins = history.purchase(
-                "com.example.coins.100", type: .consumable, at: at(start + 5 * day), price: 999)
-            history.purchase("com.example.coins.100", type: .consumable, at: at(start + 9 * day), price: 999)
+                "com.example.coins.100", type: .consumable, at: at(start + 5 * day), price: 990)
+            history.purchase("com.example.coins.100", type: .consumable, at: at(start + 9 * day), price: 990)
             history.refund(coins, at: at(start + 12 * day))
             history.expire(current)
         default:  // trial
