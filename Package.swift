@@ -70,7 +70,7 @@ let package = Package(
         // The entitlement ledger (keyed, in memory) and its durable SQLite store.
         .target(
             name: "VouchEntitlements",
-            dependencies: ["Vouch", "VouchReceipts", "CSQLite"]
+            dependencies: ["Vouch", "VouchReceipts", "VouchStripe", "CSQLite"]
         ),
         .target(
             name: "VouchMint",
@@ -118,7 +118,10 @@ let package = Package(
         ),
         .testTarget(
             name: "VouchEntitlementsTests",
-            dependencies: ["VouchEntitlements", "Vouch", "VouchReceipts", "VouchMint", "VouchTestSupport", "CSQLite"]
+            dependencies: [
+                "VouchEntitlements", "Vouch", "VouchReceipts", "VouchStripe", "VouchMint", "VouchTestSupport",
+                "CSQLite",
+            ]
         ),
         .testTarget(
             name: "VouchSigningTests",

@@ -75,6 +75,9 @@ public struct Entitlement: Sendable, Hashable {
         case trial
         /// A non-renewing subscription (its length is the catalog's; unbounded when not given).
         case nonRenewing = "non_renewing"
+        /// A Stripe subscription whose renewal payment failed while Stripe retries it
+        /// (`past_due`): access stays until the period's end.
+        case pastDue = "past_due"
     }
 
     /// The product (`productId`) of the granting transaction.
@@ -95,8 +98,14 @@ public struct Entitlement: Sendable, Hashable {
     public let transactionId: String
     /// The chain of the granting transaction.
     public let originalTransactionId: String
-    /// When the granting transaction was purchased.
+    /// When the granting transaction was purchased (for a grant of another channel, when it
+    /// starts).
     public let purchaseDate: Timestamp
+    /// Where the grant comes from: ``EntitlementSource/appStore`` for App Store data,
+    /// ``EntitlementSource/stripe`` for a Stripe subscription (``transactionId`` and
+    /// ``originalTransactionId`` are then its subscription id, ``productId`` its price or
+    /// product), or a source of the server's own (``EntitlementGrant``).
+    public internal(set) var source: EntitlementSource = .appStore
 }
 
 /// A level of service, as a value: its name and rank. Tiers order by rank (higher is more

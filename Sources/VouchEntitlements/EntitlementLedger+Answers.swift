@@ -20,8 +20,8 @@ extension EntitlementLedger {
     /// The entitlements of one account at `instant`, or `nil` for an unknown account. Only the
     /// account's own chains are read.
     public func entitlements(of account: AccountKey, at instant: Timestamp) -> AccountEntitlements? {
-        guard let keys = chains(of: account) else { return nil }
-        return entitlements(of: account, chains: keys, at: instant.milliseconds)
+        guard knows(account) else { return nil }
+        return entitlements(of: account, chains: chains(of: account) ?? [], at: instant.milliseconds)
     }
 
     /// The entitlements of one account at `instant` (rounded down to a whole millisecond), or
@@ -118,9 +118,10 @@ extension EntitlementLedger {
             if let end, instant >= end { continue }
             found.append(Self.entitlement(statement, state: .nonRenewing, expires: end))
         }
+        found += grantedEntitlements(of: account, at: instant)
         found.sort {
-            ($0.ownership == .purchased ? 0 : 1, $0.ownership.rawValue, $0.productId, $0.transactionId)
-                < ($1.ownership == .purchased ? 0 : 1, $1.ownership.rawValue, $1.productId, $1.transactionId)
+            ($0.ownership == .purchased ? 0 : 1, $0.ownership.rawValue, $0.source, $0.productId, $0.transactionId)
+                < ($1.ownership == .purchased ? 0 : 1, $1.ownership.rawValue, $1.source, $1.productId, $1.transactionId)
         }
         var ids: [String] = []
         for key in keys where ids.last != key.originalTransactionId { ids.append(key.originalTransactionId) }
@@ -241,6 +242,7 @@ extension EntitlementLedger {
                         reversedDate: reversedDate.map(Timestamp.init(milliseconds:))))
             }
         }
+        found += stripeRevocations(since: since)
         return found.sorted {
             ($0.revocationDate.milliseconds, $0.environment.rawValue, $0.transactionId, $0.ownership.rawValue)
                 < ($1.revocationDate.milliseconds, $1.environment.rawValue, $1.transactionId, $1.ownership.rawValue)

@@ -89,14 +89,26 @@ public struct EntitlementLedger: Sendable {
     private var chainsByOriginalTransactionId: [String: ChainKeys] = [:]
     private var chainsByTransactionId: [String: ChainKeys] = [:]
     /// The environments of the chains held, for lookups by account token.
-    private var environments: Set<String> = []
+    var environments: Set<String> = []
     /// Every notification delivery read: by `notificationUUID`, each `signedDate` and how often.
     private(set) var deliveries: [String: Sightings] = [:]
+    /// Grants a server added from a source of its own (``EntitlementGrant``), by source,
+    /// environment and id, and each account's.
+    var grants: [GrantKey: EntitlementGrant] = [:]
+    var accountGrants: [AccountKey: [GrantKey]] = [:]
+    var grantsById: [String: Set<GrantKey>] = [:]
+    /// Stripe subscriptions, by environment and id: what their events said; each account's,
+    /// and each subscription's account.
+    var stripeSubscriptions: [StripeKey: StripeSubscriptionRecord] = [:]
+    var accountSubscriptions: [AccountKey: [StripeKey]] = [:]
+    var subscriptionAccounts: [StripeKey: AccountKey] = [:]
+    /// Refunded Stripe charges, by environment and charge id: the newest statement of each.
+    var stripeRefunds: [StripeKey: StripeRefundRecord] = [:]
     /// One copy of each text many records repeat (product ids, types, tokens), so memory
     /// follows the transactions, not the bytes of their statements.
     private var strings = Set<String>()
     /// What was fed in.
-    public private(set) var statistics = Statistics()
+    public internal(set) var statistics = Statistics()
     /// The number of distinct transactions held.
     public private(set) var transactionCount = 0
 
@@ -117,8 +129,15 @@ public struct EntitlementLedger: Sendable {
         public internal(set) var incomplete = 0
         /// Receipts read (their in-app purchases are counted as transactions).
         public internal(set) var receipts = 0
+        /// Stripe events read (those of types that say nothing about entitlements or refunds
+        /// are also counted as ``ignored``).
+        public internal(set) var stripeEvents = 0
+        /// Grants added from a server's own sources (``EntitlementGrant``).
+        public internal(set) var grants = 0
 
         mutating func add(_ other: Statistics) {
+            stripeEvents += other.stripeEvents
+            grants += other.grants
             transactions += other.transactions
             renewalInfos += other.renewalInfos
             notifications += other.notifications
@@ -497,6 +516,7 @@ public struct EntitlementLedger: Sendable {
         for (uuid, sightings) in other.deliveries {
             for sighting in sightings { note(uuid, signedDate: sighting.signedDate, count: sighting.count) }
         }
+        mergeGrants(other)
         statistics.add(other.statistics)
     }
 
@@ -508,7 +528,14 @@ public struct EntitlementLedger: Sendable {
     // MARK: Accounts
 
     /// Every account known, in a stable order.
-    public var accounts: [AccountKey] { accountChains.keys.sorted() }
+    public var accounts: [AccountKey] {
+        Set(accountChains.keys).union(accountGrants.keys).union(accountSubscriptions.keys).sorted()
+    }
+
+    /// Whether the ledger knows `account` from any source.
+    func knows(_ account: AccountKey) -> Bool {
+        accountChains[account] != nil || accountGrants[account] != nil || accountSubscriptions[account] != nil
+    }
 
     /// The chains of `account`, ordered by `originalTransactionId`, then ownership; `nil` for
     /// an account not known.
@@ -524,11 +551,12 @@ public struct EntitlementLedger: Sendable {
         let lowered = identifier.lowercased()
         for environment in environments {
             let account = AccountKey(environment: environment, appAccountToken: lowered, originalTransactionId: "")
-            if accountChains[account] != nil { found.insert(account) }
+            if knows(account) { found.insert(account) }
         }
         for key in chainsByOriginalTransactionId[identifier]?.keys ?? [] {
             if let account = chainAccounts[key] { found.insert(account) }
         }
+        found.formUnion(accounts(withGrantId: identifier))
         return found.sorted()
     }
 
@@ -537,13 +565,14 @@ public struct EntitlementLedger: Sendable {
         let token = Self.token(appAccountToken)
         return environments.map {
             AccountKey(environment: $0, appAccountToken: token, originalTransactionId: "")
-        }.filter { accountChains[$0] != nil }.sorted()
+        }.filter(knows).sorted()
     }
 
     /// The accounts holding a transaction `transactionId` (one per environment and ownership
     /// that has it).
     public func accounts(withTransactionId transactionId: String) -> [AccountKey] {
-        Set((chainsByTransactionId[transactionId]?.keys ?? []).compactMap { chainAccounts[$0] }).sorted()
+        Set((chainsByTransactionId[transactionId]?.keys ?? []).compactMap { chainAccounts[$0] })
+            .union(accounts(withGrantId: transactionId)).sorted()
     }
 }
 

@@ -29,6 +29,7 @@ extension AccountEntitlements {
                                 .init("expiresDate", date(grant.entitlement.expiresDate)),
                                 .init("expires", iso(grant.entitlement.expiresDate)),
                                 .init("transactionId", .string(grant.entitlement.transactionId)),
+                                .init("source", .string(grant.entitlement.source.rawValue)),
                             ]))
                     } ?? .null))
         }
@@ -37,7 +38,7 @@ extension AccountEntitlements {
 }
 
 extension Entitlement {
-    /// `{"productId":…,"type":…,"subscriptionGroupIdentifier":…,"state":…,"expiresDate":…,"expires":…,"ownership":…,"transactionId":…,"originalTransactionId":…,"purchaseDate":…}`.
+    /// `{"productId":…,"type":…,"subscriptionGroupIdentifier":…,"state":…,"expiresDate":…,"expires":…,"ownership":…,"transactionId":…,"originalTransactionId":…,"purchaseDate":…,"source":…}`.
     public var json: JSONValue {
         .object(
             JSONObject([
@@ -51,6 +52,7 @@ extension Entitlement {
                 .init("transactionId", .string(transactionId)),
                 .init("originalTransactionId", .string(originalTransactionId)),
                 .init("purchaseDate", date(purchaseDate)),
+                .init("source", .string(source.rawValue)),
             ]))
     }
 }
@@ -78,6 +80,7 @@ extension Revocation {
                 .init("currency", currency.map(JSONValue.string) ?? .null),
                 .init("refundedAmount", refundedAmount.map { .number($0.description) } ?? .null),
                 .init("reversedDate", date(reversedDate)),
+                .init("source", .string(source.rawValue)),
             ]))
     }
 }

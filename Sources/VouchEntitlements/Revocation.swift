@@ -142,6 +142,10 @@ public struct Revocation: Sendable, Hashable {
     /// or, without one, of the statement that restored the transaction (the reversal happened
     /// at or before it).
     public let reversedDate: Timestamp?
+    /// Where the refund comes from: ``EntitlementSource/appStore``, or
+    /// ``EntitlementSource/stripe`` for a refunded Stripe charge (``transactionId`` is then the
+    /// charge, ``originalTransactionId`` its subscription when the ledger knows it).
+    public internal(set) var source: EntitlementSource = .appStore
 
     /// ``refundedAmount`` in units of ``currency`` (`1.99 USD`).
     public var refunded: CurrencyAmount? { refundedAmount.map { CurrencyAmount($0, currency: currency ?? "") } }

@@ -81,6 +81,8 @@ public struct StripeEvent: Sendable {
     public var checkoutSession: StripeCheckoutSession? { StripeCheckoutSession(object) }
     /// The invoice of an `invoice.*` event.
     public var invoice: StripeInvoice? { StripeInvoice(object) }
+    /// The charge of a `charge.*` event.
+    public var charge: StripeCharge? { StripeCharge(object) }
 }
 
 /// An event's `type`, with the ones a subscription server reads named. Any other type keeps
@@ -108,6 +110,8 @@ public struct StripeEventType: RawRepresentable, Sendable, Hashable, CustomStrin
     public static let invoicePaymentFailed = Self(rawValue: "invoice.payment_failed")
     /// A Checkout session completed.
     public static let checkoutSessionCompleted = Self(rawValue: "checkout.session.completed")
+    /// A charge was refunded, in whole or in part (`amount_refunded` says how much in all).
+    public static let chargeRefunded = Self(rawValue: "charge.refunded")
 }
 
 /// Stripe's instants: whole seconds since 1970.

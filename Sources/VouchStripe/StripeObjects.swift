@@ -47,6 +47,8 @@ public struct StripeSubscription: Sendable {
     public let trialEnd: Timestamp?
     /// The subscription's own period end (API versions before `2025-03-31.basil`).
     public let subscriptionPeriodEnd: Timestamp?
+    /// When the subscription started (`start_date`).
+    public let startDate: Timestamp?
 
     /// Reads `object` as a subscription; `nil` when it is another object or has no id.
     public init?(_ object: JSONObject) {
@@ -74,6 +76,7 @@ public struct StripeSubscription: Sendable {
         endedAt = StripeTime.timestamp(object["ended_at"])
         trialEnd = StripeTime.timestamp(object["trial_end"])
         subscriptionPeriodEnd = StripeTime.timestamp(object["current_period_end"])
+        startDate = StripeTime.timestamp(object["start_date"])
     }
 
     /// Until when the subscription is paid: its own period end in API versions before
@@ -186,5 +189,39 @@ public struct StripeInvoice: Sendable {
         periodEnd = (object["lines"]?.objectValue?["data"]?.arrayValue ?? []).compactMap {
             StripeTime.timestamp($0.objectValue?["period"]?.objectValue?["end"])
         }.max()
+    }
+}
+
+/// A charge (`object` `charge`), as `charge.refunded` carries it. Amounts are in the smallest
+/// unit of `currency`, as Stripe states them (cents of USD, yen of JPY).
+public struct StripeCharge: Sendable {
+    /// The whole object, every member as Stripe sent it.
+    public let json: JSONObject
+    /// `ch_…`.
+    public let id: String
+    /// `amount`: what was charged.
+    public let amount: Int64?
+    /// `amount_refunded`: what has been refunded of it in all.
+    public let amountRefunded: Int64?
+    /// `currency`, as Stripe writes it (lower case, `usd`).
+    public let currency: String?
+    /// `cus_…`, when the charge has a customer.
+    public let customer: String?
+    /// `in_…`: the invoice the charge paid (API versions before `2025-03-31.basil`).
+    public let invoice: String?
+    /// `metadata`.
+    public let metadata: [String: String]
+
+    /// Reads `object` as a charge; `nil` when it is another object or has no id.
+    public init?(_ object: JSONObject) {
+        guard object["object"]?.stringValue == "charge", let id = object["id"]?.stringValue else { return nil }
+        json = object
+        self.id = id
+        amount = object["amount"]?.int64Value
+        amountRefunded = object["amount_refunded"]?.int64Value
+        currency = object["currency"]?.stringValue
+        customer = StripeTime.id(object["customer"])
+        invoice = StripeTime.id(object["invoice"])
+        metadata = StripeTime.metadata(object["metadata"])
     }
 }

@@ -70,6 +70,7 @@ import Testing
         case ("--expires-in", _), ("--timestamp", _): return "60"
         case ("--stripe-secret-file", _): return folder.appendingPathComponent("stripe-secrets").path
         case ("--tolerance", _): return "300"
+        case ("--stripe-account-key", _): return "account_id"
         case ("--signed-at", _): return "2025-06-01"
         case ("--story", _): return "renewing"
         case ("--api-version", _): return "2024-06-20"

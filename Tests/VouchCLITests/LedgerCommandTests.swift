@@ -223,11 +223,13 @@ import VouchMint
                 {"environment":"Production","appAccountToken":null,"originalTransactionId":"2000000000001000","transactionId":"2000000000001000",\
                 "productId":"com.example.pro.lifetime","type":"Non-Consumable","ownership":"PURCHASED","kind":"refund","state":"revoked",\
                 "revocationDate":\(Self.day(33)),"revoked":"2026-02-03T00:00:00.000Z","revocationReason":1,"revocationType":"REFUND_PRORATED",\
-                "revocationPercentage":33333,"price":29990,"currency":"USD","refundedAmount":9996.5667,"reversedDate":null}
+                "revocationPercentage":33333,"price":29990,"currency":"USD","refundedAmount":9996.5667,"reversedDate":null,\
+                "source":"app_store"}
                 {"environment":"Sandbox","appAccountToken":"\(Self.account)","originalTransactionId":"2000000000002000","transactionId":"2000000000002000",\
                 "productId":"com.example.pro.trial","type":"Non-Consumable","ownership":"PURCHASED","kind":"refund","state":"reversed",\
                 "revocationDate":\(Self.day(41)),"revoked":"2026-02-11T00:00:00.000Z","revocationReason":0,"revocationType":"REFUND_FULL",\
-                "revocationPercentage":100000,"price":0,"currency":"USD","refundedAmount":0,"reversedDate":\(Self.day(42))}
+                "revocationPercentage":100000,"price":0,"currency":"USD","refundedAmount":0,"reversedDate":\(Self.day(42)),\
+                "source":"app_store"}
 
                 """)
         let json = try VouchBinary.object(try String(contentsOfFile: summary, encoding: .utf8))

@@ -289,7 +289,7 @@ struct EntitlementRuleTests {
                 "at":\(F.day(1)),"entitlements":[{"productId":"com.example.pro.lifetime","type":"Non-Consumable",\
                 "subscriptionGroupIdentifier":null,"state":"active","expiresDate":null,"expires":null,"ownership":"PURCHASED",\
                 "transactionId":"\(purchase.transactionId)","originalTransactionId":"\(purchase.originalTransactionId)",\
-                "purchaseDate":\(F.day(0))}]}
+                "purchaseDate":\(F.day(0)),"source":"app_store"}]}
 
                 """)
     }

@@ -66,7 +66,8 @@ import VouchTestSupport
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let executable = try CompiledExample.compile(
-            example + Self.driver, linking: ["Vouch", "VouchOpenSSL", "VouchReceipts", "VouchEntitlements"], in: folder)
+            example + Self.driver,
+            linking: ["Vouch", "VouchOpenSSL", "VouchReceipts", "VouchStripe", "VouchEntitlements"], in: folder)
 
         // A purchase of the catalog's pro product, a day old and valid for thirty more days.
         let now = Timestamp(Date())

@@ -37,7 +37,7 @@ struct BatchCommand: Command {
 
     var options: [CommandOption] {
         [
-            .value("--jobs", short: "j", "N", help: "Verify on N threads (default: all cores)"),
+            InputArguments.jobs,
             .value(
                 "--payload", "WHAT",
                 help: "full (default), none, or FIELD,FIELD… (dotted paths such as\ndata.bundleId reach into objects)"),
@@ -80,12 +80,7 @@ struct BatchCommand: Command {
             shard = parsed
         }
         batch.receiptVerifier = try options.makeReceiptVerifier(arguments)
-        if let text = arguments.value("--jobs") {
-            guard let jobs = Int(text), (1...1024).contains(jobs) else {
-                throw UsageError("--jobs must be a whole number from 1 to 1024; got '\(text)'")
-            }
-            batch.jobs = jobs
-        }
+        if let jobs = try InputArguments.jobs(arguments) { batch.jobs = jobs }
         let format = RecordFormat(
             payload: try Self.payloadSelection(arguments.value("--payload") ?? "full"),
             numbers: arguments.flag("--no-line-number") ? .never : .always, echo: documents.options.echo)

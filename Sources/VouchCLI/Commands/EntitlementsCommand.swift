@@ -25,10 +25,15 @@ struct EntitlementsCommand: Command {
         With --json, one record per account:
           {"environment":…,"appAccountToken":…|null,"originalTransactionIds":[…],"at":…,
            "entitlements":[{"productId":…,"type":…,"subscriptionGroupIdentifier":…,
-           "state":"active|grace_period|trial|non_renewing","expiresDate":…,"expires":…,
-           "ownership":…,"transactionId":…,"originalTransactionId":…,"purchaseDate":…}]
+           "state":"active|grace_period|trial|non_renewing|past_due","expiresDate":…,"expires":…,
+           "ownership":…,"transactionId":…,"originalTransactionId":…,"purchaseDate":…,
+           "source":"app_store|stripe"}]
            [,"tier":{"name":…,"rank":…,"productId":…,"state":…,"expiresDate":…,"expires":…,
-           "transactionId":…}|null]}
+           "transactionId":…,"source":…}|null]}
+        Stripe deliveries in the inputs (with --stripe-secret-file) count too: a subscription
+        active, trialing or past_due grants its price (or product) until its period's end, to
+        the account its metadata names (--stripe-account-key, default account_id) or the
+        Checkout session that created it; the tier is the highest from either channel.
         Accounts come in a stable order: Production, Sandbox, Xcode, LocalTesting; accounts
         with an appAccountToken by token, then the others by originalTransactionId. The same
         tokens in any order or split across any files give the same bytes. A summary goes to
@@ -142,7 +147,8 @@ struct EntitlementsCommand: Command {
             if let tier = answer.tier {
                 lines.append(
                     "  tier \(tier.name) (rank \(tier.rank)) until \(tier.entitlement.expiresDate?.iso8601 ?? "no end")"
-                        + " from \(tier.entitlement.productId), transaction \(tier.entitlement.transactionId)")
+                        + " from \(tier.entitlement.productId) (\(tier.entitlement.source), \(tier.entitlement.state.rawValue)),"
+                        + " \(Self.grant(tier.entitlement))")
             } else {
                 lines.append("  no tier")
             }
@@ -151,8 +157,14 @@ struct EntitlementsCommand: Command {
         for entitlement in answer.entitlements {
             lines.append(
                 "  \(entitlement.productId)  \(entitlement.state.rawValue)  until \(entitlement.expiresDate?.iso8601 ?? "no end")"
-                    + "  \(entitlement.ownership.rawValue)  transaction \(entitlement.transactionId)")
+                    + "  \(entitlement.ownership.rawValue)  \(Self.grant(entitlement))")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `transaction ID` for the App Store, `SOURCE ID` for another source.
+    static func grant(_ entitlement: Entitlement) -> String {
+        (entitlement.source == .appStore ? "transaction" : entitlement.source.rawValue)
+            + " \(entitlement.transactionId)"
     }
 }

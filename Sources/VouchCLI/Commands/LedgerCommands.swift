@@ -98,6 +98,7 @@ struct LedgerAddCommand: Command {
         "\(change.newTransactions) new and \(change.changedTransactions) changed transactions, "
             + "\(change.renewalInfos) renewal infos; notifications \(change.newNotifications) new, "
             + "\(change.duplicateNotifications) duplicates, \(change.retriedNotifications) retries"
+            + (change.otherRecords > 0 ? "; \(change.otherRecords) Stripe records" : "")
     }
 
     static func json(_ change: LedgerStore.Change) -> JSONValue {
@@ -109,6 +110,7 @@ struct LedgerAddCommand: Command {
                 .init("newNotifications", .number(String(change.newNotifications))),
                 .init("duplicateNotifications", .number(String(change.duplicateNotifications))),
                 .init("retriedNotifications", .number(String(change.retriedNotifications))),
+                .init("otherRecords", .number(String(change.otherRecords))),
             ]))
     }
 }
@@ -154,6 +156,7 @@ struct LedgerStatsCommand: Command {
               accounts \(statistics.accounts), chains \(statistics.chains), transactions \(statistics.transactions), renewal infos \(statistics.renewalInfos), accounts named by callers \(statistics.claims)
               statements read \(statistics.statements) (transactions \(fed.transactions), renewal infos \(fed.renewalInfos)), receipts \(fed.receipts), not about entitlements \(fed.ignored), incomplete \(fed.incomplete)
               notifications \(deliveries.notifications) (read \(fed.notifications) times: \(deliveries.duplicates) duplicates, \(deliveries.retries) retries)
+              Stripe subscriptions \(statistics.stripeSubscriptions), refunded Stripe charges \(statistics.stripeRefunds), Stripe events read \(fed.stripeEvents), grants \(statistics.grants)
               last signed \(statistics.lastSignedDate?.iso8601 ?? "never")
 
             """)
@@ -179,6 +182,10 @@ struct LedgerStatsCommand: Command {
                 .init("receipts", number(statistics.fed.receipts)),
                 .init("ignored", number(statistics.fed.ignored)),
                 .init("incomplete", number(statistics.fed.incomplete)),
+                .init("stripeSubscriptions", number(statistics.stripeSubscriptions)),
+                .init("stripeRefunds", number(statistics.stripeRefunds)),
+                .init("stripeEvents", number(statistics.fed.stripeEvents)),
+                .init("grants", number(statistics.grants)),
                 .init("lastSignedDate", statistics.lastSignedDate.map { .number(String($0.milliseconds)) } ?? .null),
                 .init("lastSigned", statistics.lastSignedDate.map { .string($0.iso8601) } ?? .null),
             ]))
@@ -196,7 +203,10 @@ struct LedgerExportCommand: Command {
         statements ("kind":"transaction": the statement in force, the newest signed and
         receipt statements, the newest revocation, the reversal's date), each chain's renewal
         info ("kind":"renewalInfo") and each account named by a caller ("kind":"accountClaim"),
-        in a stable order. The export is for reading only: a ledger takes signed data alone.
+        then each Stripe subscription ("kind":"stripeSubscription": the newest subscription
+        object, payment and Checkout session its events stated), each refunded Stripe charge
+        ("kind":"stripeRefund") and each grant of a server's own source ("kind":"grant"), in a
+        stable order. The export is for reading only: a ledger takes signed data alone.
         """
     let exitStatus = """
         0 success, 64 usage error, 65 the file is not a Vouch store or is of a newer schema or

@@ -2,6 +2,7 @@ import Foundation
 import Vouch
 import VouchBatch
 import VouchEntitlements
+import VouchStripe
 
 /// Reads dumps into an entitlement ledger for `vouch entitlements`, `vouch refunds` and
 /// `vouch ledger add`: the inputs `vouch batch` reads (files or standard input, gzip, tokens,
@@ -14,11 +15,12 @@ struct LedgerInput {
     static let options: [CommandOption] =
         [
             .value("--summary-json", "FILE", help: "Also write the summary as JSON to FILE (- for stdout)"),
-            .value("--jobs", short: "j", "N", help: "Verify on N threads (default: all cores)"),
+            InputArguments.jobs,
         ] + InputArguments.options + [
             TrustOptions.ledger.validationTime, TrustOptions.ledger.root, TrustOptions.receiptRoot,
             TrustOptions.ledger.bundleId, TrustOptions.ledger.appAppleId!, TrustOptions.ledger.environment,
             TrustOptions.ledger.xcodeCertificate, TrustOptions.ledger.noStrictX509,
+            StripeOptions.secretFile, StripeOptions.tolerance, StripeOptions.accountKey,
         ]
 
     /// `--db FILE` of `vouch entitlements` and `vouch refunds`: a store to answer from.
@@ -33,6 +35,8 @@ struct LedgerInput {
     let batch: BatchVerifier
     let input: InputArguments
     let paths: [String]
+    /// The metadata key of a Stripe subscription's account (`--stripe-account-key`).
+    let stripeAccountKey: String
 
     init(command: String, arguments: ParsedArguments, console: Console, readsStandardInput: Bool = true) throws {
         self.command = command
@@ -40,12 +44,10 @@ struct LedgerInput {
         input = try InputArguments(arguments)
         var batch = BatchVerifier(verifier: try options.makeVerifier())
         batch.receiptVerifier = try options.makeReceiptVerifier(arguments)
-        if let text = arguments.value("--jobs") {
-            guard let jobs = Int(text), (1...1024).contains(jobs) else {
-                throw UsageError("--jobs must be a whole number from 1 to 1024; got '\(text)'")
-            }
-            batch.jobs = jobs
-        }
+        if let jobs = try InputArguments.jobs(arguments) { batch.jobs = jobs }
+        batch.stripeVerifier = try StripeOptions.verifier(arguments, command: command, at: console.now())
+        stripeAccountKey = arguments.value("--stripe-account-key") ?? EntitlementLedger.defaultStripeAccountKey
+        guard !stripeAccountKey.isEmpty else { throw UsageError("--stripe-account-key must not be empty") }
         self.batch = batch
         paths = arguments.positionals.isEmpty && readsStandardInput ? ["-"] : arguments.positionals
     }
@@ -60,7 +62,8 @@ struct LedgerInput {
     /// opened before any is read; an input that cannot be read (or a truncated gzip stream) is
     /// an ``InputError``, thrown before anything is printed.
     func read(into ledger: inout EntitlementLedger, console: Console) throws -> Reading {
-        try read(console: console, deliver: { ledger.add($0) }, finished: { _, _ in })
+        try read(
+            console: console, deliver: { ledger.add($0, stripeAccountKey: stripeAccountKey) }, finished: { _, _ in })
     }
 
     /// Reads each input into a ledger of its own and hands it to `each` with the input's name
@@ -70,7 +73,7 @@ struct LedgerInput {
     func read(console: Console, each: (String, EntitlementLedger, BatchSummary) throws -> Void) throws -> Reading {
         var part = EntitlementLedger()
         return try read(
-            console: console, deliver: { part.add($0) },
+            console: console, deliver: { part.add($0, stripeAccountKey: stripeAccountKey) },
             finished: { name, summary in
                 try each(name, part, summary)
                 part = EntitlementLedger()
@@ -231,12 +234,13 @@ struct LedgerInput {
 }
 
 extension EntitlementLedger {
-    /// Adds a verified token's payload or a verified receipt.
-    mutating func add(_ input: VerifiedInput) {
+    /// Adds a verified token's payload, a verified receipt or a verified Stripe event (its
+    /// account named by the metadata key `stripeAccountKey`).
+    mutating func add(_ input: VerifiedInput, stripeAccountKey: String) {
         switch input {
         case .payload(let payload): add(payload)
         case .receipt(let receipt): add(receipt)
-        case .stripeEvent: break
+        case .stripeEvent(let event): add(event, accountKey: stripeAccountKey)
         }
     }
 }

@@ -18,13 +18,17 @@ struct RefundsCommand: Command {
         revocations apart) goes to stderr. A rejected line is reported on stderr and not used.
         With --db, the answer includes what the store holds ('vouch ledger add'), read without
         verifying again (with no FILE, only the records holding a revocation are read).
+        Stripe deliveries in the inputs (with --stripe-secret-file) add their refunded
+        charges (charge.refunded): all that was refunded of a charge by its newest event,
+        in units of its currency, REFUND_FULL when the whole charge was refunded, else
+        REFUND_PRORATED; "source" says "stripe".
 
         With --json, one record per revocation:
           {"environment":…,"appAccountToken":…|null,"originalTransactionId":…,"transactionId":…,
            "productId":…,"type":…,"ownership":…,"kind":"refund|family_revocation",
            "state":"revoked|reversed","revocationDate":…,"revoked":…,"revocationReason":…,
            "revocationType":…,"revocationPercentage":…,"price":…,"currency":…,
-           "refundedAmount":…,"reversedDate":…}
+           "refundedAmount":…,"reversedDate":…,"source":"app_store|stripe"}
         Records are ordered by revocationDate, then environment and transactionId; the same
         tokens in any order or split across any files give the same bytes.
 
@@ -96,7 +100,9 @@ struct RefundsCommand: Command {
         var fields = [
             revocation.revocationDate.iso8601, revocation.kind.rawValue, revocation.state.rawValue,
             revocation.environment.rawValue,
-            revocation.productId, "transaction \(revocation.transactionId)",
+            revocation.productId,
+            (revocation.source == .appStore ? "transaction" : "\(revocation.source) charge")
+                + " \(revocation.transactionId)",
             revocation.appAccountToken.map { "appAccountToken \($0)" }
                 ?? "originalTransactionId \(revocation.originalTransactionId)",
             "reason \(revocation.revocationReason.map { String($0.rawValue) } ?? "none")",

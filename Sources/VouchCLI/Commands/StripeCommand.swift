@@ -56,14 +56,12 @@ struct StripeVerifyCommand: Command {
     var options: [CommandOption] {
         [
             StripeOptions.secretFile,
-            .value(
-                "--tolerance", "SECONDS|none",
-                help: "Reject deliveries signed more than SECONDS before --at\n(default none)"),
+            StripeOptions.tolerance,
             .value("--at", "DATE", help: "The instant --tolerance is checked at (default: now)"),
             .value(
                 "--payload", "WHAT",
                 help: "full (default), none, or FIELD,FIELD… of the event (dotted\npaths such as data.object.id)"),
-            .value("--jobs", short: "j", "N", help: "Verify on N threads (default: all cores)"),
+            InputArguments.jobs,
             .flag("--no-line-number", help: "Leave \"line\" out of each record"),
             .flag("--skip-empty", help: "Give blank lines no record"),
             .flag("--rejections-ok", help: "Exit 0 when deliveries are rejected (usage and I/O errors\nstill fail)"),
@@ -71,33 +69,23 @@ struct StripeVerifyCommand: Command {
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
-        var configuration = StripeWebhookVerifier.Configuration(
-            secrets: try StripeOptions.secrets(arguments, command: "stripe verify"))
-        configuration.tolerance = try Self.tolerance(arguments.value("--tolerance") ?? "none")
+        var instant = console.now()
         if let text = arguments.value("--at") {
-            guard configuration.tolerance != nil else {
+            guard arguments.value("--tolerance") != nil else {
                 throw UsageError("--at is the instant --tolerance is checked at: give --tolerance too")
             }
-            configuration.validationTime = try Spelling.date(text, option: "--at")
-        } else if configuration.tolerance != nil {
-            configuration.validationTime = console.now()
+            instant = try Spelling.date(text, option: "--at")
         }
+        let stripe = try StripeOptions.verifier(arguments, command: "stripe verify", at: instant, required: true)!
         var documents = try InputArguments(arguments, readsTokens: false)
-        documents.options.maximumLineLength = configuration.maximumBodySize
+        documents.options.maximumLineLength = stripe.configuration.maximumBodySize
         // Tokens never reach this verifier: every unit that is not a delivery is rejected first.
         var batch = BatchVerifier(
             verifier: try TrustOptions.make { () throws(ConfigurationError) in
                 try Verifier(configuration: .acceptingAnyApp())
             })
-        batch.stripeVerifier = try TrustOptions.make { () throws(ConfigurationError) in
-            try StripeWebhookVerifier(configuration: configuration)
-        }
-        if let text = arguments.value("--jobs") {
-            guard let jobs = Int(text), (1...1024).contains(jobs) else {
-                throw UsageError("--jobs must be a whole number from 1 to 1024; got '\(text)'")
-            }
-            batch.jobs = jobs
-        }
+        batch.stripeVerifier = stripe
+        if let jobs = try InputArguments.jobs(arguments) { batch.jobs = jobs }
         let format = RecordFormat(
             payload: try BatchCommand.payloadSelection(arguments.value("--payload") ?? "full"),
             numbers: arguments.flag("--no-line-number") ? .never : .always)
@@ -126,15 +114,6 @@ struct StripeVerifyCommand: Command {
         }
         console.diagnose(Self.describe(summary, elapsed: Date().timeIntervalSince(start)))
         return summary.rejected == 0 || arguments.flag("--rejections-ok") ? ExitCode.success : ExitCode.rejected
-    }
-
-    /// `none`, or a whole number of seconds.
-    static func tolerance(_ text: String) throws(UsageError) -> TimeInterval? {
-        if text == "none" { return nil }
-        guard let seconds = Int(text), seconds >= 0 else {
-            throw UsageError("--tolerance must be a whole number of seconds or none; got '\(text)'")
-        }
-        return TimeInterval(seconds)
     }
 
     static func describe(_ summary: BatchSummary, elapsed: TimeInterval) -> String {

@@ -41,6 +41,18 @@ struct InputArguments {
         }
     }
 
+    /// `--jobs N` of every command that verifies on several threads.
+    static let jobs = CommandOption.value("--jobs", short: "j", "N", help: "Verify on N threads (default: all cores)")
+
+    /// The `--jobs` of `arguments`, or `nil` for all cores.
+    static func jobs(_ arguments: ParsedArguments) throws(UsageError) -> Int? {
+        guard let text = arguments.value("--jobs") else { return nil }
+        guard let jobs = Int(text), (1...1024).contains(jobs) else {
+            throw UsageError("--jobs must be a whole number from 1 to 1024; got '\(text)'")
+        }
+        return jobs
+    }
+
     /// `4096`, `64K`, `16M`, `1G`.
     static func size(_ text: String) -> Int? {
         let units: [Character: Int] = ["K": 1 << 10, "M": 1 << 20, "G": 1 << 30]

@@ -1,4 +1,5 @@
 import Foundation
+import Vouch
 import VouchStripe
 
 /// How the Stripe commands read their secrets: from a file, one per line, never from the
@@ -20,5 +21,43 @@ enum StripeOptions {
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
         guard !secrets.isEmpty else { throw InvalidInputError("--stripe-secret-file \(path) holds no secret") }
         return secrets
+    }
+
+    /// `--tolerance`: how old a delivery's signature may be; none by default for stored deliveries.
+    static let tolerance = CommandOption.value(
+        "--tolerance", "SECONDS|none", help: "Reject deliveries signed more than SECONDS before --at\n(default none)")
+
+    /// `--stripe-account-key` of the commands that read Stripe events into a ledger.
+    static let accountKey = CommandOption.value(
+        "--stripe-account-key", "KEY",
+        help: "The Stripe metadata key holding the account id (default\naccount_id)")
+
+    /// `none`, or a whole number of seconds.
+    static func tolerance(_ text: String) throws(UsageError) -> TimeInterval? {
+        if text == "none" { return nil }
+        guard let seconds = Int(text), seconds >= 0 else {
+            throw UsageError("--tolerance must be a whole number of seconds or none; got '\(text)'")
+        }
+        return TimeInterval(seconds)
+    }
+
+    /// The verifier of `--stripe-secret-file` and `--tolerance` (checked at `instant`), or `nil`
+    /// without a secret file when it is not `required`: the ledger commands then reject Stripe
+    /// deliveries.
+    static func verifier(_ arguments: ParsedArguments, command: String, at instant: Date, required: Bool = false)
+        throws -> StripeWebhookVerifier?
+    {
+        guard required || arguments.value("--stripe-secret-file") != nil else {
+            if arguments.value("--tolerance") != nil {
+                throw UsageError("--tolerance applies to Stripe deliveries: give --stripe-secret-file too")
+            }
+            return nil
+        }
+        var configuration = StripeWebhookVerifier.Configuration(secrets: try secrets(arguments, command: command))
+        configuration.tolerance = try tolerance(arguments.value("--tolerance") ?? "none")
+        if configuration.tolerance != nil { configuration.validationTime = instant }
+        return try TrustOptions.make { () throws(ConfigurationError) in
+            try StripeWebhookVerifier(configuration: configuration)
+        }
     }
 }

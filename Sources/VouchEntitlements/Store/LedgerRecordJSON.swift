@@ -110,6 +110,98 @@ enum LedgerRecordJSON {
 
     private static func number(_ value: Int64) -> JSONValue { .number(String(value)) }
 
+    private static func text(_ value: String?) -> JSONValue { value.map(JSONValue.string) ?? .null }
+
+    /// `channel` of every Stripe record.
+    static let stripe = EntitlementSource.stripe.rawValue
+
+    /// `{"kind":"stripeSubscription","channel":"stripe","environment":…,"subscriptionId":…,"account":…,
+    /// "subscription":{…}|null,"payment":{…}|null,"checkout":{…}|null}`: the newest statement of each
+    /// kind the subscription's events made, dates in milliseconds.
+    static func object(_ record: StripeSubscriptionRecord, key: StripeKey) -> JSONValue {
+        func stamp(_ stamp: StripeStamp) -> [JSONObject.Member] {
+            [.init("created", number(stamp.created)), .init("eventId", .string(stamp.eventId))]
+        }
+        let snapshot: JSONValue =
+            record.snapshot.map { snapshot in
+                .object(
+                    JSONObject(
+                        stamp(snapshot.stamp) + [
+                            .init("status", .string(snapshot.status)),
+                            .init(
+                                "items",
+                                .array(
+                                    snapshot.items.map { item in
+                                        .object(
+                                            JSONObject([
+                                                .init("price", text(item.price)),
+                                                .init("product", text(item.product)),
+                                                .init("currentPeriodStart", item.periodStart.map(number) ?? .null),
+                                                .init("currentPeriodEnd", item.periodEnd.map(number) ?? .null),
+                                            ]))
+                                    })),
+                            .init("currentPeriodEnd", snapshot.periodEnd.map(number) ?? .null),
+                            .init("cancelAt", snapshot.cancelAt.map(number) ?? .null),
+                            .init("endedAt", snapshot.endedAt.map(number) ?? .null),
+                            .init("startDate", number(snapshot.startDate)),
+                            .init("customer", text(snapshot.customer)),
+                            .init("account", text(snapshot.account)),
+                        ]))
+            } ?? .null
+        let payment: JSONValue =
+            record.payment.map { payment in
+                .object(
+                    JSONObject(
+                        stamp(payment.stamp) + [
+                            .init("paid", .bool(payment.paid)),
+                            .init("periodEnd", payment.periodEnd.map(number) ?? .null),
+                            .init("account", text(payment.account)),
+                        ]))
+            } ?? .null
+        let checkout: JSONValue =
+            record.checkout.map { .object(JSONObject(stamp($0.stamp) + [.init("account", text($0.account))])) }
+            ?? .null
+        return .object(
+            JSONObject([
+                .init("kind", "stripeSubscription"), .init("channel", .string(stripe)),
+                .init("environment", .string(key.environment)), .init("subscriptionId", .string(key.id)),
+                .init("account", text(record.account)), .init("subscription", snapshot), .init("payment", payment),
+                .init("checkout", checkout),
+            ]))
+    }
+
+    /// `{"kind":"stripeRefund","channel":"stripe","environment":…,"chargeId":…,"created":…,"eventId":…,
+    /// "amount":…,"amountRefunded":…,"currency":…,"customer":…,"invoice":…,"account":…}`: the newest
+    /// `charge.refunded` of a charge, amounts in the currency's smallest unit as Stripe states them.
+    static func object(_ refund: StripeRefundRecord, key: StripeKey) -> JSONValue {
+        .object(
+            JSONObject([
+                .init("kind", "stripeRefund"), .init("channel", .string(stripe)),
+                .init("environment", .string(key.environment)), .init("chargeId", .string(key.id)),
+                .init("created", number(refund.stamp.created)), .init("eventId", .string(refund.stamp.eventId)),
+                .init("amount", refund.amount.map(number) ?? .null),
+                .init("amountRefunded", number(refund.amountRefunded)), .init("currency", .string(refund.currency)),
+                .init("customer", text(refund.customer)), .init("invoice", text(refund.invoice)),
+                .init("account", text(refund.account)),
+            ]))
+    }
+
+    /// `{"kind":"grant","channel":SOURCE,"environment":…,"id":…,"appAccountToken":…,"originalTransactionId":…,
+    /// "productId":…,"state":…,"startDate":…,"expiresDate":…,"signedDate":…}`.
+    static func object(_ grant: EntitlementGrant) -> JSONValue {
+        .object(
+            JSONObject([
+                .init("kind", "grant"), .init("channel", .string(grant.source.rawValue)),
+                .init("environment", .string(grant.account.environment.rawValue)), .init("id", .string(grant.id)),
+                .init("appAccountToken", text(grant.account.appAccountToken)),
+                .init("originalTransactionId", text(grant.account.originalTransactionId)),
+                .init("productId", .string(grant.productId)), .init("state", .string(grant.state.rawValue)),
+                .init("startDate", number(grant.startDate.milliseconds)),
+                .init("expiresDate", grant.expiresDate.map { number($0.milliseconds) } ?? .null),
+                .init("signedDate", number(grant.signedDate.milliseconds)),
+            ]))
+    }
+
     // MARK: Reading
 
     /// What a stored line holds.
@@ -117,6 +209,9 @@ enum LedgerRecordJSON {
         case transaction(TransactionRecord)
         case renewal(EntitlementLedger.RenewalKey, RenewalStatement)
         case claim(EntitlementLedger.RenewalKey, String)
+        case stripeSubscription(StripeKey, StripeSubscriptionRecord)
+        case stripeRefund(StripeKey, StripeRefundRecord)
+        case grant(EntitlementGrant)
     }
 
     /// Reads a record written by ``object(_:)`` and its siblings.
@@ -128,6 +223,10 @@ enum LedgerRecordJSON {
             throw RecordFormatError(reason: "not a JSON object: \(error)")
         }
         let fields = Fields(object: object, path: "record")
+        switch try fields.string("kind") {
+        case "stripeSubscription", "stripeRefund", "grant": return try readOtherChannel(fields)
+        default: break
+        }
         let key = EntitlementLedger.RenewalKey(
             environment: try fields.string("environment"),
             originalTransactionId: try fields.string("originalTransactionId"))
@@ -171,6 +270,80 @@ enum LedgerRecordJSON {
             return .claim(key, try fields.string("appAccountToken"))
         case let kind:
             throw RecordFormatError(reason: "unknown kind \(kind)")
+        }
+    }
+
+    /// A record of a channel other than the App Store's.
+    private static func readOtherChannel(_ fields: Fields) throws(RecordFormatError) -> Stored {
+        let environment = try fields.string("environment")
+        func stamp(_ fields: Fields) throws(RecordFormatError) -> StripeStamp {
+            StripeStamp(created: try fields.integer("created"), eventId: try fields.string("eventId"))
+        }
+        switch try fields.string("kind") {
+        case "stripeSubscription":
+            guard try fields.string("channel") == stripe else { throw RecordFormatError(reason: "unknown channel") }
+            var record = StripeSubscriptionRecord()
+            if let nested = try fields.object("subscription") {
+                var items: [StripeSubscriptionRecord.Snapshot.Item] = []
+                for (index, value) in (try nested.array("items")).enumerated() {
+                    guard let item = value.objectValue else {
+                        throw RecordFormatError(reason: "record.subscription.items[\(index)]: expected an object")
+                    }
+                    let fields = Fields(object: item, path: "record.subscription.items[\(index)]")
+                    items.append(
+                        .init(
+                            price: try fields.optionalString("price"), product: try fields.optionalString("product"),
+                            periodStart: try fields.optionalInteger("currentPeriodStart"),
+                            periodEnd: try fields.optionalInteger("currentPeriodEnd")))
+                }
+                record.snapshot = .init(
+                    stamp: try stamp(nested), status: try nested.string("status"), items: items,
+                    periodEnd: try nested.optionalInteger("currentPeriodEnd"),
+                    cancelAt: try nested.optionalInteger("cancelAt"), endedAt: try nested.optionalInteger("endedAt"),
+                    startDate: try nested.integer("startDate"),
+                    customer: try nested.optionalString("customer"), account: try nested.optionalString("account"))
+            }
+            if let nested = try fields.object("payment") {
+                record.payment = .init(
+                    stamp: try stamp(nested), paid: try nested.bool("paid"),
+                    periodEnd: try nested.optionalInteger("periodEnd"), account: try nested.optionalString("account"))
+            }
+            if let nested = try fields.object("checkout") {
+                record.checkout = .init(stamp: try stamp(nested), account: try nested.optionalString("account"))
+            }
+            guard record.snapshot != nil || record.payment != nil || record.checkout != nil else {
+                throw RecordFormatError(reason: "a Stripe subscription record without a statement")
+            }
+            return .stripeSubscription(
+                StripeKey(environment: environment, id: try fields.string("subscriptionId")), record)
+        case "stripeRefund":
+            guard try fields.string("channel") == stripe else { throw RecordFormatError(reason: "unknown channel") }
+            return .stripeRefund(
+                StripeKey(environment: environment, id: try fields.string("chargeId")),
+                StripeRefundRecord(
+                    stamp: try stamp(fields), amount: try fields.optionalInteger("amount"),
+                    amountRefunded: try fields.integer("amountRefunded"), currency: try fields.string("currency"),
+                    customer: try fields.optionalString("customer"), invoice: try fields.optionalString("invoice"),
+                    account: try fields.optionalString("account")))
+        default:
+            let account =
+                if let token = try fields.optionalString("appAccountToken") {
+                    AccountKey(environment: environment, appAccountToken: token, originalTransactionId: "")
+                } else {
+                    AccountKey(
+                        environment: environment, appAccountToken: nil,
+                        originalTransactionId: try fields.string("originalTransactionId"))
+                }
+            guard let state = Entitlement.State(rawValue: try fields.string("state")) else {
+                throw RecordFormatError(reason: "record.state is not a state")
+            }
+            return .grant(
+                EntitlementGrant(
+                    source: EntitlementSource(rawValue: try fields.string("channel")), id: try fields.string("id"),
+                    account: account, productId: try fields.string("productId"), state: state,
+                    startDate: Timestamp(milliseconds: try fields.integer("startDate")),
+                    expiresDate: try fields.optionalInteger("expiresDate").map(Timestamp.init(milliseconds:)),
+                    signedDate: Timestamp(milliseconds: try fields.integer("signedDate"))))
         }
     }
 
@@ -246,6 +419,15 @@ enum LedgerRecordJSON {
 
         func bool(_ name: StaticString) throws(RecordFormatError) -> Bool {
             try required(try read { fields throws(PayloadFieldError) in try fields.bool(name) }, name)
+        }
+
+        /// A nested array (empty when absent).
+        func array(_ name: String) throws(RecordFormatError) -> [JSONValue] {
+            guard let value = fields.object[name], !value.isNull else { return [] }
+            guard let array = value.arrayValue else {
+                throw RecordFormatError(reason: "\(path).\(name): expected an array")
+            }
+            return array
         }
 
         /// A nested object, or `nil` when it is `null` or absent.

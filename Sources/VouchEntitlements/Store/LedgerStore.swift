@@ -1,6 +1,7 @@
 public import Foundation
 public import Vouch
 public import VouchReceipts
+public import VouchStripe
 
 /// An entitlement ledger kept in a file: SQLite, one writer and any number of readers at once
 /// (write-ahead logging), every change one transaction.
@@ -168,9 +169,13 @@ public final class LedgerStore: @unchecked Sendable {
     }
 
     /// Schema 1. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
-    /// channel (`app_store`); each channel keeps its records in tables of its own
+    /// channel (`app_store`); the App Store keeps its records in tables of its own
     /// (`app_store_transaction`, `app_store_renewal`), their bodies the records of
-    /// `vouch ledger export` (less the statement in force, which is derived). Records are a
+    /// `vouch ledger export` (less the statement in force, which is derived). The other
+    /// channels (Stripe's subscriptions and refunded charges, a server's own grants) keep one
+    /// record each in `channel_record`, with the account (or, for an account without a token,
+    /// the id it is known by, `chain`) it belongs to; `refund` tells a refunded charge from a
+    /// grant. Records are a
     /// kilobyte or so: ordinary tables, with their keys unique, rather than `WITHOUT ROWID`.
     static let schema = """
         CREATE TABLE chain (
@@ -219,6 +224,19 @@ public final class LedgerStore: @unchecked Sendable {
             body TEXT NOT NULL,
             UNIQUE (environment, original_transaction_id)
         );
+        CREATE TABLE channel_record (
+            channel TEXT NOT NULL,
+            environment TEXT NOT NULL,
+            id TEXT NOT NULL,
+            refund INTEGER NOT NULL,
+            account TEXT,
+            chain TEXT NOT NULL,
+            body TEXT NOT NULL,
+            PRIMARY KEY (channel, environment, refund, id)
+        ) WITHOUT ROWID;
+        CREATE INDEX channel_record_by_account ON channel_record (account) WHERE account IS NOT NULL;
+        CREATE INDEX channel_record_by_chain ON channel_record (chain);
+        CREATE INDEX channel_record_by_id ON channel_record (id);
         """
 
     private static let channel = LedgerRecordJSON.appStore
@@ -270,6 +288,9 @@ public final class LedgerStore: @unchecked Sendable {
     public struct Change: Sendable, Hashable {
         /// Transactions the store did not hold before.
         public internal(set) var newTransactions = 0
+        /// Stripe subscriptions, refunded Stripe charges and grants of a server's own sources
+        /// that are new or changed.
+        public internal(set) var otherRecords = 0
         /// Transactions held before whose record changed (a newer statement, a revocation).
         public internal(set) var changedTransactions = 0
         /// Chains whose renewal info changed.
@@ -298,6 +319,7 @@ public final class LedgerStore: @unchecked Sendable {
             sum.changedTransactions += rhs.changedTransactions
             sum.renewalInfos += rhs.renewalInfos
             sum.claims += rhs.claims
+            sum.otherRecords += rhs.otherRecords
             sum.newNotifications += rhs.newNotifications
             sum.duplicateNotifications += rhs.duplicateNotifications
             sum.retriedNotifications += rhs.retriedNotifications
@@ -328,6 +350,26 @@ public final class LedgerStore: @unchecked Sendable {
     public func add(_ receipt: VerifiedReceipt, account: UUID? = nil) throws(LedgerError) -> Change {
         var ledger = EntitlementLedger()
         if let account { try ledger.add(receipt, account: account) } else { ledger.add(receipt) }
+        return try add(contentsOf: ledger)
+    }
+
+    /// Adds what a verified Stripe event says, in one transaction, as
+    /// ``EntitlementLedger/add(_:accountKey:)``.
+    @discardableResult
+    public func add(_ event: VerifiedStripeEvent, accountKey: String = EntitlementLedger.defaultStripeAccountKey)
+        throws(LedgerError) -> Change
+    {
+        var ledger = EntitlementLedger()
+        ledger.add(event, accountKey: accountKey)
+        return try add(contentsOf: ledger)
+    }
+
+    /// Adds a grant of a source of the server's own, in one transaction; the newest statement
+    /// of each grant wins.
+    @discardableResult
+    public func add(_ grant: EntitlementGrant) throws(LedgerError) -> Change {
+        var ledger = EntitlementLedger()
+        ledger.add(grant)
         return try add(contentsOf: ledger)
     }
 
@@ -405,8 +447,74 @@ public final class LedgerStore: @unchecked Sendable {
             }
         }
         try storeDeliveries(delta, into: &change)
+        try storeOtherChannels(delta, into: &change, lastSigned: &lastSigned)
         try count(delta.statistics, lastSigned: lastSigned)
         return change
+    }
+
+    /// Joins the Stripe subscriptions, refunded charges and grants of `delta` into the stored
+    /// ones, writing each record that changed.
+    private func storeOtherChannels(_ delta: EntitlementLedger, into change: inout Change, lastSigned: inout Int64?)
+        throws(LedgerError)
+    {
+        let get = try statement(
+            "SELECT body FROM channel_record WHERE channel = ? AND environment = ? AND refund = ? AND id = ?",
+            phase: .write)
+        let put = try statement(
+            "INSERT OR REPLACE INTO channel_record (channel, environment, refund, id, account, chain, body) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?)", phase: .write)
+        func known(_ channel: String, _ environment: String, refund: Bool, _ id: String) throws(LedgerError)
+            -> EntitlementLedger
+        {
+            var ledger = EntitlementLedger()
+            try get.rows([.text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id)]) {
+                row throws(LedgerError) in try insert(row.bytes(0), into: &ledger)
+            }
+            return ledger
+        }
+        func write(
+            _ channel: String, _ environment: String, refund: Bool, _ id: String, account: AccountKey?,
+            _ body: JSONValue
+        ) throws(LedgerError) {
+            change.otherRecords += 1
+            try put.run([
+                .text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id),
+                account?.appAccountToken.map(SQLiteStatement.Value.text) ?? .null,
+                .text(account?.originalTransactionId ?? id), .text(JSONWriter.string(body)),
+            ])
+        }
+        let stripe = LedgerRecordJSON.stripe
+        for (key, record) in delta.stripeSubscriptions {
+            var merged = try known(stripe, key.environment, refund: false, key.id)
+            let before = merged.stripeSubscriptions[key]
+            merged.insert(record, for: key)
+            guard let joined = merged.stripeSubscriptions[key], joined != before else { continue }
+            for stamp in [joined.snapshot?.stamp, joined.payment?.stamp, joined.checkout?.stamp].compactMap({ $0 }) {
+                lastSigned = max(lastSigned ?? stamp.created, stamp.created)
+            }
+            try write(
+                stripe, key.environment, refund: false, key.id, account: merged.subscriptionAccounts[key],
+                LedgerRecordJSON.object(joined, key: key))
+        }
+        for (key, refund) in delta.stripeRefunds {
+            var merged = try known(stripe, key.environment, refund: true, key.id)
+            let before = merged.stripeRefunds[key]
+            merged.insert(refund, for: key)
+            guard let newest = merged.stripeRefunds[key], newest != before else { continue }
+            lastSigned = max(lastSigned ?? newest.stamp.created, newest.stamp.created)
+            try write(
+                stripe, key.environment, refund: true, key.id, account: nil, LedgerRecordJSON.object(newest, key: key))
+        }
+        for (key, grant) in delta.grants {
+            var merged = try known(key.source, key.environment, refund: false, key.id)
+            let before = merged.grants[key]
+            merged.insert(grant)
+            guard let newest = merged.grants[key], newest != before else { continue }
+            lastSigned = max(lastSigned ?? newest.signedDate.milliseconds, newest.signedDate.milliseconds)
+            try write(
+                key.source, key.environment, refund: false, key.id, account: newest.account,
+                LedgerRecordJSON.object(newest))
+        }
     }
 
     private func storeDeliveries(_ delta: EntitlementLedger, into change: inout Change) throws(LedgerError) {
@@ -439,6 +547,7 @@ public final class LedgerStore: @unchecked Sendable {
         [
             ("transactions", \.transactions), ("renewalInfos", \.renewalInfos), ("notifications", \.notifications),
             ("ignored", \.ignored), ("incomplete", \.incomplete), ("receipts", \.receipts),
+            ("stripeEvents", \.stripeEvents), ("grants", \.grants),
         ]
     }
 
@@ -488,6 +597,9 @@ public final class LedgerStore: @unchecked Sendable {
             case .transaction(let record): ledger.insert(record)
             case .renewal(let key, let statement): ledger.insert(statement, for: key)
             case .claim(let key, let token): ledger.insert(claim: token, for: key)
+            case .stripeSubscription(let key, let record): ledger.insert(record, for: key)
+            case .stripeRefund(let key, let refund): ledger.insert(refund, for: key)
+            case .grant(let grant): ledger.insert(grant)
             }
         } catch {
             throw LedgerError(.corruptStore, "\(path) holds a record that does not read: \(error.reason)")
@@ -500,6 +612,7 @@ public final class LedgerStore: @unchecked Sendable {
             "SELECT body FROM app_store_transaction ORDER BY environment, original_transaction_id, ownership, transaction_id",
             "SELECT body FROM app_store_renewal ORDER BY environment, original_transaction_id",
             "SELECT \(Self.claimJSON) FROM claim WHERE channel = 'app_store' ORDER BY environment, chain",
+            "SELECT body FROM channel_record ORDER BY channel, environment, refund, id",
         ] {
             try statement(sql, phase: .read).rows { row throws(LedgerError) in try body(row.bytes(0)) }
         }
@@ -534,6 +647,9 @@ public final class LedgerStore: @unchecked Sendable {
                     case .transaction(let record): object = LedgerRecordJSON.object(record, inForce: true)
                     case .renewal(let key, let statement): object = LedgerRecordJSON.object(statement, key: key)
                     case .claim(let key, let token): object = LedgerRecordJSON.claim(token, key: key)
+                    case .stripeSubscription(let key, let record): object = LedgerRecordJSON.object(record, key: key)
+                    case .stripeRefund(let key, let refund): object = LedgerRecordJSON.object(refund, key: key)
+                    case .grant(let grant): object = LedgerRecordJSON.object(grant)
                     }
                 } catch {
                     throw LedgerError(.corruptStore, "\(path) holds a record that does not read: \(error.reason)")
@@ -554,6 +670,14 @@ public final class LedgerStore: @unchecked Sendable {
             try statement(
                 "SELECT environment, account, chain FROM chain WHERE account = ?1 AND channel = 'app_store' "
                     + "UNION SELECT environment, account, chain FROM chain WHERE chain = ?2 AND channel = 'app_store'",
+                phase: .read
+            ).rows([.text(identifier.lowercased()), .text(identifier)]) { row in
+                found.insert(Self.account(row))
+            }
+            try statement(
+                "SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND account = ?1 "
+                    + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND chain = ?2 "
+                    + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND id = ?2",
                 phase: .read
             ).rows([.text(identifier.lowercased()), .text(identifier)]) { row in
                 found.insert(Self.account(row))
@@ -579,6 +703,9 @@ public final class LedgerStore: @unchecked Sendable {
                     + "AND c.chain = t.original_transaction_id AND c.scope = t.ownership WHERE t.transaction_id = ?",
                 phase: .read
             ).rows([.text(transactionId)]) { row in found.insert(Self.account(row)) }
+            try statement(
+                "SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND id = ?", phase: .read
+            ).rows([.text(transactionId)]) { row in found.insert(Self.account(row)) }
             return found.sorted()
         }
     }
@@ -587,8 +714,11 @@ public final class LedgerStore: @unchecked Sendable {
     public func accounts() throws(LedgerError) -> [AccountKey] {
         try reading { () throws(LedgerError) -> [AccountKey] in
             var found = Set<AccountKey>()
-            try statement("SELECT environment, account, chain FROM chain WHERE channel = 'app_store'", phase: .read)
-                .rows { row in found.insert(Self.account(row)) }
+            try statement(
+                "SELECT environment, account, chain FROM chain WHERE channel = 'app_store' "
+                    + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0",
+                phase: .read
+            ).rows { row in found.insert(Self.account(row)) }
             return found.sorted()
         }
     }
@@ -621,9 +751,16 @@ public final class LedgerStore: @unchecked Sendable {
                     keys.insert(.init(environment: environment, originalTransactionId: row.text(0) ?? ""))
                 }
             }
-            guard !keys.isEmpty else { return nil }
             var ledger = EntitlementLedger(catalog: catalog)
             try load(keys, into: &ledger, phase: .read)
+            let others =
+                account.appAccountToken != nil
+                ? "SELECT body FROM channel_record WHERE account = ?1 AND environment = ?2 AND refund = 0"
+                : "SELECT body FROM channel_record WHERE chain = ?1 AND environment = ?2 AND refund = 0 "
+                    + "AND account IS NULL"
+            try statement(others, phase: .read).rows([
+                .text(account.appAccountToken ?? account.originalTransactionId ?? ""), .text(environment),
+            ]) { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
             return ledger.entitlements(of: account, at: instant)
         }
     }
@@ -657,6 +794,10 @@ public final class LedgerStore: @unchecked Sendable {
             }
             var ledger = EntitlementLedger(catalog: catalog)
             try load(keys, into: &ledger, phase: .read)
+            // A refunded Stripe charge is told with its subscription, found by its customer.
+            try statement("SELECT body FROM channel_record WHERE channel = 'stripe'", phase: .read).rows {
+                row throws(LedgerError) in try insert(row.bytes(0), into: &ledger)
+            }
             return ledger.revocations(since: since)
         }
     }
@@ -680,6 +821,12 @@ public final class LedgerStore: @unchecked Sendable {
         public internal(set) var renewalInfos = 0
         /// Chains bound to an account a caller named.
         public internal(set) var claims = 0
+        /// Stripe subscriptions.
+        public internal(set) var stripeSubscriptions = 0
+        /// Refunded Stripe charges.
+        public internal(set) var stripeRefunds = 0
+        /// Grants of a server's own sources.
+        public internal(set) var grants = 0
         /// What the additions read, summed (transaction and renewal info statements,
         /// notifications, receipts, payloads ignored, incomplete ones).
         public internal(set) var fed = EntitlementLedger.Statistics()
@@ -707,8 +854,14 @@ public final class LedgerStore: @unchecked Sendable {
                 return Int(query.integer(0) ?? 0)
             }
             statistics.accounts = try integer(
-                "SELECT count(*) FROM (SELECT DISTINCT environment, coalesce(account, '#' || chain) FROM chain "
-                    + "WHERE channel = 'app_store')")
+                "SELECT count(*) FROM (SELECT environment, coalesce(account, '#' || chain) FROM chain "
+                    + "WHERE channel = 'app_store' UNION SELECT environment, coalesce(account, '#' || chain) "
+                    + "FROM channel_record WHERE refund = 0)")
+            statistics.stripeSubscriptions = try integer(
+                "SELECT count(*) FROM channel_record WHERE channel = 'stripe' AND refund = 0")
+            statistics.stripeRefunds = try integer(
+                "SELECT count(*) FROM channel_record WHERE channel = 'stripe' AND refund = 1")
+            statistics.grants = try integer("SELECT count(*) FROM channel_record WHERE channel != 'stripe'")
             statistics.chains = try integer("SELECT count(*) FROM chain WHERE channel = 'app_store'")
             statistics.transactions = try integer("SELECT count(*) FROM app_store_transaction")
             statistics.renewalInfos = try integer("SELECT count(*) FROM app_store_renewal")

@@ -46,14 +46,18 @@ public struct MintStory: Sendable {
     /// Store writes it, and the Checkout metadata on the web), with nothing in it yet.
     /// - Parameters:
     ///   - account: the account id.
-    ///   - environment: the `environment` of every App Store payload.
+    ///   - environment: the `environment` of every App Store payload; by default the one that
+    ///     matches Stripe's mode (Production for live mode, Sandbox for test mode), so that a
+    ///     reader of both channels sees one account.
     ///   - bundleId: the `bundleId` of every App Store payload.
     ///   - stripe: renders the Stripe events (seed, API version, mode, metadata key).
     public init(
-        account: String, environment: AppStoreEnvironment = .production, bundleId: String = "com.example.app",
+        account: String, environment: AppStoreEnvironment? = nil, bundleId: String = "com.example.app",
         stripe: MintStripe = MintStripe(date: Date(timeIntervalSince1970: 0))
     ) {
-        appStore = MintHistory(environment: environment, bundleId: bundleId, appAccountToken: account)
+        appStore = MintHistory(
+            environment: environment ?? (stripe.livemode ? .production : .sandbox), bundleId: bundleId,
+            appAccountToken: account)
         web = MintStripeHistory(account: account.lowercased(), generator: stripe)
     }
 

@@ -283,7 +283,7 @@ public struct MintStripe: Sendable {
             object["refunds"] = .object(list([.object(refund)], url: "/v1/charges/\(charge)/refunds"))
             object["status"] = "succeeded"
             add(
-                StripeEventType(rawValue: "charge.refunded"), at: at, object,
+                .chargeRefunded, at: at, object,
                 previous: ["amount_refunded": 0, "refunded": false])
         }
 

@@ -1,0 +1,164 @@
+public import Foundation
+public import Vouch
+
+/// Where an entitlement comes from: the App Store, Stripe, or a source of a server's own
+/// (Google Play, a grant by hand), named by its text.
+public struct EntitlementSource: RawRepresentable, Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The source's name, as records and the CLI print it.
+    public let rawValue: String
+    /// A source named `rawValue`.
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public var description: String { rawValue }
+    public static func < (lhs: EntitlementSource, rhs: EntitlementSource) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    /// Verified App Store data: signed transactions, renewal info, notifications, receipts.
+    public static let appStore = EntitlementSource(rawValue: "app_store")
+    /// Verified Stripe webhook events.
+    public static let stripe = EntitlementSource(rawValue: "stripe")
+}
+
+/// Access from a source the ledger does not read itself, in the terms every source shares: the
+/// account, what it grants, from when until when, and in what state. The ledger weighs it with
+/// the App Store's and Stripe's grants in the one tier merge (the highest rank, then the later
+/// end).
+///
+/// A grant is known by its source, environment and id; the newest (by ``signedDate``) wins, so
+/// a server ends or changes a grant by adding a newer one with the same id (an ``expiresDate``
+/// at the end). Add only grants your server has established as true (a verified purchase of
+/// another store, a decision by hand): the ledger takes them as given.
+public struct EntitlementGrant: Sendable, Hashable {
+    /// Where it comes from (not ``EntitlementSource/appStore`` or ``EntitlementSource/stripe``,
+    /// which the ledger reads from verified data itself).
+    public var source: EntitlementSource
+    /// The grant's id in its source (a purchase token, an order id): with the source and the
+    /// account's environment, what makes two grants the same grant.
+    public var id: String
+    /// The account it is for (``AccountKey/init(environment:appAccountToken:)-(_,UUID)``, say).
+    public var account: AccountKey
+    /// What it grants: a product id the catalog may map to a tier.
+    public var productId: String
+    /// Its state while it lasts (`active`, `trial`, …).
+    public var state: Entitlement.State
+    /// When it starts.
+    public var startDate: Timestamp
+    /// When it ends; `nil` when it does not.
+    public var expiresDate: Timestamp?
+    /// When the source stated it: the newest statement of a grant wins.
+    public var signedDate: Timestamp
+
+    /// A grant of `productId` to `account` from `startDate` until `expiresDate`.
+    public init(
+        source: EntitlementSource, id: String, account: AccountKey, productId: String,
+        state: Entitlement.State = .active,
+        startDate: Timestamp, expiresDate: Timestamp?, signedDate: Timestamp
+    ) {
+        self.source = source
+        self.id = id
+        self.account = account
+        self.productId = productId
+        self.state = state
+        self.startDate = startDate
+        self.expiresDate = expiresDate
+        self.signedDate = signedDate
+    }
+
+    /// Whether this statement of a grant supersedes `other`'s: the later ``signedDate``, then,
+    /// for statements signed at the same instant, a fixed order of their contents, so that any
+    /// order of adding gives one answer.
+    func supersedes(_ other: EntitlementGrant) -> Bool {
+        func order(_ grant: EntitlementGrant) -> (Int64, String, Int64, Int64, String, String) {
+            (
+                grant.signedDate.milliseconds, grant.state.rawValue, grant.expiresDate?.milliseconds ?? Int64.max,
+                grant.startDate.milliseconds, grant.productId, grant.account.description
+            )
+        }
+        return order(self) > order(other)
+    }
+
+    /// The entitlement it gives at `instant`, if any.
+    func entitlement(at instant: Int64) -> Entitlement? {
+        guard startDate.milliseconds <= instant, expiresDate.map({ instant < $0.milliseconds }) ?? true else {
+            return nil
+        }
+        return Entitlement(
+            productId: productId, type: .autoRenewableSubscription, subscriptionGroupIdentifier: nil, state: state,
+            expiresDate: expiresDate, ownership: .purchased, transactionId: id, originalTransactionId: id,
+            purchaseDate: startDate, source: source)
+    }
+}
+
+/// What a grant is known by.
+struct GrantKey: Hashable, Sendable, Comparable {
+    var source: String
+    var environment: String
+    var id: String
+
+    static func < (lhs: GrantKey, rhs: GrantKey) -> Bool {
+        (lhs.source, lhs.environment, lhs.id) < (rhs.source, rhs.environment, rhs.id)
+    }
+}
+
+extension EntitlementLedger {
+    /// Adds a grant of a source of the server's own; the newest statement of each grant wins.
+    public mutating func add(_ grant: EntitlementGrant) {
+        statistics.grants += 1
+        insert(grant)
+    }
+
+    mutating func insert(_ grant: EntitlementGrant) {
+        let key = GrantKey(source: grant.source.rawValue, environment: grant.account.environment.rawValue, id: grant.id)
+        if let known = grants[key] {
+            guard grant.supersedes(known) else { return }
+            if known.account != grant.account { Self.remove(key, from: &accountGrants, of: known.account) }
+        }
+        grants[key] = grant
+        grantsById[key.id, default: []].insert(key)
+        environments.insert(key.environment)
+        Self.insert(key, into: &accountGrants, of: grant.account)
+    }
+
+    /// Adds `other`'s grants, Stripe subscriptions and refunds.
+    mutating func mergeGrants(_ other: EntitlementLedger) {
+        for grant in other.grants.values { insert(grant) }
+        for (key, record) in other.stripeSubscriptions { insert(record, for: key) }
+        for (key, record) in other.stripeRefunds { insert(record, for: key) }
+    }
+
+    /// The entitlements the grants and Stripe subscriptions of `account` give at `instant`.
+    func grantedEntitlements(of account: AccountKey, at instant: Int64) -> [Entitlement] {
+        var found = (accountGrants[account] ?? []).compactMap { grants[$0]?.entitlement(at: instant) }
+        for key in accountSubscriptions[account] ?? [] {
+            guard let record = stripeSubscriptions[key] else { continue }
+            found += record.grants(key: key, account: account, catalog: catalog).compactMap {
+                $0.entitlement(at: instant)
+            }
+        }
+        return found
+    }
+
+    /// The accounts of the grants and Stripe subscriptions whose id is `id`.
+    func accounts(withGrantId id: String) -> Set<AccountKey> {
+        var found = Set<AccountKey>()
+        for environment in environments {
+            if let account = subscriptionAccounts[StripeKey(environment: environment, id: id)] { found.insert(account) }
+        }
+        for key in grantsById[id] ?? [] {
+            if let grant = grants[key] { found.insert(grant.account) }
+        }
+        return found
+    }
+
+    static func insert<Key: Comparable>(_ key: Key, into index: inout [AccountKey: [Key]], of account: AccountKey) {
+        var list = index[account] ?? []
+        let at = list.firstIndex { $0 >= key } ?? list.endIndex
+        if at < list.endIndex, list[at] == key { return }
+        list.insert(key, at: at)
+        index[account] = list
+    }
+
+    static func remove<Key: Comparable>(_ key: Key, from index: inout [AccountKey: [Key]], of account: AccountKey) {
+        guard var list = index[account] else { return }
+        list.removeAll { $0 == key }
+        index[account] = list.isEmpty ? nil : list
+    }
+}
