@@ -140,7 +140,7 @@ struct EntitlementsCommand: Command {
             "\(account.environment.rawValue) "
                 + (account.appAccountToken.map { "appAccountToken \($0)" }
                     ?? "originalTransactionId \(account.originalTransactionId ?? "")")
-                + (account.appAccountToken == nil
+                + (account.appAccountToken == nil || answer.originalTransactionIds.isEmpty
                     ? "" : " (chains \(answer.originalTransactionIds.joined(separator: ", ")))")
         ]
         if includeTier {
