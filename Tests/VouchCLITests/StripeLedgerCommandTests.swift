@@ -10,11 +10,15 @@ import VouchTestSupport
     typealias L = LedgerCommandTests
     static let secret = "whsec_cli_ledger"
 
-    static let scenario: MintStory.TwoChannel = try! MintStory.twoChannel(
-        signer: L.signer, stripeSigner: try! MintStripeSigner(secrets: [secret]),
-        stripe: MintStripe(seed: 5, date: Date(timeIntervalSince1970: 0)))
+    /// The story, minted for each test (a value kept in a static would outlive the test run,
+    /// where LeakSanitizer counts what it holds as leaked).
+    static func scenario() throws -> MintStory.TwoChannel {
+        try MintStory.twoChannel(
+            signer: L.signer, stripeSigner: try MintStripeSigner(secrets: [secret]),
+            stripe: MintStripe(seed: 5, date: Date(timeIntervalSince1970: 0)))
+    }
 
-    static func files(through instant: Timestamp, name: String) throws -> (
+    static func files(_ scenario: MintStory.TwoChannel, through instant: Timestamp, name: String) throws -> (
         secrets: String, tiers: String, input: String
     ) {
         let secrets = try L.file([secret], name: "\(name)-secrets")
@@ -35,8 +39,9 @@ import VouchTestSupport
     /// After the App Store's refund, the tier is Stripe's Plus, past due; the store answers the
     /// same bytes; `vouch refunds` lists the App Store refund.
     @Test func theTierAfterTheRefundIsStripesPlusPastDueFromInputsAndFromTheStore() throws {
-        let at = Self.later(Self.scenario.moments.appRefund)
-        let (secrets, tiers, input) = try Self.files(through: at, name: "refund")
+        let scenario = try Self.scenario()
+        let at = Self.later(scenario.moments.appRefund)
+        let (secrets, tiers, input) = try Self.files(scenario, through: at, name: "refund")
         let options = ["--stripe-secret-file", secrets, "--root", L.root, "--tiers", tiers, "--at", at.iso8601]
         let result = try VouchBinary.run(["entitlements", "--json"] + options + [input])
         #expect(result.status == 0, "\(result.stderr)")
@@ -45,12 +50,12 @@ import VouchTestSupport
         #expect(tier["name"] as? String == "plus")
         #expect(tier["source"] as? String == "stripe")
         #expect(tier["state"] as? String == "past_due")
-        #expect(tier["transactionId"] as? String == Self.scenario.webSubscription)
-        #expect(record["appAccountToken"] as? String == Self.scenario.story.account)
+        #expect(tier["transactionId"] as? String == scenario.webSubscription)
+        #expect(record["appAccountToken"] as? String == scenario.story.account)
 
         let text = try VouchBinary.run(["entitlements"] + options + [input])
         #expect(text.stdout.contains("tier plus (rank 1) until "))
-        #expect(text.stdout.contains("(stripe, past_due), stripe \(Self.scenario.webSubscription)"))
+        #expect(text.stdout.contains("(stripe, past_due), stripe \(scenario.webSubscription)"))
 
         let db = L.directory.appendingPathComponent("stripe-\(UUID().uuidString).sqlite").path
         let added = try VouchBinary.run([
@@ -71,13 +76,14 @@ import VouchTestSupport
         #expect(refunds.status == 0)
         let refund = try VouchBinary.object(refunds.stdout)
         #expect(refund["source"] as? String == "app_store")
-        #expect(refund["productId"] as? String == Self.scenario.appPro)
+        #expect(refund["productId"] as? String == scenario.appPro)
     }
 
     /// Stripe deliveries without a secret are rejected and never used; a wrong secret too.
     @Test func deliveriesWithoutTheirSecretAreRejectedAndNotUsed() throws {
-        let at = Self.later(Self.scenario.moments.webPlus)
-        let (_, tiers, input) = try Self.files(through: at, name: "nosecret")
+        let scenario = try Self.scenario()
+        let at = Self.later(scenario.moments.webPlus)
+        let (_, tiers, input) = try Self.files(scenario, through: at, name: "nosecret")
         let without = try VouchBinary.run(["entitlements", "--tiers", tiers, "--at", at.iso8601, "--json", input])
         #expect(without.status == 1)
         #expect(without.stdout.isEmpty)
