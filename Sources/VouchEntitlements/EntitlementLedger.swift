@@ -516,7 +516,7 @@ public struct EntitlementLedger: Sendable {
         for (uuid, sightings) in other.deliveries {
             for sighting in sightings { note(uuid, signedDate: sighting.signedDate, count: sighting.count) }
         }
-        mergeGrants(other)
+        mergeOtherChannels(other)
         statistics.add(other.statistics)
     }
 

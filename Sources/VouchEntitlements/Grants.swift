@@ -118,7 +118,7 @@ extension EntitlementLedger {
     }
 
     /// Adds `other`'s grants, Stripe subscriptions and refunds.
-    mutating func mergeGrants(_ other: EntitlementLedger) {
+    mutating func mergeOtherChannels(_ other: EntitlementLedger) {
         for grant in other.grants.values { insert(grant) }
         for (key, record) in other.stripeSubscriptions { insert(record, for: key) }
         for (key, record) in other.stripeRefunds { insert(record, for: key) }

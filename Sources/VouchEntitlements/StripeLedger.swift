@@ -243,9 +243,10 @@ extension EntitlementLedger {
     /// all that was refunded of it by its newest event, dated by that event.
     func stripeRevocations(since: Timestamp?) -> [Revocation] {
         var found: [Revocation] = []
+        let newest = stripeRefunds.isEmpty ? [:] : newestSubscriptionByCustomer()
         for (key, refund) in stripeRefunds {
             if let since, refund.stamp.created < since.milliseconds { continue }
-            let subscription = self.subscription(of: refund, in: key.environment)
+            let subscription = refund.customer.flatMap { newest[StripeKey(environment: key.environment, id: $0)] }
             let account = refund.account ?? subscription.flatMap { stripeSubscriptions[$0]?.account }
             let item = subscription.flatMap { stripeSubscriptions[$0]?.snapshot?.items.first }
             let exponent = Self.minorUnitExponent(refund.currency)
@@ -269,16 +270,17 @@ extension EntitlementLedger {
         return found
     }
 
-    /// The subscription a refunded charge paid for: by its invoice's subscription when an
-    /// invoice event named it, else the customer's newest subscription.
-    private func subscription(of refund: StripeRefundRecord, in environment: String) -> StripeKey? {
-        guard let customer = refund.customer else { return nil }
-        var best: (StripeStamp, StripeKey)?
-        for (key, record) in stripeSubscriptions where key.environment == environment {
-            guard let snapshot = record.snapshot, snapshot.customer == customer else { continue }
-            if best.map({ snapshot.stamp > $0.0 }) ?? true { best = (snapshot.stamp, key) }
+    /// The subscription a refunded charge is told with: its customer's newest subscription (by
+    /// its newest subscription object), by environment and customer id. A charge names no
+    /// subscription (nor, since `2025-03-31.basil`, its invoice).
+    private func newestSubscriptionByCustomer() -> [StripeKey: StripeKey] {
+        var newest: [StripeKey: (stamp: StripeStamp, key: StripeKey)] = [:]
+        for (key, record) in stripeSubscriptions {
+            guard let snapshot = record.snapshot, let customer = snapshot.customer else { continue }
+            let slot = StripeKey(environment: key.environment, id: customer)
+            if newest[slot].map({ snapshot.stamp > $0.stamp }) ?? true { newest[slot] = (snapshot.stamp, key) }
         }
-        return best?.1
+        return newest.mapValues(\.key)
     }
 
     /// The decimal places of a currency's smallest unit, as Stripe counts amounts: none for

@@ -45,7 +45,12 @@ struct LedgerInput {
         var batch = BatchVerifier(verifier: try options.makeVerifier())
         batch.receiptVerifier = try options.makeReceiptVerifier(arguments)
         if let jobs = try InputArguments.jobs(arguments) { batch.jobs = jobs }
-        batch.stripeVerifier = try StripeOptions.verifier(arguments, command: command, at: console.now())
+        // Without a secret file, a Stripe delivery in the input is rejected and never used.
+        if arguments.value("--stripe-secret-file") != nil {
+            batch.stripeVerifier = try StripeOptions.verifier(arguments, command: command, at: console.now())
+        } else if arguments.value("--tolerance") != nil {
+            throw UsageError("--tolerance applies to Stripe deliveries: give --stripe-secret-file too")
+        }
         stripeAccountKey = arguments.value("--stripe-account-key") ?? EntitlementLedger.defaultStripeAccountKey
         guard !stripeAccountKey.isEmpty else { throw UsageError("--stripe-account-key must not be empty") }
         self.batch = batch

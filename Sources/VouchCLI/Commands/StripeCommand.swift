@@ -76,7 +76,7 @@ struct StripeVerifyCommand: Command {
             }
             instant = try Spelling.date(text, option: "--at")
         }
-        let stripe = try StripeOptions.verifier(arguments, command: "stripe verify", at: instant, required: true)!
+        let stripe = try StripeOptions.verifier(arguments, command: "stripe verify", at: instant)
         var documents = try InputArguments(arguments, readsTokens: false)
         documents.options.maximumLineLength = stripe.configuration.maximumBodySize
         // Tokens never reach this verifier: every unit that is not a delivery is rejected first.

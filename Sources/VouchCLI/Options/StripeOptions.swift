@@ -41,18 +41,10 @@ enum StripeOptions {
         return TimeInterval(seconds)
     }
 
-    /// The verifier of `--stripe-secret-file` and `--tolerance` (checked at `instant`), or `nil`
-    /// without a secret file when it is not `required`: the ledger commands then reject Stripe
-    /// deliveries.
-    static func verifier(_ arguments: ParsedArguments, command: String, at instant: Date, required: Bool = false)
-        throws -> StripeWebhookVerifier?
+    /// The verifier of `--stripe-secret-file` (required) and `--tolerance`, checked at `instant`.
+    static func verifier(_ arguments: ParsedArguments, command: String, at instant: Date) throws
+        -> StripeWebhookVerifier
     {
-        guard required || arguments.value("--stripe-secret-file") != nil else {
-            if arguments.value("--tolerance") != nil {
-                throw UsageError("--tolerance applies to Stripe deliveries: give --stripe-secret-file too")
-            }
-            return nil
-        }
         var configuration = StripeWebhookVerifier.Configuration(secrets: try secrets(arguments, command: command))
         configuration.tolerance = try tolerance(arguments.value("--tolerance") ?? "none")
         if configuration.tolerance != nil { configuration.validationTime = instant }
