@@ -54,6 +54,8 @@ struct StripeSubscriptionRecord: Hashable, Sendable {
         var stamp: StripeStamp
         var paid: Bool
         var periodEnd: Int64?
+        /// `amount_paid`: `0` for a trial's invoice; `nil` when the invoice did not say.
+        var amountPaid: Int64? = nil
         var account: String?
     }
 
@@ -91,11 +93,14 @@ struct StripeSubscriptionRecord: Hashable, Sendable {
     /// The grants the subscription gives: one per item, while its status gives access, until the
     /// period's end (the item's since 2025, the subscription's before), or the `cancel_at`
     /// before it. A payment newer than the subscription's own statement decides the status (a
-    /// paid invoice: active until its period's end; a failed one: past due) unless the
-    /// subscription has ended. A subscription that has ended (`canceled` with `ended_at`) gave
-    /// access from its start until it ended: an instant before that is answered `active`. An
-    /// item's product is its price when the catalog lists the price, else its product when the
-    /// catalog lists that, else its price.
+    /// paid invoice of a positive amount: active until its period's end; a failed one: past due)
+    /// unless the subscription has ended; a paid invoice of nothing (a trial's) extends the
+    /// period but leaves the status to the subscription, so a trial stays a trial. A
+    /// subscription that has ended (`canceled` with `ended_at`) gave access from its start until
+    /// it ended: an instant before that is answered `active`. An item without an end (no period
+    /// end, `cancel_at` or `ended_at` in Stripe's range) grants nothing: access is never open
+    /// ended. An item's product is its price when the catalog lists the price, else its product
+    /// when the catalog lists that, else its price.
     func grants(key: StripeKey, account: AccountKey, catalog: ProductCatalog) -> [EntitlementGrant] {
         guard let snapshot else { return [] }
         var status = snapshot.status
@@ -103,7 +108,11 @@ struct StripeSubscriptionRecord: Hashable, Sendable {
         var signed = snapshot.stamp.created
         let ended = ["canceled", "incomplete_expired"].contains(status)
         if let payment, payment.stamp > snapshot.stamp, !ended {
-            status = payment.paid ? "active" : (status == "trialing" || status == "active" ? "past_due" : status)
+            if !payment.paid {
+                status = status == "trialing" || status == "active" ? "past_due" : status
+            } else if payment.amountPaid ?? 1 > 0 {
+                status = "active"
+            }
             if payment.paid { extended = payment.periodEnd }
             signed = payment.stamp.created
         }
@@ -119,11 +128,12 @@ struct StripeSubscriptionRecord: Hashable, Sendable {
             guard let productId = Self.productId(item, catalog: catalog) else { return nil }
             var end = [item.periodEnd ?? snapshot.periodEnd, extended].compactMap { $0 }.max()
             for limit in [snapshot.cancelAt, snapshot.endedAt].compactMap({ $0 }) { end = min(end ?? limit, limit) }
+            guard let end else { return nil }
             return EntitlementGrant(
                 source: .stripe, id: snapshot.items.count == 1 ? key.id : "\(key.id)/\(index)", account: account,
                 productId: productId, state: state,
                 startDate: Timestamp(milliseconds: snapshot.startDate),
-                expiresDate: end.map(Timestamp.init(milliseconds:)), signedDate: Timestamp(milliseconds: signed))
+                expiresDate: Timestamp(milliseconds: end), signedDate: Timestamp(milliseconds: signed))
         }
     }
 
@@ -184,12 +194,18 @@ extension EntitlementLedger {
                 cancelAt: subscription.cancelAt?.milliseconds, endedAt: subscription.endedAt?.milliseconds,
                 startDate: (subscription.startDate ?? event.created).milliseconds, customer: subscription.customer,
                 account: Self.stripeAccount(subscription.metadata[accountKey]))
+            // Access with no end the rules can use (none given, or out of Stripe's range).
+            if StripeSubscriptionRecord.state(subscription.status.rawValue) != nil, subscription.currentPeriodEnd == nil,
+                subscription.cancelAt == nil
+            {
+                statistics.incomplete += 1
+            }
         case .invoicePaid, .invoicePaymentFailed:
             guard let invoice = event.invoice, let subscription = invoice.subscription else { return ignore() }
             id = subscription
             record.payment = .init(
                 stamp: stamp, paid: event.type == .invoicePaid, periodEnd: invoice.periodEnd?.milliseconds,
-                account: Self.stripeAccount(invoice.subscriptionMetadata[accountKey]))
+                amountPaid: invoice.amountPaid, account: Self.stripeAccount(invoice.subscriptionMetadata[accountKey]))
         case .checkoutSessionCompleted:
             guard let session = event.checkoutSession, let subscription = session.subscription else { return ignore() }
             id = subscription

@@ -54,7 +54,7 @@ public struct StripeEvent: Sendable {
         guard let id = json["id"]?.stringValue, !id.isEmpty else { throw fail("it has no id") }
         guard let type = json["type"]?.stringValue, !type.isEmpty else { throw fail("it has no type") }
         guard let created = StripeTime.timestamp(json["created"]) else {
-            throw fail("its created is not a number of seconds")
+            throw fail("its created is not a number of seconds from 1970 to 9999")
         }
         guard let livemode = json["livemode"]?.boolValue else { throw fail("its livemode is not true or false") }
         guard let data = json["data"]?.objectValue, let object = data["object"]?.objectValue else {
@@ -116,12 +116,15 @@ public struct StripeEventType: RawRepresentable, Sendable, Hashable, CustomStrin
 
 /// Stripe's instants: whole seconds since 1970.
 enum StripeTime {
-    /// The instant of a number of seconds, or `nil` for anything else (a fraction, `null`, a
-    /// number beyond the millisecond range).
+    /// The seconds a Stripe instant may have: from 1970 to the end of 9999. Stripe writes no
+    /// other, and a larger one would read as a period that never ends.
+    static let seconds: ClosedRange<Int64> = 0...253_402_300_799
+
+    /// The instant of a number of seconds in ``seconds``, or `nil` for anything else (a
+    /// fraction, `null`, a negative number, one past 9999).
     static func timestamp(_ value: JSONValue?) -> Timestamp? {
-        guard let seconds = value?.int64Value else { return nil }
-        let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
-        return overflow ? nil : Timestamp(milliseconds: milliseconds)
+        guard let seconds = value?.int64Value, Self.seconds.contains(seconds) else { return nil }
+        return Timestamp(milliseconds: seconds * 1000)
     }
 
     /// An id member that Stripe may expand into its object: the string, or the object's `id`.

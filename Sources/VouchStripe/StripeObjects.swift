@@ -173,6 +173,9 @@ public struct StripeInvoice: Sendable {
     public let billingReason: String?
     /// The latest end of the periods its lines bill (`lines.data[].period.end`).
     public let periodEnd: Timestamp?
+    /// What was paid, in the smallest unit of the invoice's currency (`amount_paid`): `0` for a
+    /// trial's invoice.
+    public let amountPaid: Int64?
 
     /// Reads `object` as an invoice; `nil` when it is another object or has no id.
     public init?(_ object: JSONObject) {
@@ -186,6 +189,7 @@ public struct StripeInvoice: Sendable {
             details?["metadata"] ?? object["subscription_details"]?.objectValue?["metadata"])
         status = object["status"]?.stringValue
         billingReason = object["billing_reason"]?.stringValue
+        amountPaid = object["amount_paid"]?.int64Value
         periodEnd = (object["lines"]?.objectValue?["data"]?.arrayValue ?? []).compactMap {
             StripeTime.timestamp($0.objectValue?["period"]?.objectValue?["end"])
         }.max()

@@ -155,6 +155,7 @@ enum LedgerRecordJSON {
                         stamp(payment.stamp) + [
                             .init("paid", .bool(payment.paid)),
                             .init("periodEnd", payment.periodEnd.map(number) ?? .null),
+                            .init("amountPaid", payment.amountPaid.map(number) ?? .null),
                             .init("account", text(payment.account)),
                         ]))
             } ?? .null
@@ -306,7 +307,8 @@ enum LedgerRecordJSON {
             if let nested = try fields.object("payment") {
                 record.payment = .init(
                     stamp: try stamp(nested), paid: try nested.bool("paid"),
-                    periodEnd: try nested.optionalInteger("periodEnd"), account: try nested.optionalString("account"))
+                    periodEnd: try nested.optionalInteger("periodEnd"),
+                    amountPaid: try nested.optionalInteger("amountPaid"), account: try nested.optionalString("account"))
             }
             if let nested = try fields.object("checkout") {
                 record.checkout = .init(stamp: try stamp(nested), account: try nested.optionalString("account"))
