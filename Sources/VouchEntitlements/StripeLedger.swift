@@ -195,7 +195,8 @@ extension EntitlementLedger {
                 startDate: (subscription.startDate ?? event.created).milliseconds, customer: subscription.customer,
                 account: Self.stripeAccount(subscription.metadata[accountKey]))
             // Access with no end the rules can use (none given, or out of Stripe's range).
-            if StripeSubscriptionRecord.state(subscription.status.rawValue) != nil, subscription.currentPeriodEnd == nil,
+            if StripeSubscriptionRecord.state(subscription.status.rawValue) != nil,
+                subscription.currentPeriodEnd == nil,
                 subscription.cancelAt == nil
             {
                 statistics.incomplete += 1
