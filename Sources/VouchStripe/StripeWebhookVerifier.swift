@@ -24,9 +24,11 @@ public struct StripeWebhookVerifier: Sendable {
         /// How old a delivery's timestamp may be at the validation instant, in seconds; `nil`
         /// checks no age. ``defaultTolerance`` by default.
         public var tolerance: TimeInterval? = defaultTolerance
-        /// The instant the tolerance is checked at; `nil` (the default) for the current time,
-        /// read once per call.
-        public var validationTime: Date? = nil
+        /// The instant the tolerance is checked at when a call names none: ``ValidationTime/now``
+        /// (the default) reads the clock once per call; ``ValidationTime/fixed(_:)-(Timestamp)``
+        /// is an instant (when a stored delivery was received); ``ValidationTime/signedDate`` is
+        /// the delivery's own signing time, so that any age passes.
+        public var validationTime: ValidationTime = .now
         /// Bodies larger than this are refused (`stripe_body_too_large`): 1 MiB by default.
         public var maximumBodySize = 1 << 20
         /// Arrays and objects of the body nested deeper than this refuse it (`json_too_deep`).
@@ -74,15 +76,20 @@ public struct StripeWebhookVerifier: Sendable {
     }
 
     /// Verifies a webhook: `body` exactly as received (never parsed and re-encoded) and its
-    /// `Stripe-Signature` header.
-    public func verify(body: some Collection<UInt8>, signature: String) throws(VerificationError)
-        -> VerifiedStripeEvent
+    /// `Stripe-Signature` header, with the tolerance checked at `time` (the configuration's
+    /// ``Configuration/validationTime`` when `nil`).
+    public func verify(body: some Collection<UInt8>, signature: String, at time: ValidationTime? = nil)
+        throws(VerificationError) -> VerifiedStripeEvent
     {
-        try verify(StripeDelivery(signature: signature, body: Array(body)))
+        try verify(StripeDelivery(signature: signature, body: Array(body)), at: time)
     }
 
-    /// Verifies a delivery (a received webhook, or one stored as it came).
-    public func verify(_ delivery: StripeDelivery) throws(VerificationError) -> VerifiedStripeEvent {
+    /// Verifies a delivery (a received webhook, or one stored as it came), with the tolerance
+    /// checked at `time` (the configuration's ``Configuration/validationTime`` when `nil`): a
+    /// server that verifies deliveries as they were received names each one's instant here.
+    public func verify(_ delivery: StripeDelivery, at time: ValidationTime? = nil) throws(VerificationError)
+        -> VerifiedStripeEvent
+    {
         let body = delivery.body
         guard body.count <= configuration.maximumBodySize else {
             throw VerificationError(
@@ -92,12 +99,17 @@ public struct StripeWebhookVerifier: Sendable {
         let header = try StripeSignatureHeader(delivery.signature.utf8)
         let secret = try matchingSecret(header, body: body)
         if let tolerance = configuration.tolerance {
-            let now = configuration.validationTime ?? Date()
-            let age = now.timeIntervalSince1970 - Double(header.timestamp)
+            let now: Timestamp =
+                switch time ?? configuration.validationTime {
+                case .now: Timestamp(Date())
+                case .fixed(let instant): instant
+                case .signedDate: Timestamp(milliseconds: header.timestamp * 1000)
+                }
+            let age = Double(now.milliseconds) / 1000 - Double(header.timestamp)
             if age > tolerance {
                 throw VerificationError(
                     .stripeTimestampOutOfTolerance,
-                    "the delivery was signed at \(Self.iso8601(header.timestamp)), \(Int64(age.rounded(.down))) seconds before \(CivilTime(milliseconds: Timestamp(now).milliseconds).iso8601(fraction: false)); the tolerance is \(Self.seconds(tolerance)) seconds"
+                    "the delivery was signed at \(Self.iso8601(header.timestamp)), \(Int64(age.rounded(.down))) seconds before \(CivilTime(milliseconds: now.milliseconds).iso8601(fraction: false)); the tolerance is \(Self.seconds(tolerance)) seconds"
                 )
             }
         }

@@ -24,7 +24,7 @@ struct StripeWebhookVerifierTests {
     ) throws -> StripeWebhookVerifier {
         var configuration = StripeWebhookVerifier.Configuration(secrets: secrets)
         configuration.tolerance = tolerance
-        configuration.validationTime = at
+        if let at { configuration.validationTime = .fixed(at) }
         return try StripeWebhookVerifier(configuration: configuration)
     }
 
@@ -154,6 +154,29 @@ struct StripeWebhookVerifierTests {
         #expect(Self.code { try Self.verifier().verify(delivery) } == "stripe_malformed_header")
     }
 
+    /// Each call may name its own instant, which wins over the configuration's; the delivery's
+    /// own signing time lets any age pass.
+    @Test func aCallNamesTheInstantTheToleranceIsCheckedAt() throws {
+        let signedAt = Self.event().created + 2
+        let delivery = try Self.delivery()
+        func at(_ seconds: Int64) -> ValidationTime { .fixed(Timestamp(milliseconds: seconds * 1000)) }
+        let verifier = try Self.verifier(tolerance: 300, at: Date(timeIntervalSince1970: TimeInterval(signedAt)))
+        #expect(throws: Never.self) { try verifier.verify(delivery) }
+        #expect(throws: Never.self) { try verifier.verify(delivery, at: at(signedAt + 300)) }
+        #expect(
+            Self.code { try verifier.verify(delivery, at: at(signedAt + 301)) } == "stripe_timestamp_out_of_tolerance")
+        #expect(
+            Self.code {
+                try verifier.verify(body: delivery.body, signature: delivery.signature, at: at(signedAt + 301))
+            }
+                == "stripe_timestamp_out_of_tolerance")
+        let late = try Self.verifier(tolerance: 300, at: Date(timeIntervalSince1970: TimeInterval(signedAt + 86_400)))
+        #expect(Self.code { try late.verify(delivery) } == "stripe_timestamp_out_of_tolerance")
+        #expect(throws: Never.self) { try late.verify(delivery, at: .signedDate) }
+        // The clock: a delivery signed long ago is out of tolerance now.
+        #expect(Self.code { try late.verify(delivery, at: .now) } == "stripe_timestamp_out_of_tolerance")
+    }
+
     @Test func theToleranceIsCheckedAgainstTheValidationInstantAfterTheSignature() throws {
         let signedAt = Self.event().created + 2
         let delivery = try Self.delivery()
@@ -179,7 +202,7 @@ struct StripeWebhookVerifierTests {
     @Test func aLiveWebhookIsCheckedAgainstNowWithFiveMinutesByDefault() throws {
         let verifier = try StripeWebhookVerifier(secrets: [Self.secret])
         #expect(verifier.configuration.tolerance == 300)
-        #expect(verifier.configuration.validationTime == nil)
+        #expect(verifier.configuration.validationTime == .now)
         let body = try Self.delivery().body
         let now = Int64(Date().timeIntervalSince1970)
         let signer = try MintStripeSigner(secrets: [Self.secret])

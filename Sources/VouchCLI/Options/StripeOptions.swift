@@ -47,7 +47,7 @@ enum StripeOptions {
     {
         var configuration = StripeWebhookVerifier.Configuration(secrets: try secrets(arguments, command: command))
         configuration.tolerance = try tolerance(arguments.value("--tolerance") ?? "none")
-        if configuration.tolerance != nil { configuration.validationTime = instant }
+        if configuration.tolerance != nil { configuration.validationTime = .fixed(instant) }
         return try TrustOptions.make { () throws(ConfigurationError) in
             try StripeWebhookVerifier(configuration: configuration)
         }
