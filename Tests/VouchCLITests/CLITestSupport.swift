@@ -23,10 +23,17 @@ enum VouchBinary {
         let stderr: String
     }
 
-    static func run(_ arguments: [String], input: [UInt8]? = nil) throws -> Result {
+    /// Runs the binary with `arguments`; through `launcher` (a command and its arguments, such
+    /// as `setpriv` to run it as another user) when one is given.
+    static func run(_ arguments: [String], input: [UInt8]? = nil, launcher: [String] = []) throws -> Result {
         let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
+        if let command = launcher.first {
+            process.executableURL = URL(fileURLWithPath: command)
+            process.arguments = Array(launcher.dropFirst()) + [url.path] + arguments
+        } else {
+            process.executableURL = url
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = packageRoot
         // Standard input and error go through files, so no pipe can fill up and block.
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-cli-\(UUID().uuidString)")

@@ -209,6 +209,71 @@ import VouchReceipts
         #expect(!FileManager.default.fileExists(atPath: missing))
     }
 
+    /// A reader that may not write to the store's folder: with the shared-memory file a writer
+    /// left, it answers with the changes the write-ahead log holds; without it, it refuses (66)
+    /// rather than answer without them. A file made but never written is a store not made yet.
+    @Test func aReaderThatCannotReadTheLogRefusesRatherThanAnswerWithoutIt() throws {
+        // Root may write anywhere: the reader runs as nobody; another user makes the folder
+        // read-only for itself.
+        let launcher = geteuid() == 0 ? ["/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []
+        if !launcher.isEmpty {
+            let probe = try VouchBinary.run(["--version"], launcher: launcher)
+            try #require(probe.status == 0, "the binary cannot be run as nobody: \(probe.stderr)")
+        }
+        let directory = L.directory.appendingPathComponent("read-only-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        chmod(directory.path, 0o755)
+        defer {
+            chmod(directory.path, 0o755)
+            try? FileManager.default.removeItem(at: directory)
+        }
+        let db = directory.appendingPathComponent("store.sqlite").path
+        let tokens = try L.file(L.tokens, name: "read-only-tokens.jsonl")
+        #expect(try VouchBinary.run(["ledger", "add", "--db", db, "--root", L.root, tokens]).status == 0)
+        let before = try VouchBinary.object(try VouchBinary.run(["ledger", "stats", "--db", db, "--json"]).stdout)
+        let transactions = try #require(before["transactions"] as? Int)
+        // A writer that committed a change and was killed before the log reached the file.
+        let python = """
+            import os, sqlite3, sys
+            c = sqlite3.connect(sys.argv[1], isolation_level=None)
+            c.execute("PRAGMA wal_autocheckpoint = 0")
+            c.execute("DELETE FROM app_store_transaction WHERE rowid = (SELECT min(rowid) FROM app_store_transaction)")
+            os._exit(0)
+            """
+        let writer = Process()
+        writer.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        writer.arguments = ["python3", "-c", python, db]
+        try writer.run()
+        writer.waitUntilExit()
+        try #require(writer.terminationStatus == 0)
+        for file in [db, db + "-wal", db + "-shm"] { chmod(file, 0o644) }
+        #expect(((try? FileManager.default.attributesOfItem(atPath: db + "-wal"))?[.size] as? Int ?? 0) > 0)
+        if launcher.isEmpty { chmod(directory.path, 0o555) }
+
+        let seen = try VouchBinary.run(["ledger", "stats", "--db", db, "--json"], launcher: launcher)
+        #expect(seen.status == 0, "\(seen.stderr)")
+        #expect(try VouchBinary.object(seen.stdout)["transactions"] as? Int == transactions - 1)
+
+        if launcher.isEmpty { chmod(directory.path, 0o755) }
+        try FileManager.default.removeItem(atPath: db + "-shm")
+        if launcher.isEmpty { chmod(directory.path, 0o555) }
+        for command in [["ledger", "stats"], ["ledger", "export"], ["entitlements"], ["refunds"]] {
+            let refused = try VouchBinary.run(command + ["--db", db], launcher: launcher)
+            #expect(refused.status == 66, "\(command): \(refused.stderr)")
+            #expect(refused.stderr.contains("its write-ahead log \(db)-wal holds changes"), "\(refused.stderr)")
+            #expect(refused.stdout.isEmpty)
+        }
+
+        if launcher.isEmpty { chmod(directory.path, 0o755) }
+        let empty = directory.appendingPathComponent("empty.sqlite").path
+        #expect(FileManager.default.createFile(atPath: empty, contents: nil))
+        for command in [["ledger", "stats"], ["entitlements"]] {
+            let notMade = try VouchBinary.run(command + ["--db", empty])
+            #expect(notMade.status == 66, "\(command): \(notMade.stderr)")
+            #expect(notMade.stderr.contains("no store has been made in it yet"), "\(notMade.stderr)")
+        }
+    }
+
     /// `vouch ledger add` killed (SIGKILL) after its first input is stored: the store holds
     /// exactly the inputs stored before, and running it again completes it.
     @Test func aKilledAddKeepsTheInputsStoredBeforeAndARerunCompletesIt() throws {

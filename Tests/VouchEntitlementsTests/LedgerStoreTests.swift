@@ -279,7 +279,9 @@ import VouchTestSupport
         #expect(!FileManager.default.fileExists(atPath: missing))
         let empty = Self.path("empty.sqlite")
         #expect(FileManager.default.createFile(atPath: empty, contents: nil))
-        #expect(throws: LedgerError.self) { try LedgerStore(path: empty, access: .readOnly) }
+        let notMade = #expect(throws: LedgerError.self) { try LedgerStore(path: empty, access: .readOnly) }
+        #expect(notMade?.code == .cannotOpen)
+        #expect(notMade?.reason.contains("no store has been made in it yet") == true)
         let store = try LedgerStore(path: empty)
         #expect(try store.statistics().transactions == 0)
         let readOnly = try LedgerStore(path: empty, access: .readOnly)

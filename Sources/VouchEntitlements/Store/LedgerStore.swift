@@ -62,8 +62,10 @@ public final class LedgerStore: @unchecked Sendable {
     /// Throws ``LedgerError/Code/notAStore`` for a file that is not a Vouch store,
     /// ``LedgerError/Code/newerSchema`` for a store of a newer schema (neither is modified),
     /// ``LedgerError/Code/corruptStore`` for a damaged one, ``LedgerError/Code/cannotOpen``
-    /// when it cannot be read and ``LedgerError/Code/cannotWrite`` when ``Access/readWrite``
-    /// is asked and it cannot be written or created.
+    /// when it cannot be read (a missing or empty file read only: no store made yet; a store
+    /// whose write-ahead log this user cannot read, rather than an answer that misses its
+    /// changes) and ``LedgerError/Code/cannotWrite`` when ``Access/readWrite`` is asked and it
+    /// cannot be written or created.
     public init(path: String, access: Access = .readWrite, catalog: ProductCatalog = ProductCatalog())
         throws(LedgerError)
     {
@@ -95,8 +97,19 @@ public final class LedgerStore: @unchecked Sendable {
                 _ = try Self.identify(opened, path: path, writable: false)
             } catch  where error.code == .cannotOpen && FileManager.default.isReadableFile(atPath: path) {
                 // A store in a directory this process may not write to: SQLite cannot make the
-                // shared-memory file readers of a write-ahead log use. Nobody can be writing
-                // there either, so the file is read as it is.
+                // shared-memory file readers of a write-ahead log use. Without a log the file
+                // holds every committed change and is read as it is; a log beside it holds
+                // changes only readers with that file can see, so the store is refused rather
+                // than answered from a stale snapshot.
+                if let size = (try? FileManager.default.attributesOfItem(atPath: path + "-wal"))?[.size] as? NSNumber,
+                    size.int64Value > 0
+                {
+                    throw LedgerError(
+                        .cannotOpen,
+                        "cannot read \(path) whole: its write-ahead log \(path)-wal holds changes a reader sees only "
+                            + "through \(path)-shm, which this user cannot create; open the store once as a user who "
+                            + "may write to its folder (any vouch ledger command does), or read it as one")
+                }
                 let uri = "file:" + (path.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? path)
                 opened = try SQLiteConnection(path: path, writable: false, uri: uri + "?immutable=1")
                 _ = try Self.identify(opened, path: path, writable: false)
@@ -141,7 +154,10 @@ public final class LedgerStore: @unchecked Sendable {
         }
         if application == 0, version == 0, tables == 0 {
             if writable { return .empty }
-            throw LedgerError(.notAStore, "\(path) is an empty file, not a Vouch store ('vouch ledger add' makes one)")
+            // A file made but never written (a creation that failed, the disk full) is a store
+            // not made yet, as a missing file is.
+            throw LedgerError(
+                .cannotOpen, "cannot open \(path): no store has been made in it yet ('vouch ledger add' makes one)")
         }
         throw LedgerError(
             .notAStore,
