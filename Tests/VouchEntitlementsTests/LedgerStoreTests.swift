@@ -359,6 +359,26 @@ import VouchTestSupport
         }
     }
 
+    /// A store whose table was dropped is damage (`corrupt_store`), not a failure of SQLite
+    /// that trying again could mend.
+    @Test(arguments: ["app_store_renewal", "channel_record", "delivery"])
+    func aStoreMissingATableIsReportedAsDamage(table: String) throws {
+        let path = Self.path("dropped-\(table).sqlite")
+        do {
+            let store = try LedgerStore(path: path)
+            try store.add(contentsOf: F.ledger(LedgerDeterminismTests.payloads))
+        }
+        try Self.sqlite(path, "DROP TABLE \(table)")
+        let error = #expect(throws: LedgerError.self) {
+            let store = try LedgerStore(path: path, access: .readOnly)
+            _ = try store.ledger()
+            _ = try store.statistics()
+        }
+        #expect(error?.code == .corruptStore)
+        #expect(error?.reason.contains("its schema was altered") == true)
+        #expect(error?.reason.contains("no such table: \(table)") == true)
+    }
+
     @Test(.enabled(if: geteuid() != 0, "root may write anywhere"))
     func aStoreThatCannotBeWrittenIsRefusedForWritingAndReadInAReadOnlyDirectory() throws {
         let directory = Self.folder.appendingPathComponent("read-only")

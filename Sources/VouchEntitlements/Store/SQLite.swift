@@ -72,6 +72,10 @@ final class SQLiteConnection {
             return LedgerError(.notAStore, "\(path) is not a Vouch store: \(message)")
         case SQLITE_CORRUPT:
             return LedgerError(.corruptStore, "\(path) is damaged (truncated or overwritten): \(message)")
+        case SQLITE_ERROR where message.hasPrefix("no such table") || message.hasPrefix("no such column"):
+            // The store's statements are fixed: a Vouch store of this schema without one of its
+            // tables or columns has been altered.
+            return LedgerError(.corruptStore, "\(path) is damaged (its schema was altered): \(message)")
         case SQLITE_CANTOPEN, SQLITE_PERM, SQLITE_AUTH:
             return phase == .write
                 ? LedgerError(.cannotWrite, "cannot write \(path): \(message)")
