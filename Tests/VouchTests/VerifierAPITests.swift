@@ -170,6 +170,10 @@ struct VerifierAPITests {
         let configuration = ConfigurationError(.noTrustAnchors, "the trust anchor list is empty")
         #expect(configuration.localizedDescription == "the trust anchor list is empty")
         #expect(configuration.code.rawValue == "no_trust_anchors")
+        // Equal on the code, as every error of the package: the reason is detail.
+        #expect(configuration == ConfigurationError(.noTrustAnchors, "another reason"))
+        #expect(configuration != ConfigurationError(.missingAppIdentity, "the trust anchor list is empty"))
+        #expect(Set([configuration, ConfigurationError(.noTrustAnchors, "again")]).count == 1)
     }
 
     /// X25519 keys cannot verify signatures, so OpenSSL gives no verification context for one:

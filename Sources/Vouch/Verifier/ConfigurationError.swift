@@ -43,4 +43,9 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
 
     /// The reason, for `localizedDescription`.
     public var errorDescription: String? { reason }
+
+    /// Two errors are equal when their codes are: the reason is detail for people.
+    public static func == (lhs: ConfigurationError, rhs: ConfigurationError) -> Bool { lhs.code == rhs.code }
+
+    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }
