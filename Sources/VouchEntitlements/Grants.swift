@@ -26,6 +26,8 @@ public struct EntitlementSource: RawRepresentable, Sendable, Hashable, Comparabl
 /// a server ends or changes a grant by adding a newer one with the same id (an ``expiresDate``
 /// at the end). Add only grants your server has established as true (a verified purchase of
 /// another store, a decision by hand): the ledger takes them as given.
+extension EntitlementGrant: OrderedStatement {}
+
 public struct EntitlementGrant: Sendable, Hashable {
     /// Where it comes from (not ``EntitlementSource/appStore`` or ``EntitlementSource/stripe``,
     /// which the ledger reads from verified data itself).
@@ -62,17 +64,12 @@ public struct EntitlementGrant: Sendable, Hashable {
         self.signedDate = signedDate
     }
 
-    /// Whether this statement of a grant supersedes `other`'s: the later ``signedDate``, then,
-    /// for statements signed at the same instant, a fixed order of their contents, so that any
-    /// order of adding gives one answer.
-    func supersedes(_ other: EntitlementGrant) -> Bool {
-        func order(_ grant: EntitlementGrant) -> (Int64, String, Int64, Int64, String, String) {
-            (
-                grant.signedDate.milliseconds, grant.state.rawValue, grant.expiresDate?.milliseconds ?? Int64.max,
-                grant.startDate.milliseconds, grant.productId, grant.account.description
-            )
-        }
-        return order(self) > order(other)
+    /// Its place in the ledger's one order of statements: its ``signedDate``, then the earlier
+    /// end, then its other members.
+    var order: StatementOrder {
+        StatementOrder(
+            instant: signedDate.milliseconds, end: expiresDate?.milliseconds,
+            content: [state.rawValue, String(startDate.milliseconds), productId, account.description])
     }
 
     /// The entitlement it gives at `instant`, if any.
@@ -108,7 +105,7 @@ extension EntitlementLedger {
     mutating func insert(_ grant: EntitlementGrant) {
         let key = GrantKey(source: grant.source.rawValue, environment: grant.account.environment.rawValue, id: grant.id)
         if let known = grants[key] {
-            guard grant.supersedes(known) else { return }
+            guard grant.isNewer(than: known) else { return }
             if known.account != grant.account { Self.remove(key, from: &accountGrants, of: known.account) }
         }
         grants[key] = grant

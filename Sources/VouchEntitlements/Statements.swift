@@ -1,6 +1,8 @@
 internal import Vouch
 internal import VouchReceipts
 
+extension TransactionStatement: OrderedStatement {}
+
 /// What one signed transaction says, reduced to the members the ledger reads.
 ///
 /// A transaction is stated many times (the purchase, each notification about it, every export
@@ -129,13 +131,10 @@ struct TransactionStatement: Sendable, Equatable {
         if let type = revocation?.type { revocation?.type = shared(type) }
     }
 
-    /// The order between two statements about one transaction: the later `signedDate` wins.
-    /// Statements signed at the same instant are ordered by their content, so the choice never
-    /// depends on input order; a revoked statement ranks above an unrevoked one (the safe side).
-    func isNewer(than other: TransactionStatement) -> Bool {
-        if signedDate != other.signedDate { return signedDate > other.signedDate }
-        if (revocation != nil) != (other.revocation != nil) { return revocation != nil }
-        return other.fingerprint.lexicographicallyPrecedes(fingerprint)
+    /// Its place in ``StatementOrder``: its `signedDate`, whether it revokes, its expiry, then
+    /// its members.
+    var order: StatementOrder {
+        StatementOrder(instant: signedDate, revokes: revocation != nil, end: expiresDate, content: fingerprint)
     }
 
     private var fingerprint: [String] {
@@ -170,7 +169,7 @@ struct RevocationFacts: Sendable, Equatable {
 }
 
 /// What one signed renewal info says, reduced to the members the ledger reads.
-struct RenewalStatement: Sendable, Equatable {
+struct RenewalStatement: Sendable, Equatable, OrderedStatement {
     var signedDate: Int64
     var isInBillingRetryPeriod: Bool
     var gracePeriodExpiresDate: Int64?
@@ -200,11 +199,8 @@ struct RenewalStatement: Sendable, Equatable {
         self.appAccountToken = appAccountToken
     }
 
-    /// As for transactions: the later `signedDate` wins, ties are broken by content.
-    func isNewer(than other: RenewalStatement) -> Bool {
-        if signedDate != other.signedDate { return signedDate > other.signedDate }
-        return other.fingerprint.lexicographicallyPrecedes(fingerprint)
-    }
+    /// Its place in ``StatementOrder``: its `signedDate`, then its members.
+    var order: StatementOrder { StatementOrder(instant: signedDate, content: fingerprint) }
 
     private var fingerprint: [String] {
         [
@@ -304,18 +300,19 @@ struct TransactionRecord: Sendable, Equatable {
     }
 
     mutating func join(_ other: TransactionRecord) {
-        signed = Self.newer(signed, other.signed)
+        signed = TransactionStatement.newer(signed, other.signed)
         if let theirs = other.receipts {
             if let ours = receipts {
                 if ours != theirs {
                     var cancellation = ours.cancellation
                     if let candidate = theirs.cancellation,
-                        cancellation.map({ (candidate.signedDate, candidate.date) > ($0.signedDate, $0.date) }) ?? true
+                        cancellation.map({ Self.order(candidate) > Self.order($0) }) ?? true
                     {
                         cancellation = candidate
                     }
                     receipts = ReceiptStatements(
-                        statement: Self.newer(ours.statement, theirs.statement)!, cancellation: cancellation)
+                        statement: TransactionStatement.newer(ours.statement, theirs.statement)!,
+                        cancellation: cancellation)
                 }
             } else {
                 receipts = theirs
@@ -323,11 +320,7 @@ struct TransactionRecord: Sendable, Equatable {
         }
         if let theirs = other.newestRevocation {
             if let ours = newestRevocation {
-                if theirs.signedDate > ours.signedDate
-                    || (theirs.signedDate == ours.signedDate && theirs.facts.fingerprint > ours.facts.fingerprint)
-                {
-                    newestRevocation = theirs
-                }
+                if Self.order(theirs) > Self.order(ours) { newestRevocation = theirs }
             } else {
                 newestRevocation = theirs
             }
@@ -337,10 +330,16 @@ struct TransactionRecord: Sendable, Equatable {
         }
     }
 
-    private static func newer(_ ours: TransactionStatement?, _ theirs: TransactionStatement?) -> TransactionStatement? {
-        guard let theirs else { return ours }
-        guard let ours else { return theirs }
-        return theirs.isNewer(than: ours) ? theirs : ours
+    /// A receipt's cancellation in ``StatementOrder``: the receipt's creation, then the earlier
+    /// cancellation.
+    private static func order(_ cancellation: (signedDate: Int64, date: Int64)) -> StatementOrder {
+        StatementOrder(instant: cancellation.signedDate, revokes: true, end: cancellation.date)
+    }
+
+    /// A revocation a statement carried in ``StatementOrder``: the statement's signing, then its
+    /// facts.
+    private static func order(_ revocation: (signedDate: Int64, facts: RevocationFacts)) -> StatementOrder {
+        StatementOrder(instant: revocation.signedDate, revokes: true, content: [revocation.facts.fingerprint])
     }
 
     /// Replaces the repeated texts of every statement by the copies in `strings`.

@@ -4,8 +4,9 @@ public import VouchStripe
 
 // Stripe subscriptions and refunds in the ledger. Each subscription keeps the newest statement of
 // each kind that its events make (the subscription object, the latest invoice's payment, the
-// Checkout session that created it), newest by `created`, then by event id; every answer is
-// derived from those, so the events may come in any order, any number of times, split across
+// Checkout session that created it), newest by the ledger's one order of statements
+// (`StatementOrder`: `created`, then the one that grants less, then the event id); every answer
+// is derived from those, so the events may come in any order, any number of times, split across
 // ledgers that are merged.
 
 /// What a Stripe subscription or charge is kept by: the environment (`livemode` true is
@@ -17,7 +18,9 @@ struct StripeKey: Hashable, Sendable, Comparable {
     static func < (lhs: StripeKey, rhs: StripeKey) -> Bool { (lhs.environment, lhs.id) < (rhs.environment, rhs.id) }
 }
 
-/// The order of Stripe statements: the event's `created` (whole seconds), then its id.
+/// When a Stripe statement was made: its event's `created` (whole seconds) and id. Statements of
+/// one kind are ordered by ``StatementOrder``; a payment and a subscription object, which say
+/// different things, by this alone (`created`, then the id).
 struct StripeStamp: Hashable, Sendable, Comparable {
     var created: Int64
     var eventId: String
@@ -30,7 +33,7 @@ struct StripeStamp: Hashable, Sendable, Comparable {
 /// What a subscription's events said: the newest of each kind.
 struct StripeSubscriptionRecord: Hashable, Sendable {
     /// The subscription object of the newest `customer.subscription.*` event.
-    struct Snapshot: Hashable, Sendable {
+    struct Snapshot: Hashable, Sendable, OrderedStatement {
         struct Item: Hashable, Sendable {
             var price: String?
             var product: String?
@@ -47,22 +50,38 @@ struct StripeSubscriptionRecord: Hashable, Sendable {
         var startDate: Int64
         var customer: String?
         var account: String?
+
+        /// Created, then a status that grants nothing, then the earlier end, then the event id.
+        var order: StatementOrder {
+            let ends = [cancelAt, endedAt, items.compactMap(\.periodEnd).max() ?? periodEnd].compactMap { $0 }
+            return StatementOrder(
+                instant: stamp.created, revokes: StripeSubscriptionRecord.state(status) == nil, end: ends.min(),
+                content: [stamp.eventId])
+        }
     }
 
     /// The newest `invoice.paid` or `invoice.payment_failed` of the subscription.
-    struct Payment: Hashable, Sendable {
+    struct Payment: Hashable, Sendable, OrderedStatement {
         var stamp: StripeStamp
         var paid: Bool
         var periodEnd: Int64?
         /// `amount_paid`: `0` for a trial's invoice; `nil` when the invoice did not say.
         var amountPaid: Int64? = nil
         var account: String?
+
+        /// Created, then a failed payment, then the earlier period end, then the event id.
+        var order: StatementOrder {
+            StatementOrder(instant: stamp.created, revokes: !paid, end: periodEnd, content: [stamp.eventId])
+        }
     }
 
     /// The newest `checkout.session.completed` that names the subscription.
-    struct Checkout: Hashable, Sendable {
+    struct Checkout: Hashable, Sendable, OrderedStatement {
         var stamp: StripeStamp
         var account: String?
+
+        /// Created, then the event id.
+        var order: StatementOrder { StatementOrder(instant: stamp.created, content: [stamp.eventId]) }
     }
 
     var snapshot: Snapshot?
@@ -71,9 +90,9 @@ struct StripeSubscriptionRecord: Hashable, Sendable {
 
     /// The newer of each kind of statement.
     mutating func join(_ other: StripeSubscriptionRecord) {
-        if let theirs = other.snapshot, snapshot.map({ theirs.stamp > $0.stamp }) ?? true { snapshot = theirs }
-        if let theirs = other.payment, payment.map({ theirs.stamp > $0.stamp }) ?? true { payment = theirs }
-        if let theirs = other.checkout, checkout.map({ theirs.stamp > $0.stamp }) ?? true { checkout = theirs }
+        snapshot = Snapshot.newer(snapshot, other.snapshot)
+        payment = Payment.newer(payment, other.payment)
+        checkout = Checkout.newer(checkout, other.checkout)
     }
 
     /// The account: the subscription's metadata, else its invoices' copy of it, else the
@@ -145,7 +164,7 @@ struct StripeSubscriptionRecord: Hashable, Sendable {
 }
 
 /// The newest statement of a refunded charge.
-struct StripeRefundRecord: Hashable, Sendable {
+struct StripeRefundRecord: Hashable, Sendable, OrderedStatement {
     var stamp: StripeStamp
     var amount: Int64?
     var amountRefunded: Int64
@@ -153,6 +172,9 @@ struct StripeRefundRecord: Hashable, Sendable {
     var customer: String?
     var invoice: String?
     var account: String?
+
+    /// Created, then the event id.
+    var order: StatementOrder { StatementOrder(instant: stamp.created, revokes: true, content: [stamp.eventId]) }
 }
 
 extension EntitlementLedger {
@@ -252,8 +274,7 @@ extension EntitlementLedger {
     }
 
     mutating func insert(_ record: StripeRefundRecord, for key: StripeKey) {
-        if let known = stripeRefunds[key], known.stamp >= record.stamp { return }
-        stripeRefunds[key] = record
+        stripeRefunds[key] = StripeRefundRecord.newer(stripeRefunds[key], record)
     }
 
     /// The refunded Stripe charges with an event at or after `since`: each charge once, with
@@ -291,11 +312,11 @@ extension EntitlementLedger {
     /// its newest subscription object), by environment and customer id. A charge names no
     /// subscription (nor, since `2025-03-31.basil`, its invoice).
     private func newestSubscriptionByCustomer() -> [StripeKey: StripeKey] {
-        var newest: [StripeKey: (stamp: StripeStamp, key: StripeKey)] = [:]
+        var newest: [StripeKey: (order: StatementOrder, key: StripeKey)] = [:]
         for (key, record) in stripeSubscriptions {
             guard let snapshot = record.snapshot, let customer = snapshot.customer else { continue }
             let slot = StripeKey(environment: key.environment, id: customer)
-            if newest[slot].map({ snapshot.stamp > $0.stamp }) ?? true { newest[slot] = (snapshot.stamp, key) }
+            if newest[slot].map({ snapshot.order > $0.order }) ?? true { newest[slot] = (snapshot.order, key) }
         }
         return newest.mapValues(\.key)
     }
