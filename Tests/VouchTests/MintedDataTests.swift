@@ -220,6 +220,55 @@ struct MintedDataTests {
         #expect(codes == [nil, .certificateExpired, nil, .certificateNotYetValid, nil])
     }
 
+    @Test func aMintedMultiseatTransactionVerifiesWithItsSeats() throws {
+        let overrides = try [
+            "quantity=8", "inAppOwnershipType=ASSIGNED", "additionalTransactionReason=SEAT_ADDITION",
+            "multiSeatInfo.invitationManagement=APPLE", "multiSeatInfo.revokedSeatQuantity=2",
+            #"multiSeatInfo.priceTiers=[{"price":9990,"quantity":5},{"price":7990,"quantity":3}]"#,
+        ].map { try MintOverride(parsing: $0) }
+        let generator = MintGenerator(seed: 7, date: Self.signingDate, overrides: overrides)
+        let payload = try generator.payload(.transaction, index: 0, signer: Self.signer)
+        let verified = try Self.runVerifier().verify(
+            try Self.signer.sign(payload: payload), as: JWSTransactionDecodedPayload.self)
+        #expect(verified.payload == payload)
+        let transaction = verified.value
+        #expect(transaction.quantity == 8)
+        #expect(transaction.inAppOwnershipType == .assigned)
+        #expect(transaction.additionalTransactionReason == .seatAddition)
+        #expect(transaction.multiSeatInfo?.invitationManagement == .apple)
+        #expect(transaction.multiSeatInfo?.revokedSeatQuantity == 2)
+        #expect(transaction.multiSeatInfo?.priceTiers?.map(\.price) == [9990, 7990])
+        #expect(transaction.multiSeatInfo?.priceTiers?.map(\.quantity) == [5, 3])
+
+        // The documented types hold: a tier list that is not an array is refused before minting.
+        let refused = #expect(throws: MintError.self) { try MintOverride(parsing: "multiSeatInfo.priceTiers=5") }
+        #expect(refused?.code == .invalidOverride)
+        #expect(refused?.reason.contains("multiSeatInfo.priceTiers is a JSON array") == true)
+    }
+
+    @Test func aMintedSeatRefundKeepsThePurchasersTransaction() throws {
+        var overrides = try [
+            "notificationType=REFUND", "subtype=SEATS",
+            "data.signedTransactionInfo.multiSeatInfo.invitationManagement=DEVELOPER",
+            "data.signedTransactionInfo.multiSeatInfo.revokedSeatQuantity=3",
+        ].map { try MintOverride(parsing: $0) }
+        // A seat-based refund leaves the transaction unrevoked: no revocation members.
+        for member in ["revocationDate", "revocationReason", "revocationType", "revocationPercentage"] {
+            overrides.append(MintOverride(path: ["data", "signedTransactionInfo", member], value: nil))
+        }
+        let generator = MintGenerator(seed: 8, date: Self.signingDate, overrides: overrides)
+        let payload = try generator.payload(.notification, index: 0, signer: Self.signer)
+        let verified = try Self.runVerifier().verify(
+            try Self.signer.sign(payload: payload), as: ResponseBodyV2DecodedPayload.self)
+        #expect(verified.value.notificationType == .refund)
+        #expect(verified.value.subtype == .seats)
+        let transaction = try #require(verified.transaction?.value)
+        #expect(transaction.multiSeatInfo?.invitationManagement == .developer)
+        #expect(transaction.multiSeatInfo?.revokedSeatQuantity == 3)
+        #expect(transaction.revocationDate == nil)
+        #expect(transaction.revocationReason == nil)
+    }
+
     @Test func productionClaimsAreCheckedOnMintedData() throws {
         let generator = MintGenerator(
             seed: 6, date: Self.signingDate, overrides: [try MintOverride(parsing: "environment=Production")])

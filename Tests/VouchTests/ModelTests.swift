@@ -538,6 +538,121 @@ struct ModelTests {
         #expect(increase.status == .scheduled)
     }
 
+    @Test func decodesTheSeatsOfAMultiseatTransaction() throws {
+        let transaction = try JWSTransactionDecodedPayload(
+            json: object(
+                """
+                {"transactionId":"2000000000000102","originalTransactionId":"2000000000000100","quantity":8,
+                 "price":8740,"currency":"USD","inAppOwnershipType":"ASSIGNED",
+                 "additionalTransactionReason":"SEAT_ADDITION",
+                 "multiSeatInfo":{"invitationManagement":"APPLE","revokedSeatQuantity":2,
+                                  "priceTiers":[{"price":9990,"quantity":5},{"price":7990,"quantity":3}]}}
+                """))
+        #expect(transaction.quantity == 8)
+        #expect(transaction.inAppOwnershipType == .assigned)
+        #expect(transaction.inAppOwnershipType?.isKnown == true)
+        #expect(transaction.additionalTransactionReason == .seatAddition)
+        #expect(transaction.additionalTransactionReason?.name == "seatAddition")
+        let seats = try #require(transaction.multiSeatInfo)
+        #expect(seats.invitationManagement == .apple)
+        #expect(seats.revokedSeatQuantity == 2)
+        #expect(seats.priceTiers?.map(\.price) == [9990, 7990])
+        #expect(seats.priceTiers?.map(\.quantity) == [5, 3])
+        #expect(transaction.revocationDate == nil)
+
+        let developer = try JWSTransactionDecodedPayload(
+            json: object(#"{"multiSeatInfo":{"invitationManagement":"DEVELOPER"}}"#))
+        #expect(developer.multiSeatInfo?.invitationManagement == .developer)
+        #expect(developer.multiSeatInfo?.priceTiers == nil)
+        #expect(InvitationManagement.knownValues.map(\.rawValue) == ["APPLE", "DEVELOPER"])
+        #expect(AdditionalTransactionReason.knownValues.map(\.rawValue) == ["SEAT_ADDITION"])
+
+        let mistyped = try object(#"{"multiSeatInfo":{"priceTiers":[{"price":9990},{"price":"7.99"}]}}"#)
+        let error = #expect(throws: PayloadFieldError.self) { try JWSTransactionDecodedPayload(json: mistyped) }
+        #expect(error?.field == "multiSeatInfo.priceTiers[1].price")
+    }
+
+    @Test func decodesTheSeatsOfAMultiseatRenewal() throws {
+        let renewal = try JWSRenewalInfoDecodedPayload(
+            json: object(
+                """
+                {"autoRenewStatus":1,"renewalPrice":8990,"currency":"USD","renewalQuantity":10,
+                 "multiSeatInfo":{"renewalPriceTiers":[{"price":9990,"quantity":5},{"price":7990,"quantity":5}]}}
+                """))
+        #expect(renewal.renewalQuantity == 10)
+        #expect(renewal.multiSeatInfo?.renewalPriceTiers?.map(\.price) == [9990, 7990])
+        #expect(renewal.multiSeatInfo?.renewalPriceTiers?.map(\.quantity) == [5, 5])
+    }
+
+    @Test func decodesASeatRefundAndAnUnclaimSeatsNotification() throws {
+        let refund = try ResponseBodyV2DecodedPayload(
+            json: object(
+                """
+                {"notificationType":"REFUND","subtype":"SEATS","notificationUUID":"5b1f7e4e-0000-4000-8000-000000000001",
+                 "version":"2.0","signedDate":1764979200000,
+                 "data":{"environment":"Sandbox","bundleId":"com.example","signedTransactionInfo":"t.t.t"}}
+                """))
+        #expect(refund.notificationType == .refund)
+        #expect(refund.subtype == .seats)
+        #expect(refund.subtype?.isKnown == true)
+        #expect(NotificationSubtype(rawValue: "INCREASE_QUANTITY") == .increaseQuantity)
+        #expect(NotificationSubtype(rawValue: "DECREASE_QUANTITY") == .decreaseQuantity)
+
+        let unclaim = try ResponseBodyV2DecodedPayload(
+            json: object(
+                """
+                {"notificationType":"UNCLAIM_SEATS","version":"2.0","signedDate":1764979200000,
+                 "unclaimInfo":{"unclaimSeatIds":["0f8fad5b-d9cb-469f-a165-70867728950e",
+                                                  "7c9e6679-7425-40de-944b-e07fc1f90ae7"]}}
+                """))
+        #expect(unclaim.notificationType == .unclaimSeats)
+        #expect(unclaim.notificationType?.isKnown == true)
+        #expect(
+            unclaim.unclaimInfo?.unclaimSeatIds == [
+                "0f8fad5b-d9cb-469f-a165-70867728950e", "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+            ])
+        let mistyped = try object(#"{"unclaimInfo":{"unclaimSeatIds":"0f8fad5b"}}"#)
+        let error = #expect(throws: PayloadFieldError.self) { try ResponseBodyV2DecodedPayload(json: mistyped) }
+        #expect(error?.field == "unclaimInfo.unclaimSeatIds")
+    }
+
+    @Test func decodesTheSeatsOfAnAdvancedCommerceSubscription() throws {
+        let transaction = try JWSTransactionDecodedPayload(
+            json: object(
+                """
+                {"advancedCommerceInfo":{"items":[{"SKU":"team.monthly","price":9990,
+                    "seatPriceTiers":[{"price":9990,"maximumSeatQuantity":5},{"price":7990}],
+                    "refunds":[{"refundAmount":19980,"refundType":"CUSTOM","revokedSeatQuantity":2}]}]}}
+                """))
+        let item = try #require(transaction.advancedCommerceInfo?.items?.first)
+        #expect(item.seatPriceTiers?.map(\.price) == [9990, 7990])
+        #expect(item.seatPriceTiers?.map(\.maximumSeatQuantity) == [5, nil])
+        #expect(item.refunds?.first?.revokedSeatQuantity == 2)
+        #expect(item.refunds?.first?.refundType == .custom)
+
+        let renewal = try JWSRenewalInfoDecodedPayload(
+            json: object(
+                """
+                {"advancedCommerceInfo":{"items":[{"SKU":"team.monthly",
+                    "seatRenewalPriceTiers":[{"price":8990,"maximumSeatQuantity":10},{"price":6990}]}]}}
+                """))
+        let renewing = try #require(renewal.advancedCommerceInfo?.items?.first?.seatRenewalPriceTiers)
+        #expect(renewing.map(\.price) == [8990, 6990])
+        #expect(renewing.map(\.maximumSeatQuantity) == [10, nil])
+    }
+
+    @Test func theMemberwiseInitialiserWritesTheSeatMembersUnderApplesNames() throws {
+        let tiers = [MultiSeatPriceTier(price: 9990, quantity: 5)]
+        let transaction = JWSTransactionDecodedPayload(
+            quantity: 5, inAppOwnershipType: .assigned, additionalTransactionReason: .seatAddition,
+            multiSeatInfo: TransactionMultiSeatInfo(invitationManagement: .apple, priceTiers: tiers))
+        #expect(
+            JSONWriter.string(.object(transaction.json))
+                == #"{"quantity":5,"inAppOwnershipType":"ASSIGNED","additionalTransactionReason":"SEAT_ADDITION","#
+                + #""multiSeatInfo":{"invitationManagement":"APPLE","priceTiers":[{"price":9990,"quantity":5}]}}"#)
+        #expect(try JWSTransactionDecodedPayload(json: transaction.json) == transaction)
+    }
+
     @Test func decodesARealtimeRetentionRequest() throws {
         let request = try DecodedRealtimeRequestBody(
             json: object(

@@ -13,6 +13,9 @@ public struct AdvancedCommerceRefund: PayloadModel {
     public let refundReason: AdvancedCommerceRefundReason?
     /// How much of the item was refunded.
     public let refundType: AdvancedCommerceRefundType?
+    /// How many seats the refund revoked, when it revoked some but not all of a multiseat
+    /// subscription's seats.
+    public let revokedSeatQuantity: Int32?
 
     public init(json: JSONObject) throws(PayloadFieldError) {
         let fields = PayloadFields(json)
@@ -21,6 +24,7 @@ public struct AdvancedCommerceRefund: PayloadModel {
         refundDate = try fields.timestamp("refundDate")
         refundReason = try fields.enumeration("refundReason")
         refundType = try fields.enumeration("refundType")
+        revokedSeatQuantity = try fields.int32("revokedSeatQuantity")
     }
 
     /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
@@ -29,17 +33,20 @@ public struct AdvancedCommerceRefund: PayloadModel {
         refundAmount: Int64? = nil,
         refundDate: Timestamp? = nil,
         refundReason: AdvancedCommerceRefundReason? = nil,
-        refundType: AdvancedCommerceRefundType? = nil
+        refundType: AdvancedCommerceRefundType? = nil,
+        revokedSeatQuantity: Int32? = nil
     ) {
         var json = JSONObject()
         json.add("refundAmount", refundAmount)
         json.add("refundDate", refundDate)
         json.add("refundReason", refundReason)
         json.add("refundType", refundType)
+        json.add("revokedSeatQuantity", revokedSeatQuantity)
         self.json = json
         self.refundAmount = refundAmount
         self.refundDate = refundDate
         self.refundReason = refundReason
         self.refundType = refundType
+        self.revokedSeatQuantity = revokedSeatQuantity
     }
 }

@@ -17,6 +17,8 @@ public struct AdvancedCommerceRenewalItem: PayloadModel {
     public let price: Int64?
     /// A price increase for the item at the next renewal.
     public let priceIncreaseInfo: AdvancedCommercePriceIncreaseInfo?
+    /// The seat price tiers at which a multiseat item renews, dearest first.
+    public let seatRenewalPriceTiers: [AdvancedCommerceSeatPriceTier]?
 
     public init(json: JSONObject) throws(PayloadFieldError) {
         let fields = PayloadFields(json)
@@ -27,6 +29,7 @@ public struct AdvancedCommerceRenewalItem: PayloadModel {
         offer = try fields.object("offer")
         price = try fields.int64("price")
         priceIncreaseInfo = try fields.object("priceIncreaseInfo")
+        seatRenewalPriceTiers = try fields.objects("seatRenewalPriceTiers")
     }
 
     /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
@@ -37,7 +40,8 @@ public struct AdvancedCommerceRenewalItem: PayloadModel {
         displayName: String? = nil,
         offer: AdvancedCommerceOffer? = nil,
         price: Int64? = nil,
-        priceIncreaseInfo: AdvancedCommercePriceIncreaseInfo? = nil
+        priceIncreaseInfo: AdvancedCommercePriceIncreaseInfo? = nil,
+        seatRenewalPriceTiers: [AdvancedCommerceSeatPriceTier]? = nil
     ) {
         var json = JSONObject()
         json.add("SKU", sku)
@@ -46,6 +50,7 @@ public struct AdvancedCommerceRenewalItem: PayloadModel {
         json.add("offer", offer)
         json.add("price", price)
         json.add("priceIncreaseInfo", priceIncreaseInfo)
+        json.add("seatRenewalPriceTiers", seatRenewalPriceTiers)
         self.json = json
         self.sku = sku
         self.description = description
@@ -53,5 +58,6 @@ public struct AdvancedCommerceRenewalItem: PayloadModel {
         self.offer = offer
         self.price = price
         self.priceIncreaseInfo = priceIncreaseInfo
+        self.seatRenewalPriceTiers = seatRenewalPriceTiers
     }
 }

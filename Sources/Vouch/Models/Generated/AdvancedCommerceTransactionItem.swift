@@ -19,6 +19,8 @@ public struct AdvancedCommerceTransactionItem: PayloadModel {
     public let refunds: [AdvancedCommerceRefund]?
     /// When the App Store revoked the item.
     public let revocationDate: Timestamp?
+    /// The seat price tiers the app's request set for a multiseat item, dearest first.
+    public let seatPriceTiers: [AdvancedCommerceSeatPriceTier]?
 
     public init(json: JSONObject) throws(PayloadFieldError) {
         let fields = PayloadFields(json)
@@ -30,6 +32,7 @@ public struct AdvancedCommerceTransactionItem: PayloadModel {
         price = try fields.int64("price")
         refunds = try fields.objects("refunds")
         revocationDate = try fields.timestamp("revocationDate")
+        seatPriceTiers = try fields.objects("seatPriceTiers")
     }
 
     /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
@@ -41,7 +44,8 @@ public struct AdvancedCommerceTransactionItem: PayloadModel {
         offer: AdvancedCommerceOffer? = nil,
         price: Int64? = nil,
         refunds: [AdvancedCommerceRefund]? = nil,
-        revocationDate: Timestamp? = nil
+        revocationDate: Timestamp? = nil,
+        seatPriceTiers: [AdvancedCommerceSeatPriceTier]? = nil
     ) {
         var json = JSONObject()
         json.add("SKU", sku)
@@ -51,6 +55,7 @@ public struct AdvancedCommerceTransactionItem: PayloadModel {
         json.add("price", price)
         json.add("refunds", refunds)
         json.add("revocationDate", revocationDate)
+        json.add("seatPriceTiers", seatPriceTiers)
         self.json = json
         self.sku = sku
         self.description = description
@@ -59,5 +64,6 @@ public struct AdvancedCommerceTransactionItem: PayloadModel {
         self.price = price
         self.refunds = refunds
         self.revocationDate = revocationDate
+        self.seatPriceTiers = seatPriceTiers
     }
 }

@@ -14,13 +14,18 @@ public struct InAppOwnershipType: PayloadEnum {
     public static let familyShared = Self(rawValue: "FAMILY_SHARED")
     /// The transaction belongs to the customer who bought the product.
     public static let purchased = Self(rawValue: "PURCHASED")
+    /// The transaction belongs to a person given a seat by an organization or by a multiseat group
+    /// purchaser.
+    public static let assigned = Self(rawValue: "ASSIGNED")
 
     public static let knownValues: [Self] = [
         .familyShared,
         .purchased,
+        .assigned,
     ]
     public static let knownNames: [Self: String] = [
         .familyShared: "familyShared",
         .purchased: "purchased",
+        .assigned: "assigned",
     ]
 }

@@ -58,6 +58,11 @@ public struct JWSRenewalInfoDecodedPayload: PayloadModel {
     public let renewalBillingPlanType: RenewalBillingPlanType?
     /// Present only for monthly subscriptions with a 12-month commitment.
     public let commitmentInfo: RenewalCommitmentInfo?
+    /// How many seats of a multiseat subscription renew, as the group purchaser has set it so far.
+    public let renewalQuantity: Int32?
+    /// Present only when the subscription renews as a multiseat purchase: the price tiers of the
+    /// renewing seats.
+    public let multiSeatInfo: RenewalMultiSeatInfo?
 
     public init(json: JSONObject) throws(PayloadFieldError) {
         let fields = PayloadFields(json)
@@ -86,6 +91,8 @@ public struct JWSRenewalInfoDecodedPayload: PayloadModel {
         advancedCommerceInfo = try fields.object("advancedCommerceInfo")
         renewalBillingPlanType = try fields.enumeration("renewalBillingPlanType")
         commitmentInfo = try fields.object("commitmentInfo")
+        renewalQuantity = try fields.int32("renewalQuantity")
+        multiSeatInfo = try fields.object("multiSeatInfo")
     }
 
     /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
@@ -114,7 +121,9 @@ public struct JWSRenewalInfoDecodedPayload: PayloadModel {
         offerPeriod: String? = nil,
         advancedCommerceInfo: AdvancedCommerceRenewalInfo? = nil,
         renewalBillingPlanType: RenewalBillingPlanType? = nil,
-        commitmentInfo: RenewalCommitmentInfo? = nil
+        commitmentInfo: RenewalCommitmentInfo? = nil,
+        renewalQuantity: Int32? = nil,
+        multiSeatInfo: RenewalMultiSeatInfo? = nil
     ) {
         var json = JSONObject()
         json.add("expirationIntent", expirationIntent)
@@ -141,6 +150,8 @@ public struct JWSRenewalInfoDecodedPayload: PayloadModel {
         json.add("advancedCommerceInfo", advancedCommerceInfo)
         json.add("renewalBillingPlanType", renewalBillingPlanType)
         json.add("commitmentInfo", commitmentInfo)
+        json.add("renewalQuantity", renewalQuantity)
+        json.add("multiSeatInfo", multiSeatInfo)
         self.json = json
         self.expirationIntent = expirationIntent
         self.originalTransactionId = originalTransactionId
@@ -166,5 +177,7 @@ public struct JWSRenewalInfoDecodedPayload: PayloadModel {
         self.advancedCommerceInfo = advancedCommerceInfo
         self.renewalBillingPlanType = renewalBillingPlanType
         self.commitmentInfo = commitmentInfo
+        self.renewalQuantity = renewalQuantity
+        self.multiSeatInfo = multiSeatInfo
     }
 }

@@ -77,6 +77,12 @@ public struct JWSTransactionDecodedPayload: PayloadModel {
     public let billingPlanType: BillingPlanType?
     /// Present only for monthly subscriptions with a 12-month commitment.
     public let commitmentInfo: TransactionCommitmentInfo?
+    /// Why this transaction is one of several that make up one subscription period; absent when one
+    /// transaction covers it.
+    public let additionalTransactionReason: AdditionalTransactionReason?
+    /// Present only for a subscription bought as a multiseat purchase: its invitation model, price
+    /// tiers and refunded seats.
+    public let multiSeatInfo: TransactionMultiSeatInfo?
 
     public init(json: JSONObject) throws(PayloadFieldError) {
         let fields = PayloadFields(json)
@@ -115,6 +121,8 @@ public struct JWSTransactionDecodedPayload: PayloadModel {
         advancedCommerceInfo = try fields.object("advancedCommerceInfo")
         billingPlanType = try fields.enumeration("billingPlanType")
         commitmentInfo = try fields.object("commitmentInfo")
+        additionalTransactionReason = try fields.enumeration("additionalTransactionReason")
+        multiSeatInfo = try fields.object("multiSeatInfo")
     }
 
     /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
@@ -153,7 +161,9 @@ public struct JWSTransactionDecodedPayload: PayloadModel {
         revocationPercentage: Int32? = nil,
         advancedCommerceInfo: AdvancedCommerceTransactionInfo? = nil,
         billingPlanType: BillingPlanType? = nil,
-        commitmentInfo: TransactionCommitmentInfo? = nil
+        commitmentInfo: TransactionCommitmentInfo? = nil,
+        additionalTransactionReason: AdditionalTransactionReason? = nil,
+        multiSeatInfo: TransactionMultiSeatInfo? = nil
     ) {
         var json = JSONObject()
         json.add("originalTransactionId", originalTransactionId)
@@ -190,6 +200,8 @@ public struct JWSTransactionDecodedPayload: PayloadModel {
         json.add("advancedCommerceInfo", advancedCommerceInfo)
         json.add("billingPlanType", billingPlanType)
         json.add("commitmentInfo", commitmentInfo)
+        json.add("additionalTransactionReason", additionalTransactionReason)
+        json.add("multiSeatInfo", multiSeatInfo)
         self.json = json
         self.originalTransactionId = originalTransactionId
         self.previousOriginalTransactionId = previousOriginalTransactionId
@@ -225,5 +237,7 @@ public struct JWSTransactionDecodedPayload: PayloadModel {
         self.advancedCommerceInfo = advancedCommerceInfo
         self.billingPlanType = billingPlanType
         self.commitmentInfo = commitmentInfo
+        self.additionalTransactionReason = additionalTransactionReason
+        self.multiSeatInfo = multiSeatInfo
     }
 }

@@ -48,6 +48,14 @@ public struct NotificationSubtype: PayloadEnum {
     public static let activeTokenReminder = Self(rawValue: "ACTIVE_TOKEN_REMINDER")
     /// The system created an external purchase token.
     public static let created = Self(rawValue: "CREATED")
+    /// With `REFUND`: a seat-based refund revoked some seats of a multiseat subscription; the
+    /// purchaser's transaction stays valid for the rest.
+    public static let seats = Self(rawValue: "SEATS")
+    /// The group purchaser added seats to a multiseat subscription; they take effect at once.
+    public static let increaseQuantity = Self(rawValue: "INCREASE_QUANTITY")
+    /// The group purchaser lowered the number of seats that renew; it takes effect at the next
+    /// renewal.
+    public static let decreaseQuantity = Self(rawValue: "DECREASE_QUANTITY")
 
     public static let knownValues: [Self] = [
         .initialBuy,
@@ -69,6 +77,9 @@ public struct NotificationSubtype: PayloadEnum {
         .unreported,
         .activeTokenReminder,
         .created,
+        .seats,
+        .increaseQuantity,
+        .decreaseQuantity,
     ]
     public static let knownNames: [Self: String] = [
         .initialBuy: "initialBuy",
@@ -90,5 +101,8 @@ public struct NotificationSubtype: PayloadEnum {
         .unreported: "unreported",
         .activeTokenReminder: "activeTokenReminder",
         .created: "created",
+        .seats: "seats",
+        .increaseQuantity: "increaseQuantity",
+        .decreaseQuantity: "decreaseQuantity",
     ]
 }

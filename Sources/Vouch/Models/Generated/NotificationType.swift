@@ -62,6 +62,9 @@ public struct NotificationType: PayloadEnum {
     public static let priceChange = Self(rawValue: "PRICE_CHANGE")
     /// A parent or guardian withdrew consent for a child's use of the app.
     public static let rescindConsent = Self(rawValue: "RESCIND_CONSENT")
+    /// The App Store released seat claims of a group subscription whose app hosts the invitations
+    /// (see ``ResponseBodyV2DecodedPayload/unclaimInfo``).
+    public static let unclaimSeats = Self(rawValue: "UNCLAIM_SEATS")
 
     public static let knownValues: [Self] = [
         .subscribed,
@@ -87,6 +90,7 @@ public struct NotificationType: PayloadEnum {
         .migration,
         .priceChange,
         .rescindConsent,
+        .unclaimSeats,
     ]
     public static let knownNames: [Self: String] = [
         .subscribed: "subscribed",
@@ -112,5 +116,6 @@ public struct NotificationType: PayloadEnum {
         .migration: "migration",
         .priceChange: "priceChange",
         .rescindConsent: "rescindConsent",
+        .unclaimSeats: "unclaimSeats",
     ]
 }

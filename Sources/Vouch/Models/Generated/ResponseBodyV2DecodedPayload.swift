@@ -28,6 +28,9 @@ public struct ResponseBodyV2DecodedPayload: PayloadModel {
     public let externalPurchaseToken: ExternalPurchaseToken?
     /// App metadata and the signed app transaction (for example, `RESCIND_CONSENT`).
     public let appData: AppData?
+    /// Present when ``notificationType`` is `UNCLAIM_SEATS`: the seat claims the App Store
+    /// released.
+    public let unclaimInfo: UnclaimInfo?
 
     public init(json: JSONObject) throws(PayloadFieldError) {
         let fields = PayloadFields(json)
@@ -41,6 +44,7 @@ public struct ResponseBodyV2DecodedPayload: PayloadModel {
         summary = try fields.object("summary")
         externalPurchaseToken = try fields.object("externalPurchaseToken")
         appData = try fields.object("appData")
+        unclaimInfo = try fields.object("unclaimInfo")
     }
 
     /// Builds the model from its members (for tests and hand-made data); ``json`` holds the
@@ -54,7 +58,8 @@ public struct ResponseBodyV2DecodedPayload: PayloadModel {
         signedDate: Timestamp? = nil,
         summary: Summary? = nil,
         externalPurchaseToken: ExternalPurchaseToken? = nil,
-        appData: AppData? = nil
+        appData: AppData? = nil,
+        unclaimInfo: UnclaimInfo? = nil
     ) {
         var json = JSONObject()
         json.add("notificationType", notificationType)
@@ -66,6 +71,7 @@ public struct ResponseBodyV2DecodedPayload: PayloadModel {
         json.add("summary", summary)
         json.add("externalPurchaseToken", externalPurchaseToken)
         json.add("appData", appData)
+        json.add("unclaimInfo", unclaimInfo)
         self.json = json
         self.notificationType = notificationType
         self.subtype = subtype
@@ -76,5 +82,6 @@ public struct ResponseBodyV2DecodedPayload: PayloadModel {
         self.summary = summary
         self.externalPurchaseToken = externalPurchaseToken
         self.appData = appData
+        self.unclaimInfo = unclaimInfo
     }
 }
