@@ -206,46 +206,69 @@ extension EntitlementLedger {
         for (key, records) in chains {
             let account = self.account(of: key)
             for record in records.values {
-                guard let newest = record.newestRevocation else { continue }
-                let statement = record.current
-                let facts: RevocationFacts
-                let state: Revocation.State
-                var reversedDate: Int64?
-                if let current = statement.revocation {
-                    facts = current
-                    state = .revoked
-                } else {
-                    facts = newest.facts
-                    state = .reversed
-                    if let notified = record.reversalNotified, notified > newest.signedDate {
-                        reversedDate = notified
-                    } else {
-                        reversedDate = statement.signedDate
-                    }
-                }
-                if let since, facts.date < since.milliseconds { continue }
-                let kind: Revocation.Kind =
-                    facts.type == RevocationType.familyRevoke.rawValue ? .familyRevocation : .refund
-                found.append(
-                    Revocation(
-                        environment: AppStoreEnvironment(rawValue: statement.environment),
-                        appAccountToken: account?.appAccountToken,
-                        originalTransactionId: statement.originalTransactionId, transactionId: statement.transactionId,
-                        productId: statement.productId, type: ProductType(rawValue: statement.type),
-                        ownership: InAppOwnershipType(rawValue: statement.ownership), kind: kind, state: state,
-                        revocationDate: Timestamp(milliseconds: facts.date),
-                        revocationReason: facts.reason.map(RevocationReason.init(rawValue:)),
-                        revocationType: facts.type.map(RevocationType.init(rawValue:)),
-                        revocationPercentage: facts.percentage,
-                        price: statement.price, currency: statement.currency,
-                        refundedAmount: Revocation.refundedAmount(kind: kind, facts: facts, price: statement.price),
-                        reversedDate: reversedDate.map(Timestamp.init(milliseconds:))))
+                guard let revocation = Self.revocation(of: record, account: account) else { continue }
+                if let since, revocation.revocationDate < since { continue }
+                found.append(revocation)
             }
         }
         found += stripeRevocations(since: since)
-        return found.sorted {
+        return Self.ordered(found)
+    }
+
+    /// The revocations of one account: of its App Store chains, and the refunded Stripe charges
+    /// told with it (``revocations(since:)-(Timestamp?)`` says how), in the same order. Only the
+    /// account's own data is read, so the cost grows with it alone.
+    public func revocations(of account: AccountKey) -> [Revocation] {
+        var found: [Revocation] = []
+        for key in chains(of: account) ?? [] {
+            for record in (chains[key] ?? [:]).values {
+                if let revocation = Self.revocation(of: record, account: account) { found.append(revocation) }
+            }
+        }
+        return Self.ordered(found + stripeRevocations(of: account))
+    }
+
+    /// Revocations by revocation date, then environment, transaction id and ownership.
+    private static func ordered(_ revocations: [Revocation]) -> [Revocation] {
+        revocations.sorted {
             ($0.revocationDate.milliseconds, $0.environment.rawValue, $0.transactionId, $0.ownership.rawValue)
                 < ($1.revocationDate.milliseconds, $1.environment.rawValue, $1.transactionId, $1.ownership.rawValue)
         }
+    }
+
+    /// The revocation a transaction's record tells, if it ever carried one: in force, or
+    /// reversed since.
+    private static func revocation(of record: TransactionRecord, account: AccountKey?) -> Revocation? {
+        guard let newest = record.newestRevocation else { return nil }
+        let statement = record.current
+        let facts: RevocationFacts
+        let state: Revocation.State
+        var reversedDate: Int64?
+        if let current = statement.revocation {
+            facts = current
+            state = .revoked
+        } else {
+            facts = newest.facts
+            state = .reversed
+            if let notified = record.reversalNotified, notified > newest.signedDate {
+                reversedDate = notified
+            } else {
+                reversedDate = statement.signedDate
+            }
+        }
+        let kind: Revocation.Kind = facts.type == RevocationType.familyRevoke.rawValue ? .familyRevocation : .refund
+        return Revocation(
+            environment: AppStoreEnvironment(rawValue: statement.environment),
+            appAccountToken: account?.appAccountToken,
+            originalTransactionId: statement.originalTransactionId, transactionId: statement.transactionId,
+            productId: statement.productId, type: ProductType(rawValue: statement.type),
+            ownership: InAppOwnershipType(rawValue: statement.ownership), kind: kind, state: state,
+            revocationDate: Timestamp(milliseconds: facts.date),
+            revocationReason: facts.reason.map(RevocationReason.init(rawValue:)),
+            revocationType: facts.type.map(RevocationType.init(rawValue:)),
+            revocationPercentage: facts.percentage,
+            price: statement.price, currency: statement.currency,
+            refundedAmount: Revocation.refundedAmount(kind: kind, facts: facts, price: statement.price),
+            reversedDate: reversedDate.map(Timestamp.init(milliseconds:)))
     }
 }

@@ -104,6 +104,12 @@ public struct EntitlementLedger: Sendable {
     var subscriptionAccounts: [StripeKey: AccountKey] = [:]
     /// Refunded Stripe charges, by environment and charge id: the newest statement of each.
     var stripeRefunds: [StripeKey: StripeRefundRecord] = [:]
+    /// Stripe subscriptions and refunded charges by environment and customer id, and refunded
+    /// charges by environment and the account their own metadata names: what one account's
+    /// refunds are found through.
+    var stripeSubscriptionsByCustomer: [StripeKey: Set<StripeKey>] = [:]
+    var stripeRefundsByCustomer: [StripeKey: Set<StripeKey>] = [:]
+    var stripeRefundsByAccount: [StripeKey: Set<StripeKey>] = [:]
     /// One copy of each text many records repeat (product ids, types, tokens), so memory
     /// follows the transactions, not the bytes of their statements.
     private var strings = Set<String>()

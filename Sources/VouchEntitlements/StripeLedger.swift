@@ -262,6 +262,9 @@ extension EntitlementLedger {
         var joined = stripeSubscriptions[key] ?? StripeSubscriptionRecord()
         joined.join(record)
         guard joined != stripeSubscriptions[key] else { return }
+        Self.move(
+            key, from: stripeSubscriptions[key]?.snapshot?.customer, to: joined.snapshot?.customer,
+            environment: key.environment, in: &stripeSubscriptionsByCustomer)
         stripeSubscriptions[key] = joined
         environments.insert(key.environment)
         let account = AccountKey(
@@ -274,51 +277,106 @@ extension EntitlementLedger {
     }
 
     mutating func insert(_ record: StripeRefundRecord, for key: StripeKey) {
-        stripeRefunds[key] = StripeRefundRecord.newer(stripeRefunds[key], record)
+        let before = stripeRefunds[key]
+        guard let newest = StripeRefundRecord.newer(before, record), newest != before else { return }
+        stripeRefunds[key] = newest
+        environments.insert(key.environment)
+        Self.move(
+            key, from: before?.customer, to: newest.customer, environment: key.environment, in: &stripeRefundsByCustomer
+        )
+        Self.move(
+            key, from: before?.account, to: newest.account, environment: key.environment, in: &stripeRefundsByAccount)
+    }
+
+    /// Moves `key` in `index` from the entry of `old` to the entry of `new` (ids in `environment`).
+    private static func move(
+        _ key: StripeKey, from old: String?, to new: String?, environment: String,
+        in index: inout [StripeKey: Set<StripeKey>]
+    ) {
+        guard old != new else { return }
+        if let old {
+            let slot = StripeKey(environment: environment, id: old)
+            index[slot]?.remove(key)
+            if index[slot]?.isEmpty == true { index[slot] = nil }
+        }
+        if let new { index[StripeKey(environment: environment, id: new), default: []].insert(key) }
     }
 
     /// The refunded Stripe charges with an event at or after `since`: each charge once, with
     /// all that was refunded of it by its newest event, dated by that event.
     func stripeRevocations(since: Timestamp?) -> [Revocation] {
-        var found: [Revocation] = []
-        let newest = stripeRefunds.isEmpty ? [:] : newestSubscriptionByCustomer()
-        for (key, refund) in stripeRefunds {
-            if let since, refund.stamp.created < since.milliseconds { continue }
-            let subscription = refund.customer.flatMap { newest[StripeKey(environment: key.environment, id: $0)] }
-            let account = refund.account ?? subscription.flatMap { stripeSubscriptions[$0]?.account }
-            let item = subscription.flatMap { stripeSubscriptions[$0]?.snapshot?.items.first }
-            let exponent = Self.minorUnitExponent(refund.currency)
-            let milliunits = { (amount: Int64) in amount * Self.power(10, 3 - exponent) }
-            let full = refund.amount.map { refund.amountRefunded >= $0 } ?? true
-            var revocation = Revocation(
-                environment: AppStoreEnvironment(rawValue: key.environment), appAccountToken: account,
-                originalTransactionId: subscription?.id ?? key.id, transactionId: key.id,
-                productId: item.flatMap { StripeSubscriptionRecord.productId($0, catalog: catalog) } ?? "",
-                type: .autoRenewableSubscription, ownership: .purchased, kind: .refund, state: .revoked,
-                revocationDate: Timestamp(milliseconds: refund.stamp.created), revocationReason: nil,
-                revocationType: full ? .refundFull : .refundProrated,
-                revocationPercentage: refund.amount.flatMap {
-                    $0 > 0 ? Int32(clamping: refund.amountRefunded * 100_000 / $0) : nil
-                },
-                price: refund.amount.map(milliunits), currency: refund.currency,
-                refundedAmount: MilliunitAmount(milliunits: milliunits(refund.amountRefunded)), reversedDate: nil)
-            revocation.source = .stripe
-            found.append(revocation)
+        stripeRefunds.compactMap { key, refund in
+            if let since, refund.stamp.created < since.milliseconds { return nil }
+            return stripeRevocation(key, refund).revocation
         }
-        return found
+    }
+
+    /// The refunded Stripe charges told with `account`: those whose metadata names it, and those
+    /// of its subscriptions' customers that no other account's data claims. Only the account's
+    /// subscriptions, their customers' and the charges found through them are read.
+    func stripeRevocations(of account: AccountKey) -> [Revocation] {
+        let environment = account.environment.rawValue
+        var charges = Set<StripeKey>()
+        if let token = account.appAccountToken {
+            charges.formUnion(stripeRefundsByAccount[StripeKey(environment: environment, id: token)] ?? [])
+        }
+        for key in accountSubscriptions[account] ?? [] {
+            guard let customer = stripeSubscriptions[key]?.snapshot?.customer else { continue }
+            charges.formUnion(stripeRefundsByCustomer[StripeKey(environment: environment, id: customer)] ?? [])
+        }
+        return charges.compactMap { key in
+            guard let refund = stripeRefunds[key] else { return nil }
+            let told = stripeRevocation(key, refund)
+            return told.account == account ? told.revocation : nil
+        }
+    }
+
+    /// A refunded charge as a revocation, and the account it is told with: the one its metadata
+    /// names, else its customer's newest subscription's.
+    private func stripeRevocation(_ key: StripeKey, _ refund: StripeRefundRecord) -> (
+        revocation: Revocation, account: AccountKey
+    ) {
+        let subscription = refund.customer.flatMap {
+            newestSubscription(of: StripeKey(environment: key.environment, id: $0))
+        }
+        let account = refund.account ?? subscription.flatMap { stripeSubscriptions[$0]?.account }
+        let item = subscription.flatMap { stripeSubscriptions[$0]?.snapshot?.items.first }
+        let exponent = Self.minorUnitExponent(refund.currency)
+        let milliunits = { (amount: Int64) in amount * Self.power(10, 3 - exponent) }
+        let full = refund.amount.map { refund.amountRefunded >= $0 } ?? true
+        var revocation = Revocation(
+            environment: AppStoreEnvironment(rawValue: key.environment), appAccountToken: account,
+            originalTransactionId: subscription?.id ?? key.id, transactionId: key.id,
+            productId: item.flatMap { StripeSubscriptionRecord.productId($0, catalog: catalog) } ?? "",
+            type: .autoRenewableSubscription, ownership: .purchased, kind: .refund, state: .revoked,
+            revocationDate: Timestamp(milliseconds: refund.stamp.created), revocationReason: nil,
+            revocationType: full ? .refundFull : .refundProrated,
+            revocationPercentage: refund.amount.flatMap {
+                $0 > 0 ? Int32(clamping: refund.amountRefunded * 100_000 / $0) : nil
+            },
+            price: refund.amount.map(milliunits), currency: refund.currency,
+            refundedAmount: MilliunitAmount(milliunits: milliunits(refund.amountRefunded)), reversedDate: nil)
+        revocation.source = .stripe
+        let owner =
+            refund.account.map {
+                AccountKey(environment: key.environment, appAccountToken: $0, originalTransactionId: key.id)
+            } ?? subscription.flatMap { subscriptionAccounts[$0] }
+            ?? AccountKey(environment: key.environment, appAccountToken: nil, originalTransactionId: key.id)
+        return (revocation, owner)
     }
 
     /// The subscription a refunded charge is told with: its customer's newest subscription (by
-    /// its newest subscription object), by environment and customer id. A charge names no
-    /// subscription (nor, since `2025-03-31.basil`, its invoice).
-    private func newestSubscriptionByCustomer() -> [StripeKey: StripeKey] {
-        var newest: [StripeKey: (order: StatementOrder, key: StripeKey)] = [:]
-        for (key, record) in stripeSubscriptions {
-            guard let snapshot = record.snapshot, let customer = snapshot.customer else { continue }
-            let slot = StripeKey(environment: key.environment, id: customer)
-            if newest[slot].map({ snapshot.order > $0.order }) ?? true { newest[slot] = (snapshot.order, key) }
+    /// its newest subscription object), `customer` naming the environment and customer id. A
+    /// charge names no subscription (nor, since `2025-03-31.basil`, its invoice).
+    private func newestSubscription(of customer: StripeKey) -> StripeKey? {
+        var newest: (order: StatementOrder, key: StripeKey)?
+        for key in stripeSubscriptionsByCustomer[customer] ?? [] {
+            guard let snapshot = stripeSubscriptions[key]?.snapshot else { continue }
+            if newest.map({ snapshot.order > $0.order || (snapshot.order == $0.order && key > $0.key) }) ?? true {
+                newest = (snapshot.order, key)
+            }
         }
-        return newest.mapValues(\.key)
+        return newest?.key
     }
 
     /// The decimal places of a currency's smallest unit, as Stripe counts amounts: none for

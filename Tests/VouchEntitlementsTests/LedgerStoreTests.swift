@@ -258,7 +258,7 @@ import VouchTestSupport
         try Self.sqlite(foreign, "CREATE TABLE notes (body TEXT); INSERT INTO notes VALUES ('mine')")
         let newer = Self.path("newer.sqlite")
         _ = try LedgerStore(path: newer)
-        try Self.sqlite(newer, "PRAGMA user_version = 2")
+        try Self.sqlite(newer, "PRAGMA user_version = \(LedgerStore.schemaVersion + 1)")
         for (path, code) in [
             (text, LedgerError.Code.notAStore), (foreign, .notAStore), (newer, .newerSchema),
         ] {

@@ -40,8 +40,9 @@ public final class LedgerStore: @unchecked Sendable {
         case readWrite
     }
 
-    /// The schema this version writes and reads.
-    public static let schemaVersion = 1
+    /// The schema this version writes and reads. A store of an older schema is brought to it
+    /// when opened for writing (``migrations``).
+    public static let schemaVersion = 2
     /// `PRAGMA application_id` of a Vouch store: "Vouc".
     static let applicationId: Int64 = 0x566F_7563
 
@@ -79,9 +80,12 @@ public final class LedgerStore: @unchecked Sendable {
                 throw LedgerError(.cannotWrite, "cannot write \(path): the file may only be read")
             }
             try connection.execute("PRAGMA busy_timeout = 10000; PRAGMA synchronous = FULL", phase: .open)
-            if try identify(writable: true) == .empty {
+            switch try identify(writable: true) {
+            case .empty:
                 try initialise()
-            } else {
+            case .older(let version):
+                try migrate(from: version)
+            case .store:
                 // Whether the file can be written at all (its directory must take the log
                 // beside it), before a caller spends time on what it would add.
                 try connection.execute("BEGIN IMMEDIATE", phase: .write)
@@ -120,9 +124,11 @@ public final class LedgerStore: @unchecked Sendable {
 
     // MARK: The file
 
-    enum Identity {
+    enum Identity: Equatable {
         case store
         case empty
+        /// A Vouch store of an older schema, which ``migrations`` bring to this one.
+        case older(Int)
     }
 
     private func identify(writable: Bool) throws(LedgerError) -> Identity {
@@ -144,6 +150,14 @@ public final class LedgerStore: @unchecked Sendable {
         let tables = try integer("SELECT count(*) FROM sqlite_schema")
         if application == applicationId {
             if version == Int64(schemaVersion) { return .store }
+            if version >= 1, version < Int64(schemaVersion) {
+                if writable { return .older(Int(version)) }
+                throw LedgerError(
+                    .cannotOpen,
+                    "\(path) is a Vouch store of schema \(version), which this version brings to schema "
+                        + "\(schemaVersion) when it opens the store for writing; open it once so (any vouch ledger "
+                        + "add does), then read it")
+            }
             if version > Int64(schemaVersion) {
                 throw LedgerError(
                     .newerSchema,
@@ -165,6 +179,43 @@ public final class LedgerStore: @unchecked Sendable {
                 + "user_version \(version), \(tables) schema objects); it is left as it is")
     }
 
+    /// What brings a store of schema `key − 1` to schema `key`, run in one transaction with the
+    /// new `user_version`: schema 2 keeps each Stripe record's customer (`customer`, indexed), by
+    /// which one account's refunds are found, and a refunded charge's own account.
+    static let migrations: [Int: String] = [
+        2: """
+        ALTER TABLE channel_record ADD COLUMN customer TEXT;
+        UPDATE channel_record SET customer = CASE refund
+            WHEN 1 THEN json_extract(body, '$.customer') ELSE json_extract(body, '$.subscription.customer') END
+            WHERE channel = 'stripe';
+        UPDATE channel_record SET account = json_extract(body, '$.account') WHERE channel = 'stripe' AND refund = 1;
+        CREATE INDEX channel_record_by_customer ON channel_record (channel, environment, customer)
+            WHERE customer IS NOT NULL;
+        """
+    ]
+
+    /// Brings a store of schema `version` to ``schemaVersion``, in one transaction: a failure
+    /// leaves it as it was.
+    private func migrate(from version: Int) throws(LedgerError) {
+        try connection.execute("BEGIN IMMEDIATE", phase: .write)
+        do throws(LedgerError) {
+            // Another writer may have migrated it since it was looked at.
+            if case .older(let found) = try identify(writable: true) {
+                for step in (found + 1)...Self.schemaVersion {
+                    guard let sql = Self.migrations[step] else {
+                        throw LedgerError(.corruptStore, "\(path): no way from schema \(step - 1) to \(step)")
+                    }
+                    try connection.execute(sql, phase: .write)
+                }
+                try connection.execute("PRAGMA user_version = \(Self.schemaVersion)", phase: .write)
+            }
+            try connection.execute("COMMIT", phase: .write)
+        } catch {
+            try? connection.execute("ROLLBACK", phase: .write)
+            throw error
+        }
+    }
+
     /// Writes the schema into an empty file, in one transaction.
     private func initialise() throws(LedgerError) {
         try connection.execute("PRAGMA journal_mode = WAL", phase: .write)
@@ -184,14 +235,15 @@ public final class LedgerStore: @unchecked Sendable {
         }
     }
 
-    /// Schema 1. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
+    /// Schema 2. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
     /// channel (`app_store`); the App Store keeps its records in tables of its own
     /// (`app_store_transaction`, `app_store_renewal`), their bodies the records of
     /// `vouch ledger export` (less the statement in force, which is derived). The other
     /// channels (Stripe's subscriptions and refunded charges, a server's own grants) keep one
     /// record each in `channel_record`, with the account (or, for an account without a token,
     /// the id it is known by, `chain`) it belongs to; `refund` tells a refunded charge from a
-    /// grant. Records are a
+    /// grant, whose `account` is the one its own metadata names; `customer` is a Stripe record's
+    /// customer, by which an account's refunds are found. Records are a
     /// kilobyte or so: ordinary tables, with their keys unique, rather than `WITHOUT ROWID`.
     static let schema = """
         CREATE TABLE chain (
@@ -248,11 +300,14 @@ public final class LedgerStore: @unchecked Sendable {
             account TEXT,
             chain TEXT NOT NULL,
             body TEXT NOT NULL,
+            customer TEXT,
             PRIMARY KEY (channel, environment, refund, id)
         ) WITHOUT ROWID;
         CREATE INDEX channel_record_by_account ON channel_record (account) WHERE account IS NOT NULL;
         CREATE INDEX channel_record_by_chain ON channel_record (chain);
         CREATE INDEX channel_record_by_id ON channel_record (id);
+        CREATE INDEX channel_record_by_customer ON channel_record (channel, environment, customer)
+            WHERE customer IS NOT NULL;
         """
 
     private static let channel = LedgerRecordJSON.appStore
@@ -477,8 +532,8 @@ public final class LedgerStore: @unchecked Sendable {
             "SELECT body FROM channel_record WHERE channel = ? AND environment = ? AND refund = ? AND id = ?",
             phase: .write)
         let put = try statement(
-            "INSERT OR REPLACE INTO channel_record (channel, environment, refund, id, account, chain, body) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?)", phase: .write)
+            "INSERT OR REPLACE INTO channel_record (channel, environment, refund, id, account, chain, body, customer) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", phase: .write)
         func known(_ channel: String, _ environment: String, refund: Bool, _ id: String) throws(LedgerError)
             -> EntitlementLedger
         {
@@ -490,13 +545,14 @@ public final class LedgerStore: @unchecked Sendable {
         }
         func write(
             _ channel: String, _ environment: String, refund: Bool, _ id: String, account: AccountKey?,
-            _ body: JSONValue
+            customer: String? = nil, _ body: JSONValue
         ) throws(LedgerError) {
             change.otherRecords += 1
             try put.run([
                 .text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id),
                 account?.appAccountToken.map(SQLiteStatement.Value.text) ?? .null,
                 .text(account?.originalTransactionId ?? id), .text(JSONWriter.string(body)),
+                customer.map(SQLiteStatement.Value.text) ?? .null,
             ])
         }
         let stripe = LedgerRecordJSON.stripe
@@ -510,7 +566,7 @@ public final class LedgerStore: @unchecked Sendable {
             }
             try write(
                 stripe, key.environment, refund: false, key.id, account: merged.subscriptionAccounts[key],
-                LedgerRecordJSON.object(joined, key: key))
+                customer: joined.snapshot?.customer, LedgerRecordJSON.object(joined, key: key))
         }
         for (key, refund) in delta.stripeRefunds {
             var merged = try known(stripe, key.environment, refund: true, key.id)
@@ -518,8 +574,12 @@ public final class LedgerStore: @unchecked Sendable {
             merged.insert(refund, for: key)
             guard let newest = merged.stripeRefunds[key], newest != before else { continue }
             lastSigned = max(lastSigned ?? newest.stamp.created, newest.stamp.created)
+            let account = newest.account.map {
+                AccountKey(environment: key.environment, appAccountToken: $0, originalTransactionId: key.id)
+            }
             try write(
-                stripe, key.environment, refund: true, key.id, account: nil, LedgerRecordJSON.object(newest, key: key))
+                stripe, key.environment, refund: true, key.id, account: account, customer: newest.customer,
+                LedgerRecordJSON.object(newest, key: key))
         }
         for (key, grant) in delta.grants {
             var merged = try known(key.source, key.environment, refund: false, key.id)
@@ -749,36 +809,74 @@ public final class LedgerStore: @unchecked Sendable {
     public func entitlements(of account: AccountKey, at instant: Timestamp) throws(LedgerError) -> AccountEntitlements?
     {
         try reading { () throws(LedgerError) -> AccountEntitlements? in
-            var keys = Set<EntitlementLedger.RenewalKey>()
-            let environment = account.environment.rawValue
-            if let token = account.appAccountToken {
-                try statement(
-                    "SELECT chain FROM chain WHERE account = ? AND channel = 'app_store' AND environment = ?",
-                    phase: .read
-                ).rows([.text(token), .text(environment)]) { row in
-                    keys.insert(.init(environment: environment, originalTransactionId: row.text(0) ?? ""))
-                }
-            } else if let chain = account.originalTransactionId {
-                try statement(
-                    "SELECT chain FROM chain WHERE channel = 'app_store' AND environment = ? AND chain = ? "
-                        + "AND account IS NULL",
-                    phase: .read
-                ).rows([.text(environment), .text(chain)]) { row in
-                    keys.insert(.init(environment: environment, originalTransactionId: row.text(0) ?? ""))
-                }
-            }
             var ledger = EntitlementLedger(catalog: catalog)
-            try load(keys, into: &ledger, phase: .read)
-            let others =
-                account.appAccountToken != nil
-                ? "SELECT body FROM channel_record WHERE account = ?1 AND environment = ?2 AND refund = 0"
-                : "SELECT body FROM channel_record WHERE chain = ?1 AND environment = ?2 AND refund = 0 "
-                    + "AND account IS NULL"
-            try statement(others, phase: .read).rows([
-                .text(account.appAccountToken ?? account.originalTransactionId ?? ""), .text(environment),
-            ]) { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
+            try load(account, into: &ledger)
             return ledger.entitlements(of: account, at: instant)
         }
+    }
+
+    /// The revocations of one account, as
+    /// ``EntitlementLedger/revocations(of:)`` answers them: its App Store chains, its Stripe
+    /// subscriptions and, through their customers, the refunded charges told with it. Only that
+    /// account's records and its customers' are read.
+    public func revocations(of account: AccountKey) throws(LedgerError) -> [Revocation] {
+        try reading { () throws(LedgerError) -> [Revocation] in
+            var ledger = EntitlementLedger(catalog: catalog)
+            try load(account, into: &ledger)
+            let environment = account.environment.rawValue
+            // Every record of those customers: their other subscriptions decide whose a charge is.
+            let customers = Set(ledger.stripeSubscriptions.values.compactMap { $0.snapshot?.customer })
+            let byCustomer = try statement(
+                "SELECT body FROM channel_record WHERE channel = 'stripe' AND environment = ? AND customer = ?",
+                phase: .read)
+            for customer in customers.sorted() {
+                try byCustomer.rows([.text(environment), .text(customer)]) { row throws(LedgerError) in
+                    try insert(row.bytes(0), into: &ledger)
+                }
+            }
+            if let token = account.appAccountToken {
+                try statement(
+                    "SELECT body FROM channel_record WHERE channel = 'stripe' AND refund = 1 AND account = ? "
+                        + "AND environment = ?",
+                    phase: .read
+                ).rows([.text(token), .text(environment)]) { row throws(LedgerError) in
+                    try insert(row.bytes(0), into: &ledger)
+                }
+            }
+            return ledger.revocations(of: account)
+        }
+    }
+
+    /// Reads the records of `account` into `ledger`: its App Store chains (every ownership, with
+    /// renewal info and claims) and its records of the other channels.
+    private func load(_ account: AccountKey, into ledger: inout EntitlementLedger) throws(LedgerError) {
+        var keys = Set<EntitlementLedger.RenewalKey>()
+        let environment = account.environment.rawValue
+        if let token = account.appAccountToken {
+            try statement(
+                "SELECT chain FROM chain WHERE account = ? AND channel = 'app_store' AND environment = ?",
+                phase: .read
+            ).rows([.text(token), .text(environment)]) { row in
+                keys.insert(.init(environment: environment, originalTransactionId: row.text(0) ?? ""))
+            }
+        } else if let chain = account.originalTransactionId {
+            try statement(
+                "SELECT chain FROM chain WHERE channel = 'app_store' AND environment = ? AND chain = ? "
+                    + "AND account IS NULL",
+                phase: .read
+            ).rows([.text(environment), .text(chain)]) { row in
+                keys.insert(.init(environment: environment, originalTransactionId: row.text(0) ?? ""))
+            }
+        }
+        try load(keys, into: &ledger, phase: .read)
+        let others =
+            account.appAccountToken != nil
+            ? "SELECT body FROM channel_record WHERE account = ?1 AND environment = ?2 AND refund = 0"
+            : "SELECT body FROM channel_record WHERE chain = ?1 AND environment = ?2 AND refund = 0 "
+                + "AND account IS NULL"
+        try statement(others, phase: .read).rows([
+            .text(account.appAccountToken ?? account.originalTransactionId ?? ""), .text(environment),
+        ]) { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
     }
 
     /// The entitlements of one account at `instant` (rounded down to a whole millisecond).
@@ -798,7 +896,7 @@ public final class LedgerStore: @unchecked Sendable {
 
     /// Every revocation with a `revocationDate` at or after `since` (all when `nil`), as
     /// ``EntitlementLedger/revocations(since:)-(Timestamp?)`` orders them; only the chains
-    /// holding a revocation are read.
+    /// holding a revocation, the refunded charges and their customers' subscriptions are read.
     public func revocations(since: Timestamp? = nil) throws(LedgerError) -> [Revocation] {
         try reading { () throws(LedgerError) -> [Revocation] in
             var keys = Set<EntitlementLedger.RenewalKey>()
@@ -810,10 +908,13 @@ public final class LedgerStore: @unchecked Sendable {
             }
             var ledger = EntitlementLedger(catalog: catalog)
             try load(keys, into: &ledger, phase: .read)
-            // A refunded Stripe charge is told with its subscription, found by its customer.
-            try statement("SELECT body FROM channel_record WHERE channel = 'stripe'", phase: .read).rows {
-                row throws(LedgerError) in try insert(row.bytes(0), into: &ledger)
-            }
+            // A refunded Stripe charge is told with its subscription, found by its customer: the
+            // refunds, and the subscriptions of their customers.
+            try statement(
+                "SELECT body FROM channel_record WHERE channel = 'stripe' AND (refund = 1 OR (environment, customer) IN "
+                    + "(SELECT environment, customer FROM channel_record WHERE channel = 'stripe' AND refund = 1))",
+                phase: .read
+            ).rows { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
             return ledger.revocations(since: since)
         }
     }
