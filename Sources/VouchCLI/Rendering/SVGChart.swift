@@ -123,7 +123,7 @@ enum SVGChart {
 
     private static func open(id: String, title: String) -> String {
         "<svg id=\"\(escape(id))\" class=\"chart\" viewBox=\"0 0 \(number(width)) \(number(height))\" role=\"img\""
-            + " aria-label=\"\(escape(title))\" xmlns=\"http://www.w3.org/2000/svg\"><title>\(escape(title))</title>"
+            + " aria-label=\"\(escape(title))\"><title>\(escape(title))</title>"
     }
 
     /// A line per series over `labels` (days). With `labels` of at most 400 entries, each has a
@@ -207,7 +207,7 @@ enum SVGChart {
         let chartHeight = max(Double(items.count) * rowHeight + 12, 40)
         var svg =
             "<svg id=\"\(escape(id))\" class=\"chart\" viewBox=\"0 0 \(number(width)) \(number(chartHeight))\" role=\"img\""
-            + " aria-label=\"\(escape(title))\" xmlns=\"http://www.w3.org/2000/svg\"><title>\(escape(title))</title>"
+            + " aria-label=\"\(escape(title))\"><title>\(escape(title))</title>"
         let maximum = items.map(\.value).max() ?? 0
         let full = width - right - 8
         for (index, item) in items.enumerated() {
