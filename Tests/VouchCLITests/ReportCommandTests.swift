@@ -175,6 +175,28 @@ import VouchTestSupport
         #expect(monthly.reduce(0, +) == summary["revocations"]?.int64Value)
     }
 
+    /// From a ledger file that `vouch ledger add` filled with the same inputs, the same figures.
+    @Test func aLedgerFileGivesTheSameFiguresAsItsInputs() throws {
+        let minted = try Self.mint()
+        let db = minted.path("ledger.sqlite")
+        let added = try VouchBinary.run(
+            ["ledger", "add", "--db", db, "--root", minted.root, "--stripe-secret-file", minted.secrets]
+                + minted.inputs)
+        #expect(added.status == 0, "\(added.stderr)")
+        let (page, result) = try Self.report(minted)
+        #expect(result.status == 0, "\(result.stderr)")
+        let out = minted.path("stored.html")
+        let stored = try VouchBinary.run(
+            ["report", "--db", db, "--tiers", minted.tiers, "--from", Self.from, "--to", Self.to, "--out", out])
+        #expect(stored.status == 0, "\(stored.stderr)")
+        let fromInputs = try #require(try Self.data(page).objectValue)
+        let fromStore = try #require(try Self.data(String(contentsOfFile: out, encoding: .utf8)).objectValue)
+        #expect(fromStore.members.map(\.name) == fromInputs.members.map(\.name))
+        for member in fromInputs.members where member.name != "input" {
+            #expect(fromStore[member.name] == member.value, "\(member.name)")
+        }
+    }
+
     @Test func thePageNeedsNothingFromElsewhere() throws {
         let minted = try Self.mint()
         let (page, result) = try Self.report(minted)
