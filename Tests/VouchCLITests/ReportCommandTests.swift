@@ -249,6 +249,15 @@ import VouchTestSupport
         #expect(long.stderr.contains("longer than 3660 days"))
     }
 
+    @Test func anInputThatCannotBeReadIsExit66AndWritesNoPage() throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vouch-report-\(UUID().uuidString).html")
+        let result = try VouchBinary.run(["report", "--out", out.path, "/nonexistent/input.jwsl"])
+        #expect(result.status == 66)
+        #expect(result.stderr.contains("Error: cannot read /nonexistent/input.jwsl"), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: out.path))
+    }
+
     /// Where Debian's chromium is installed or apt-get can install it (CI runs as root).
     static let browserAvailable: Bool = {
         let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)

@@ -78,7 +78,6 @@ struct ReportCommand: Command {
         let input = try LedgerInput(
             command: "report", arguments: arguments, console: console, readsStandardInput: store == nil)
         let catalog = try LedgerInput.catalog(arguments.value("--tiers"))
-        let destination = try console.destination(out)
 
         var ledger =
             try LedgerInput.openStore(arguments, catalog: catalog)?.ledger() ?? EntitlementLedger(catalog: catalog)
@@ -89,6 +88,7 @@ struct ReportCommand: Command {
         let figures = ReportFigures(ledger: ledger, firstDay: firstDay, lastDay: lastDay)
         let data = figures.json(input: input.inputJSON(reading, totals: totals))
         let page = ReportPage(figures: figures, data: data).html
+        let destination = try console.destination(out)
         try destination.write(page)
         try destination.close()
         let seconds = Date().timeIntervalSince(started)

@@ -166,7 +166,10 @@ struct ReportPage {
         let shown = Array(keys.prefix(limit))
         var series = shown.map { key in
             SVGChart.Series(
-                name: names(key), values: figures.refundsByMonth.map { Double(buckets($0)[key]?.count ?? 0) })
+                name: names(key), values: figures.refundsByMonth.map { Double(buckets($0)[key]?.count ?? 0) },
+                notes: figures.refundsByMonth.map { summary in
+                    (buckets(summary)[key]?.refundedAmounts ?? []).map(\.description).joined(separator: ", ")
+                })
         }
         if keys.count > limit {
             let rest = Set(keys.dropFirst(limit))

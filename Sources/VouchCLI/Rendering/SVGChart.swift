@@ -13,6 +13,8 @@ enum SVGChart {
         let values: [Double]
         /// Drawn dashed (a total over the other lines), on top of them.
         var dashed = false
+        /// What a bar's tooltip adds after its value, by position (amounts, say); may be empty.
+        var notes: [String] = []
     }
 
     /// The width and height of the drawing area of every chart, in `viewBox` units.
@@ -195,7 +197,9 @@ enum SVGChart {
                 svg +=
                     "<rect x=\"\(number(barX))\" y=\"\(number(y(high)))\" width=\"\(number(max(barWidth - 1, 0.5)))\""
                     + " height=\"\(number(max(y(low) - y(high), 0.5)))\" fill=\"\(colour(position))\">"
-                    + "<title>\(escape(labels[index])): \(escape(row.name)) \(escape(label(value, percent: percent)))</title></rect>"
+                    + "<title>\(escape(labels[index])): \(escape(row.name)) \(escape(label(value, percent: percent)))"
+                    + (index < row.notes.count && !row.notes[index].isEmpty ? " (\(escape(row.notes[index])))" : "")
+                    + "</title></rect>"
             }
         }
         return svg + "</svg>"
