@@ -34,6 +34,7 @@ struct ReportPage {
         svg .tick{font-size:11px;fill:#555}
         svg .legend{font-size:11px;fill:#1d1d1f}
         svg .bar-label{font-size:12px;fill:#1d1d1f}
+        @media (max-width:520px){svg .tick,svg .legend{font-size:13px}}
         svg .hover{fill:transparent}
         svg .hover:hover{fill:rgba(0,0,0,.06)}
         .table{overflow-x:auto}

@@ -69,13 +69,14 @@ enum SVGChart {
         return ((maximum / step).rounded(.up) * step, step)
     }
 
-    /// The legend rows above the plot: as many entries per row as fit.
+    /// The legend rows above the plot: as many entries per row as fit, with room for the
+    /// larger text the page sets at narrow widths.
     private static func legend(_ names: [String], into svg: inout String) -> Double {
         var x = left
         var y = 16.0
         for (index, name) in names.enumerated() {
             let shown = name.count > 28 ? String(name.prefix(27)) + "…" : name
-            let entry = 18 + Double(shown.count) * 6.6 + 12
+            let entry = 18 + Double(shown.count) * 7.8 + 12
             if x + entry > width - right && x > left {
                 x = left
                 y += 18
