@@ -1,6 +1,7 @@
 import Testing
 import Vouch
 import VouchEntitlements
+import VouchMint
 
 /// `changeInstants(of:)`: between two of an account's change instants its answer stays the
 /// same, so answering only at them gives every instant's answer.
@@ -57,6 +58,32 @@ struct ChangeInstantsTests {
         }
         #expect(differing.isEmpty, "\(differing.prefix(5))")
         #expect(entitled > 1000)
+    }
+
+    /// The two-channel story (App Store and Stripe, a failed card, a refund, a cancellation),
+    /// every six hours from before its first step to after its web period's end.
+    @Test(arguments: MintStripe.APIVersion.allCases)
+    func theTwoChannelStoryIsAnsweredByItsChangeInstants(api: MintStripe.APIVersion) throws {
+        let scenario = try StripeLedgerTests.scenario(api)
+        let moments = scenario.moments
+        let ledger = try StripeLedgerTests.ledger(scenario, through: Timestamp(milliseconds: .max))
+        let accounts = ledger.accounts
+        #expect(!accounts.isEmpty)
+        let step: Int64 = 6 * 3_600_000
+        var entitled = 0
+        for account in accounts {
+            let changes = ledger.changeInstants(of: account)
+            var instant = moments.webPlus.milliseconds - 2 * F.dayLength
+            while instant < moments.webPeriodEnd.milliseconds + 2 * F.dayLength {
+                let answer = ledger.entitlements(of: account, at: Timestamp(milliseconds: instant))?.entitlements ?? []
+                if answer.contains(where: { $0.source == .stripe }) { entitled += 1 }
+                #expect(
+                    answer == Self.carried(ledger, account, changes, at: instant),
+                    "\(account) at \(Timestamp(milliseconds: instant).iso8601)")
+                instant += step
+            }
+        }
+        #expect(entitled > 10)
     }
 
     @Test func anUnknownAccountHasNoChangeInstants() {
