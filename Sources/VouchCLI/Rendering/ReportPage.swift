@@ -200,9 +200,10 @@ struct ReportPage {
 
     private var reasonChart: String {
         let keys = figures.refunds.byReason.keys.sorted()
-        return SVGChart.bars(
-            id: "chart-refunds-by-reason", title: "Refunds per month by reason", labels: figures.months,
-            series: monthly(\.byReason, keys: keys, names: Self.reasonName, limit: 8), stacked: true)
+        return "<p class=\"note\">Refunds and Family Sharing revocations in force, by revocationReason.</p>"
+            + SVGChart.bars(
+                id: "chart-refunds-by-reason", title: "Refunds per month by reason", labels: figures.months,
+                series: monthly(\.byReason, keys: keys, names: Self.reasonName, limit: 8), stacked: true)
     }
 
     private var rateChart: String {
