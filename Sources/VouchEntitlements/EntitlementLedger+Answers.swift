@@ -129,6 +129,44 @@ extension EntitlementLedger {
             account: account, originalTransactionIds: ids, entitlements: found, tier: highestTier(found))
     }
 
+    /// The instants at which the entitlements of `account` may change, ascending and distinct;
+    /// empty for an unknown account. Its answer at any instant is its answer at the latest of
+    /// these at or before that instant, or, before the first, the answer at any earlier instant
+    /// (none). So a series of answers over many instants (every day of a year, say) needs
+    /// ``entitlements(of:at:)-(AccountKey,Timestamp)`` only at these.
+    ///
+    /// They are every date the rules compare the instant with: purchase dates (a purchase
+    /// begins, an upgrade gives way), expiry, revocation and grace-period end dates, the end of a
+    /// catalog trial or non-renewing length, and the start and end of each grant and Stripe
+    /// subscription period. Some may leave the answer as it was.
+    public func changeInstants(of account: AccountKey) -> [Timestamp] {
+        var instants = Set<Int64>()
+        for key in chains(of: account) ?? [] {
+            if let grace = renewals[key.renewalKey]?.gracePeriodExpiresDate { instants.insert(grace) }
+            for record in (chains[key] ?? [:]).values {
+                let statement = record.current
+                instants.insert(statement.purchaseDate)
+                if let expires = statement.expiresDate { instants.insert(expires) }
+                if let revocation = statement.revocation { instants.insert(revocation.date) }
+                if let days = catalog.trialDays[statement.productId] {
+                    instants.insert(statement.purchaseDate + Int64(days) * Self.day)
+                }
+                if let days = catalog.lengthDays[statement.productId] {
+                    instants.insert(statement.purchaseDate + Int64(days) * Self.day)
+                }
+            }
+        }
+        var grants = (accountGrants[account] ?? []).compactMap { self.grants[$0] }
+        for key in accountSubscriptions[account] ?? [] {
+            grants += stripeSubscriptions[key]?.grants(key: key, account: account, catalog: catalog) ?? []
+        }
+        for grant in grants {
+            instants.insert(grant.startDate.milliseconds)
+            if let expires = grant.expiresDate { instants.insert(expires.milliseconds) }
+        }
+        return instants.sorted().map(Timestamp.init(milliseconds:))
+    }
+
     /// An upgraded transaction gives way to the next transaction of its chain from that one's
     /// purchase; when the next one is not known, from its own purchase.
     private func isSuperseded(_ record: TransactionRecord, in records: [String: TransactionRecord], at instant: Int64)

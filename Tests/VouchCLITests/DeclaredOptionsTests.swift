@@ -46,7 +46,7 @@ import Testing
         case ("--payload", _): return "none"
         case ("--summary-json", _): return folder.appendingPathComponent("summary-\(run).json").path
         case ("--at", _), ("--date", _), ("--since", _), ("--chain-at", _), ("--not-before", _),
-            ("--leaf-not-before", _):
+            ("--leaf-not-before", _), ("--from", _), ("--to", _):
             return "2025-06-01"
         case ("--not-after", _), ("--leaf-not-after", _): return "2045-01-01"
         case ("--kind", _): return "transaction"

@@ -137,8 +137,9 @@ struct RecordSchemaTests {
     }
 
     /// The JSON Schema keywords the published schemas use: type, enum, const, properties,
-    /// required, additionalProperties, minimum, oneOf, and `$ref` to `#/$defs/NAME` of `root`
-    /// (the whole schema; `schema` itself when not given).
+    /// required, additionalProperties (false, or a schema of the other members), items,
+    /// pattern, minimum, oneOf, and `$ref` to `#/$defs/NAME` of `root` (the whole schema;
+    /// `schema` itself when not given).
     static func validate(_ value: JSONValue, against schema: JSONValue, at path: String, root: JSONValue? = nil)
         -> [String]
     {
@@ -181,6 +182,16 @@ struct RecordSchemaTests {
         if let minimum = rules["minimum"]?.int64Value, let number = value.int64Value, number < minimum {
             problems.append("\(path): \(number) < \(minimum)")
         }
+        if let pattern = rules["pattern"]?.stringValue, let text = value.stringValue,
+            text.range(of: pattern, options: .regularExpression) == nil
+        {
+            problems.append("\(path): \"\(text)\" does not match \(pattern)")
+        }
+        if let items = rules["items"], let elements = value.arrayValue {
+            for (index, element) in elements.enumerated() {
+                problems += validate(element, against: items, at: "\(path)[\(index)]", root: root)
+            }
+        }
         if let object = value.objectValue {
             let properties = rules["properties"]?.objectValue
             for name in rules["required"]?.arrayValue?.compactMap(\.stringValue) ?? [] where object[name] == nil {
@@ -191,6 +202,8 @@ struct RecordSchemaTests {
                     problems += validate(member.value, against: rule, at: "\(path).\(member.name)", root: root)
                 } else if rules["additionalProperties"] == .bool(false) {
                     problems.append("\(path): \(member.name) is not allowed")
+                } else if let rule = rules["additionalProperties"], rule.objectValue != nil {
+                    problems += validate(member.value, against: rule, at: "\(path).\(member.name)", root: root)
                 }
             }
         }

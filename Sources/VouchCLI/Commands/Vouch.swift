@@ -17,7 +17,9 @@ extension CommandRegistry {
             SignCommands.group,
             StripeCommands.group,
         ],
-        commands: [VerifyCommand(), InspectCommand(), BatchCommand(), EntitlementsCommand(), RefundsCommand()]
+        commands: [
+            VerifyCommand(), InspectCommand(), BatchCommand(), EntitlementsCommand(), RefundsCommand(), ReportCommand(),
+        ]
             + LedgerCommands.all + ReceiptCommands.all + MintCommands.all + [MintHistoryCommand()]
             + MintReceiptCommands.all + [MintKeyCommand(), MintStripeCommand()] + SignCommands.all
             + StripeCommands.all)
