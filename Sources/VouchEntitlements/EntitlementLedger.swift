@@ -378,14 +378,17 @@ public struct EntitlementLedger: Sendable {
     }
 
     /// The account token a chain belongs to, by any of its chains' ownerships: what its signed
-    /// data or a claim names.
+    /// data or a claim names. A member's `ASSIGNED` chain is an account of its own and never
+    /// names the owner.
     func owner(of key: RenewalKey) -> String? {
-        for chain in chainsByOriginalTransactionId[key.originalTransactionId]?.keys ?? []
-        where chain.environment == key.environment {
+        for chain in chainKeys(of: key) where !Self.isAssigned(chain) {
             if let token = chainAccounts[chain]?.appAccountToken { return token }
         }
         return renewals[key]?.appAccountToken ?? claims[key]
     }
+
+    /// Whether a chain holds a member's seat of a multiseat subscription (`ASSIGNED`).
+    static func isAssigned(_ chain: ChainKey) -> Bool { chain.ownership == InAppOwnershipType.assigned.rawValue }
 
     static func conflict(_ key: RenewalKey, claimed: String, owner: String) -> LedgerError {
         LedgerError(
@@ -414,7 +417,8 @@ public struct EntitlementLedger: Sendable {
         record.share(&strings)
         let statement = record.current
         let key = statement.chainKey
-        if chains[key] == nil {
+        let newChain = chains[key] == nil
+        if newChain {
             chainsByOriginalTransactionId[key.originalTransactionId] =
                 chainsByOriginalTransactionId[key.originalTransactionId]?.adding(key) ?? .one(key)
             environments.insert(key.environment)
@@ -432,7 +436,8 @@ public struct EntitlementLedger: Sendable {
             chainsByTransactionId[statement.transactionId] =
                 chainsByTransactionId[statement.transactionId]?.adding(key) ?? .one(key)
         }
-        rekey(key)
+        // A new ownership of a chain can change whether a member's chain shares it.
+        if newChain, key.ownership != InAppOwnershipType.assigned.rawValue { rekey(key.renewalKey) } else { rekey(key) }
     }
 
     /// Keeps the newer of `statement` and the renewal info known of its chain.
@@ -489,7 +494,9 @@ public struct EntitlementLedger: Sendable {
 
     /// A chain's account: the `appAccountToken` of its latest transaction that carries one (by
     /// purchase date, then transaction id), else of its renewal info, else the account a caller
-    /// named for it, else the chain itself.
+    /// named for it, else the chain itself. A member's `ASSIGNED` chain that shares its
+    /// `originalTransactionId` with another ownership takes neither the renewal info's token nor
+    /// the caller's account (they are the purchaser's): the member is an account of their own.
     private func account(of key: ChainKey, records: [String: TransactionRecord]) -> AccountKey {
         var best: TransactionStatement?
         for record in records.values where record.current.appAccountToken != nil {
@@ -500,7 +507,10 @@ public struct EntitlementLedger: Sendable {
             }
             best = record.current
         }
-        let token = best?.appAccountToken ?? renewals[key.renewalKey]?.appAccountToken ?? claims[key.renewalKey]
+        let shared = Self.isAssigned(key) && chainKeys(of: key.renewalKey).contains { !Self.isAssigned($0) }
+        let token =
+            best?.appAccountToken
+            ?? (shared ? nil : renewals[key.renewalKey]?.appAccountToken ?? claims[key.renewalKey])
         return AccountKey(
             environment: key.environment, appAccountToken: token, originalTransactionId: key.originalTransactionId)
     }
