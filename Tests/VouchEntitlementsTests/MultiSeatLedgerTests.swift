@@ -45,6 +45,16 @@ import VouchMint
         return payload
     }
 
+    /// A five-seat purchase made alone (no `additionalTransactionReason`), signed when purchased.
+    static func fiveSeats(
+        _ id: String, chain: String = chain, on day: Int64, ownership: String = "PURCHASED", token: String?
+    ) throws -> VerifiedPayload {
+        try verified(
+            transaction(
+                id, chain: chain, purchased: F.day(day), signed: F.day(day), quantity: 5, additional: false,
+                ownership: ownership, token: token))
+    }
+
     static func verified(_ payload: JSONObject) throws -> VerifiedPayload {
         try F.verifier.verify(try F.signer.sign(payload: payload))
     }
@@ -192,17 +202,10 @@ import VouchMint
     /// takes neither the purchaser's claimed account nor the purchaser's entitlement; a member
     /// with a chain and token of their own is their own account.
     @Test func anAssignedMemberIsAnAccountOfItsOwn() throws {
-        let purchase = try Self.verified(
-            Self.transaction(
-                Self.chain, purchased: F.day(0), signed: F.day(0), quantity: 5, additional: false, token: nil))
-        let anonymous = try Self.verified(
-            Self.transaction(
-                "4000000000000101", purchased: F.day(1), signed: F.day(1), quantity: 5, additional: false,
-                ownership: "ASSIGNED", token: nil))
-        let named = try Self.verified(
-            Self.transaction(
-                "4000000000000102", chain: "4000000000000102", purchased: F.day(1), signed: F.day(1), quantity: 5,
-                additional: false, ownership: "ASSIGNED", token: Self.member))
+        let purchase = try Self.fiveSeats(Self.chain, on: 0, token: nil)
+        let anonymous = try Self.fiveSeats("4000000000000101", on: 1, ownership: "ASSIGNED", token: nil)
+        let named = try Self.fiveSeats(
+            "4000000000000102", chain: "4000000000000102", on: 1, ownership: "ASSIGNED", token: Self.member)
         for membersFirst in [false, true] {
             var ledger = EntitlementLedger()
             if membersFirst {
@@ -232,23 +235,21 @@ import VouchMint
     /// A member's token on a chain sharing the purchaser's `originalTransactionId` does not stand
     /// in the way of the purchaser's claim, whatever came first.
     @Test func anAssignedMembersTokenDoesNotBlockThePurchasersClaim() throws {
-        let purchase = try Self.verified(
-            Self.transaction(
-                Self.chain, purchased: F.day(0), signed: F.day(0), quantity: 5, additional: false, token: nil))
-        let member = try Self.verified(
-            Self.transaction(
-                "4000000000000101", purchased: F.day(1), signed: F.day(1), quantity: 5, additional: false,
-                ownership: "ASSIGNED", token: Self.member))
-        var ledger = EntitlementLedger()
-        ledger.add(member)
-        try ledger.add(purchase, account: try #require(UUID(uuidString: F.account)))
-        #expect(try F.entitlements(ledger, F.account, at: F.day(2)).entitlements.map(\.ownership) == [.purchased])
-        #expect(try F.entitlements(ledger, Self.member, at: F.day(2)).entitlements.map(\.ownership) == [.assigned])
-        // The purchaser's chain still refuses another account.
-        let error = #expect(throws: LedgerError.self) {
-            try ledger.add(purchase, account: try #require(UUID(uuidString: Self.member)))
+        let purchase = try Self.fiveSeats(Self.chain, on: 0, token: nil)
+        let member = try Self.fiveSeats("4000000000000101", on: 1, ownership: "ASSIGNED", token: Self.member)
+        for memberFirst in [true, false] {
+            var ledger = EntitlementLedger()
+            if memberFirst { ledger.add(member) }
+            try ledger.add(purchase, account: try #require(UUID(uuidString: F.account)))
+            if !memberFirst { ledger.add(member) }
+            #expect(try F.entitlements(ledger, F.account, at: F.day(2)).entitlements.map(\.ownership) == [.purchased])
+            #expect(try F.entitlements(ledger, Self.member, at: F.day(2)).entitlements.map(\.ownership) == [.assigned])
+            // The purchaser's chain still refuses another account.
+            let error = #expect(throws: LedgerError.self) {
+                try ledger.add(purchase, account: try #require(UUID(uuidString: Self.member)))
+            }
+            #expect(error?.code == .accountConflict)
         }
-        #expect(error?.code == .accountConflict)
     }
 
     /// The store answers as the in-memory ledger for all of it, and keeps the seat refund's date
@@ -256,12 +257,7 @@ import VouchMint
     @Test func theStoreAnswersAsTheLedgerForMultiseatData() throws {
         let payloads =
             try Self.seatAdditions(originalRevoked: F.day(14))
-            + Self.seatRefunds() + [
-                try Self.verified(
-                    Self.transaction(
-                        "4000000000000101", purchased: F.day(1), signed: F.day(1), quantity: 5, additional: false,
-                        ownership: "ASSIGNED", token: nil))
-            ]
+            + Self.seatRefunds() + [try Self.fiveSeats("4000000000000101", on: 1, ownership: "ASSIGNED", token: nil)]
         let memory = F.ledger(payloads)
         // One addition each, in both orders: the stored record keeps the seat refund's date.
         for order in [payloads, payloads.reversed()] {
