@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 import Vouch
@@ -271,6 +272,44 @@ import VouchMint
             }
             try Self.expectSameAnswers(try LedgerStore(path: path, access: .readOnly), memory)
         }
+    }
+
+    /// A store whose records were written without the seat members (and without
+    /// `newestSeatRefund`) reads them as records without seats, and answers as before.
+    @Test func storedRecordsWithoutTheSeatMembersStillRead() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vouch-multiseat-\(UUID().uuidString).sqlite"
+        ).path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let memory = LedgerStoreTests.memory()
+        do {
+            let store = try LedgerStore(path: path, catalog: LedgerDeterminismTests.catalog)
+            try store.add(contentsOf: memory)
+        }
+        let members = [
+            "additionalTransactionReason", "invitationManagement", "revokedSeatQuantity", "newestSeatRefund",
+        ]
+        for member in members { #expect(try Self.count(path, containing: member) > 0) }
+        let stripped = members.reduce("body") { "replace(\($0), ',\"\($1)\":null', '')" }
+        try LedgerStoreTests.sqlite(path, "UPDATE app_store_transaction SET body = \(stripped)")
+        for member in members { #expect(try Self.count(path, containing: member) == 0) }
+        let store = try LedgerStore(path: path, access: .readOnly, catalog: LedgerDeterminismTests.catalog)
+        #expect(try LedgerStoreTests.answers(store) == LedgerStoreTests.answers(memory))
+    }
+
+    /// How many stored transaction records mention `member`.
+    static func count(_ path: String, containing member: String) throws -> Int {
+        var handle: OpaquePointer?
+        guard sqlite3_open(path, &handle) == SQLITE_OK else { throw CocoaError(.fileReadUnknown) }
+        defer { sqlite3_close(handle) }
+        var statement: OpaquePointer?
+        let sql = "SELECT count(*) FROM app_store_transaction WHERE instr(body, '\"\(member)\"') > 0"
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw CocoaError(.fileReadUnknown)
+        }
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { throw CocoaError(.fileReadUnknown) }
+        return Int(sqlite3_column_int64(statement, 0))
     }
 
     static func expectSameAnswers(_ store: LedgerStore, _ memory: EntitlementLedger) throws {
