@@ -16,6 +16,10 @@ public import VouchReceipts
 ///   transaction purchased at or before the instant and not superseded by an upgrade
 ///   (`isUpgraded`), while the instant is before its `expiresDate`, or, when the newest renewal
 ///   info says `isInBillingRetryPeriod`, before its `gracePeriodExpiresDate`; never when revoked.
+///   When several transactions represent the period (`additionalTransactionReason`, seats added
+///   to a multiseat subscription), access ends only when every one of them is revoked, and the
+///   entitlement counts the period's seats; a seat-based refund (`revokedSeatQuantity`) lowers
+///   the seats and never revokes.
 /// - The latest transaction of each non-renewing subscription, for the catalog's length
 ///   (unbounded without one); never when revoked.
 /// - Consumables, and types this version does not know, are never entitlements.
@@ -24,7 +28,8 @@ public import VouchReceipts
 /// data without `revocationDate` after a refund restores access); the newest renewal info of a
 /// chain wins likewise. A receipt's purchase stands for a transaction no signed statement is
 /// known of; its cancellation date revokes, and it never restores a revoked transaction.
-/// `FAMILY_SHARED` transactions form chains of their own and a `FAMILY_REVOKE` is not a refund.
+/// `FAMILY_SHARED` transactions form chains of their own and a `FAMILY_REVOKE` is not a refund;
+/// a member's `ASSIGNED` transactions are an account of their own.
 /// Environments never mix.
 ///
 /// Only `VerifiedPayload`s and `VerifiedReceipt`s go in: nothing unverified can reach the

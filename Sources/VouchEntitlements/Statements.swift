@@ -238,7 +238,7 @@ struct RenewalStatement: Sendable, Equatable, OrderedStatement {
 }
 
 /// Everything known about one transaction: the statement in force, and enough of the older
-/// ones to tell a reversed refund.
+/// ones to tell a reversed refund and to date a seat-based refund.
 ///
 /// Signed (JWS) statements and receipt statements are kept apart, and the statement in force
 /// (``current``) is derived from them:

@@ -181,6 +181,26 @@ import VouchMint
         }
     }
 
+    /// A newer statement without the revoked seats restores them: the seat refund is listed as
+    /// reversed, dated by that statement.
+    @Test func aNewerStatementWithoutTheRevokedSeatsReversesTheSeatRefund() throws {
+        let restored = try Self.verified(
+            Self.transaction(
+                Self.refundChain, chain: Self.refundChain, purchased: F.day(0), signed: F.day(11), quantity: 5,
+                additional: false))
+        for order in [try Self.seatRefunds() + [restored], [restored] + (try Self.seatRefunds())] {
+            let ledger = F.ledger(order)
+            #expect(try F.entitlements(ledger, F.account, at: F.day(12)).entitlements.map(\.seats) == [5])
+            let refund = try #require(ledger.revocations().only)
+            #expect(refund.kind == .seatRefund)
+            #expect(refund.state == .reversed)
+            #expect(refund.reversedDate == F.at(F.day(11)))
+            #expect(refund.revocationDate == F.at(F.day(8)))
+            #expect(RevocationSummary(ledger.revocations()).seatRefunds == 0)
+            #expect(RevocationSummary(ledger.revocations()).reversed == 1)
+        }
+    }
+
     /// Two statements signed at one instant: the one with more seats revoked grants less, so it
     /// is in force in either order.
     @Test func ofTwoStatementsSignedAtOnceTheOneWithMoreSeatsRevokedIsInForce() throws {
