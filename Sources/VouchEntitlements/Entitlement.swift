@@ -92,7 +92,8 @@ public struct Entitlement: Sendable, Hashable {
     /// period), the end of a trial or of a non-renewing subscription's length; `nil` when it
     /// does not end.
     public let expiresDate: Timestamp?
-    /// `PURCHASED`, or `FAMILY_SHARED` for a family member's access.
+    /// `PURCHASED`, `FAMILY_SHARED` for a family member's access, or `ASSIGNED` for a member of a
+    /// multiseat subscription whose seat the group purchaser gave them.
     public let ownership: InAppOwnershipType
     /// The granting transaction.
     public let transactionId: String
@@ -106,6 +107,13 @@ public struct Entitlement: Sendable, Hashable {
     /// ``originalTransactionId`` are then its subscription id, ``productId`` its price or
     /// product), or a source of the server's own (``EntitlementGrant``).
     public internal(set) var source: EntitlementSource = .appStore
+    /// For a multiseat subscription: the seats of the period, the `quantity` of each of its
+    /// transactions not revoked at the instant less its `revokedSeatQuantity` (never below 0);
+    /// `nil` for any other entitlement.
+    public internal(set) var seats: Int? = nil
+    /// For a multiseat subscription: who hosts the invitations to its seats (`APPLE`: each
+    /// member has an `ASSIGNED` transaction of their own; `DEVELOPER`: the app assigns them).
+    public internal(set) var invitationManagement: InvitationManagement? = nil
 }
 
 /// A level of service, as a value: its name and rank. Tiers order by rank (higher is more

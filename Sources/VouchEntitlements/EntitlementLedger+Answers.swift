@@ -101,7 +101,8 @@ extension EntitlementLedger {
                     continue  // consumables and unknown types entitle to nothing
                 }
             }
-            if let record = latestSubscription, let entitlement = subscriptionEntitlement(record, key: key, at: instant)
+            if let record = latestSubscription,
+                let entitlement = periodEntitlement(record, in: records, key: key, at: instant)
             {
                 found.append(entitlement)
             }
@@ -180,6 +181,47 @@ extension EntitlementLedger {
         return instant >= (next ?? record.current.purchaseDate)
     }
 
+    /// The entitlement of a chain's latest subscription transaction and the period it belongs
+    /// to. When more than one transaction represents the period (`additionalTransactionReason`:
+    /// seats added partway through), the period is every transaction of the chain purchased by
+    /// the instant, not superseded, carrying that reason and ending when the latest ends; access
+    /// ends only when every one of them is revoked, and the latest one not revoked grants it.
+    /// A multiseat period counts its seats: each standing transaction's `quantity` less its
+    /// `revokedSeatQuantity`, which never revokes access by itself.
+    private func periodEntitlement(
+        _ latest: TransactionRecord, in records: [String: TransactionRecord], key: ChainKey, at instant: Int64
+    ) -> Entitlement? {
+        let statement = latest.current
+        var period = [latest]
+        if statement.additionalTransactionReason != nil {
+            period = records.values.filter { record in
+                let other = record.current
+                return other.additionalTransactionReason != nil && other.expiresDate == statement.expiresDate
+                    && other.purchaseDate <= instant && other.type == statement.type
+                    && !isSuperseded(record, in: records, at: instant)
+            }
+        }
+        let standing = period.filter { !$0.isRevoked(at: instant) }
+        guard
+            let granting = standing.max(by: {
+                ($0.current.purchaseDate, $0.current.transactionId) < (
+                    $1.current.purchaseDate, $1.current.transactionId
+                )
+            }),
+            var entitlement = subscriptionEntitlement(granting, key: key, at: instant)
+        else { return nil }
+        if period.contains(where: { $0.current.isMultiSeat }) {
+            entitlement.seats = standing.reduce(0) { total, record in
+                total + max(0, Int(record.current.quantity ?? 1) - Int(record.current.revokedSeatQuantity ?? 0))
+            }
+            let invitations =
+                granting.current.invitationManagement
+                ?? period.compactMap(\.current.invitationManagement).min()
+            entitlement.invitationManagement = invitations.map(InvitationManagement.init(rawValue:))
+        }
+        return entitlement
+    }
+
     private func subscriptionEntitlement(_ record: TransactionRecord, key: ChainKey, at instant: Int64) -> Entitlement?
     {
         let statement = record.current
@@ -244,6 +286,11 @@ extension EntitlementLedger {
         for (key, records) in chains {
             let account = self.account(of: key)
             for record in records.values {
+                if let seatRefund = Revocation.seatRefund(of: record, account: account),
+                    seatRefund.revocationDate.milliseconds >= since?.milliseconds ?? .min
+                {
+                    found.append(seatRefund)
+                }
                 guard let revocation = Self.revocation(of: record, account: account) else { continue }
                 if let since, revocation.revocationDate < since { continue }
                 found.append(revocation)
@@ -260,17 +307,24 @@ extension EntitlementLedger {
         var found: [Revocation] = []
         for key in chains(of: account) ?? [] {
             for record in (chains[key] ?? [:]).values {
+                if let seatRefund = Revocation.seatRefund(of: record, account: account) { found.append(seatRefund) }
                 if let revocation = Self.revocation(of: record, account: account) { found.append(revocation) }
             }
         }
         return Self.ordered(found + stripeRevocations(of: account))
     }
 
-    /// Revocations by revocation date, then environment, transaction id and ownership.
+    /// Revocations by revocation date, then environment, transaction id, ownership and kind.
     private static func ordered(_ revocations: [Revocation]) -> [Revocation] {
         revocations.sorted {
-            ($0.revocationDate.milliseconds, $0.environment.rawValue, $0.transactionId, $0.ownership.rawValue)
-                < ($1.revocationDate.milliseconds, $1.environment.rawValue, $1.transactionId, $1.ownership.rawValue)
+            (
+                $0.revocationDate.milliseconds, $0.environment.rawValue, $0.transactionId, $0.ownership.rawValue,
+                $0.kind.rawValue
+            )
+                < (
+                    $1.revocationDate.milliseconds, $1.environment.rawValue, $1.transactionId, $1.ownership.rawValue,
+                    $1.kind.rawValue
+                )
         }
     }
 
@@ -306,7 +360,8 @@ extension EntitlementLedger {
             revocationType: facts.type.map(RevocationType.init(rawValue:)),
             revocationPercentage: facts.percentage,
             price: statement.price, currency: statement.currency,
-            refundedAmount: Revocation.refundedAmount(kind: kind, facts: facts, price: statement.price),
+            refundedAmount: Revocation.refundedAmount(
+                kind: kind, facts: facts, price: Revocation.amount(of: statement)),
             reversedDate: reversedDate.map(Timestamp.init(milliseconds:)))
     }
 }

@@ -16,6 +16,10 @@ public import VouchReceipts
 ///   transaction purchased at or before the instant and not superseded by an upgrade
 ///   (`isUpgraded`), while the instant is before its `expiresDate`, or, when the newest renewal
 ///   info says `isInBillingRetryPeriod`, before its `gracePeriodExpiresDate`; never when revoked.
+///   When several transactions represent the period (`additionalTransactionReason`, seats added
+///   to a multiseat subscription), access ends only when every one of them is revoked, and the
+///   entitlement counts the period's seats; a seat-based refund (`revokedSeatQuantity`) lowers
+///   the seats and never revokes.
 /// - The latest transaction of each non-renewing subscription, for the catalog's length
 ///   (unbounded without one); never when revoked.
 /// - Consumables, and types this version does not know, are never entitlements.
@@ -24,7 +28,8 @@ public import VouchReceipts
 /// data without `revocationDate` after a refund restores access); the newest renewal info of a
 /// chain wins likewise. A receipt's purchase stands for a transaction no signed statement is
 /// known of; its cancellation date revokes, and it never restores a revoked transaction.
-/// `FAMILY_SHARED` transactions form chains of their own and a `FAMILY_REVOKE` is not a refund.
+/// `FAMILY_SHARED` transactions form chains of their own and a `FAMILY_REVOKE` is not a refund;
+/// a member's `ASSIGNED` transactions are an account of their own.
 /// Environments never mix.
 ///
 /// Only `VerifiedPayload`s and `VerifiedReceipt`s go in: nothing unverified can reach the
@@ -384,14 +389,17 @@ public struct EntitlementLedger: Sendable {
     }
 
     /// The account token a chain belongs to, by any of its chains' ownerships: what its signed
-    /// data or a claim names.
+    /// data or a claim names. A member's `ASSIGNED` chain is an account of its own and never
+    /// names the owner.
     func owner(of key: RenewalKey) -> String? {
-        for chain in chainsByOriginalTransactionId[key.originalTransactionId]?.keys ?? []
-        where chain.environment == key.environment {
+        for chain in chainKeys(of: key) where !Self.isAssigned(chain) {
             if let token = chainAccounts[chain]?.appAccountToken { return token }
         }
         return renewals[key]?.appAccountToken ?? claims[key]
     }
+
+    /// Whether a chain holds a member's seat of a multiseat subscription (`ASSIGNED`).
+    static func isAssigned(_ chain: ChainKey) -> Bool { chain.ownership == InAppOwnershipType.assigned.rawValue }
 
     static func conflict(_ key: RenewalKey, claimed: String, owner: String) -> LedgerError {
         LedgerError(
@@ -420,7 +428,8 @@ public struct EntitlementLedger: Sendable {
         record.share(&strings)
         let statement = record.current
         let key = statement.chainKey
-        if chains[key] == nil {
+        let newChain = chains[key] == nil
+        if newChain {
             chainsByOriginalTransactionId[key.originalTransactionId] =
                 chainsByOriginalTransactionId[key.originalTransactionId]?.adding(key) ?? .one(key)
             environments.insert(key.environment)
@@ -438,7 +447,8 @@ public struct EntitlementLedger: Sendable {
             chainsByTransactionId[statement.transactionId] =
                 chainsByTransactionId[statement.transactionId]?.adding(key) ?? .one(key)
         }
-        rekey(key)
+        // A new ownership of a chain can change whether a member's chain shares it.
+        if newChain, key.ownership != InAppOwnershipType.assigned.rawValue { rekey(key.renewalKey) } else { rekey(key) }
     }
 
     /// Keeps the newer of `statement` and the renewal info known of its chain.
@@ -495,7 +505,9 @@ public struct EntitlementLedger: Sendable {
 
     /// A chain's account: the `appAccountToken` of its latest transaction that carries one (by
     /// purchase date, then transaction id), else of its renewal info, else the account a caller
-    /// named for it, else the chain itself.
+    /// named for it, else the chain itself. A member's `ASSIGNED` chain that shares its
+    /// `originalTransactionId` with another ownership takes neither the renewal info's token nor
+    /// the caller's account (they are the purchaser's): the member is an account of their own.
     private func account(of key: ChainKey, records: [String: TransactionRecord]) -> AccountKey {
         var best: TransactionStatement?
         for record in records.values where record.current.appAccountToken != nil {
@@ -506,7 +518,10 @@ public struct EntitlementLedger: Sendable {
             }
             best = record.current
         }
-        let token = best?.appAccountToken ?? renewals[key.renewalKey]?.appAccountToken ?? claims[key.renewalKey]
+        let shared = Self.isAssigned(key) && chainKeys(of: key.renewalKey).contains { !Self.isAssigned($0) }
+        let token =
+            best?.appAccountToken
+            ?? (shared ? nil : renewals[key.renewalKey]?.appAccountToken ?? claims[key.renewalKey])
         return AccountKey(
             environment: key.environment, appAccountToken: token, originalTransactionId: key.originalTransactionId)
     }

@@ -26,8 +26,6 @@ public struct EntitlementSource: RawRepresentable, Sendable, Hashable, Comparabl
 /// a server ends or changes a grant by adding a newer one with the same id (an ``expiresDate``
 /// at the end). Add only grants your server has established as true (a verified purchase of
 /// another store, a decision by hand): the ledger takes them as given.
-extension EntitlementGrant: OrderedStatement {}
-
 public struct EntitlementGrant: Sendable, Hashable {
     /// Where it comes from (not ``EntitlementSource/appStore`` or ``EntitlementSource/stripe``,
     /// which the ledger reads from verified data itself).
@@ -159,3 +157,5 @@ extension EntitlementLedger {
         index[account] = list.isEmpty ? nil : list
     }
 }
+
+extension EntitlementGrant: OrderedStatement {}

@@ -38,69 +38,82 @@ extension AccountEntitlements {
 }
 
 extension Entitlement {
-    /// `{"productId":…,"type":…,"subscriptionGroupIdentifier":…,"state":…,"expiresDate":…,"expires":…,"ownership":…,"transactionId":…,"originalTransactionId":…,"purchaseDate":…,"source":…}`.
+    /// `{"productId":…,"type":…,"subscriptionGroupIdentifier":…,"state":…,"expiresDate":…,"expires":…,"ownership":…,"transactionId":…,"originalTransactionId":…,"purchaseDate":…,"source":…}`,
+    /// then, for a multiseat subscription only, `"seats":…,"invitationManagement":…`.
     public var json: JSONValue {
-        .object(
-            JSONObject([
-                .init("productId", .string(productId)),
-                .init("type", .string(type.rawValue)),
-                .init("subscriptionGroupIdentifier", subscriptionGroupIdentifier.map(JSONValue.string) ?? .null),
-                .init("state", .string(state.rawValue)),
-                .init("expiresDate", date(expiresDate)),
-                .init("expires", iso(expiresDate)),
-                .init("ownership", .string(ownership.rawValue)),
-                .init("transactionId", .string(transactionId)),
-                .init("originalTransactionId", .string(originalTransactionId)),
-                .init("purchaseDate", date(purchaseDate)),
-                .init("source", .string(source.rawValue)),
-            ]))
+        var members: [JSONObject.Member] = [
+            .init("productId", .string(productId)),
+            .init("type", .string(type.rawValue)),
+            .init("subscriptionGroupIdentifier", subscriptionGroupIdentifier.map(JSONValue.string) ?? .null),
+            .init("state", .string(state.rawValue)),
+            .init("expiresDate", date(expiresDate)),
+            .init("expires", iso(expiresDate)),
+            .init("ownership", .string(ownership.rawValue)),
+            .init("transactionId", .string(transactionId)),
+            .init("originalTransactionId", .string(originalTransactionId)),
+            .init("purchaseDate", date(purchaseDate)),
+            .init("source", .string(source.rawValue)),
+        ]
+        if let seats {
+            members.append(.init("seats", .number(String(seats))))
+            members.append(.init("invitationManagement", invitationManagement.map { .string($0.rawValue) } ?? .null))
+        }
+        return .object(JSONObject(members))
     }
 }
 
 extension Revocation {
-    /// The record `vouch refunds --json` prints, members in the order of the properties.
+    /// The record `vouch refunds --json` prints, members in the order of the properties;
+    /// `revokedSeatQuantity` only for a seat-based refund.
     public var json: JSONValue {
-        .object(
-            JSONObject([
-                .init("environment", .string(environment.rawValue)),
-                .init("appAccountToken", appAccountToken.map(JSONValue.string) ?? .null),
-                .init("originalTransactionId", .string(originalTransactionId)),
-                .init("transactionId", .string(transactionId)),
-                .init("productId", .string(productId)),
-                .init("type", .string(type.rawValue)),
-                .init("ownership", .string(ownership.rawValue)),
-                .init("kind", .string(kind.rawValue)),
-                .init("state", .string(state.rawValue)),
-                .init("revocationDate", date(revocationDate)),
-                .init("revoked", iso(revocationDate)),
-                .init("revocationReason", revocationReason.map { .number(String($0.rawValue)) } ?? .null),
-                .init("revocationType", revocationType.map { .string($0.rawValue) } ?? .null),
-                .init("revocationPercentage", revocationPercentage.map { .number(String($0)) } ?? .null),
-                .init("price", price.map { .number(String($0)) } ?? .null),
-                .init("currency", currency.map(JSONValue.string) ?? .null),
-                .init("refundedAmount", refundedAmount.map { .number($0.description) } ?? .null),
-                .init("reversedDate", date(reversedDate)),
-                .init("source", .string(source.rawValue)),
-            ]))
+        var members: [JSONObject.Member] = [
+            .init("environment", .string(environment.rawValue)),
+            .init("appAccountToken", appAccountToken.map(JSONValue.string) ?? .null),
+            .init("originalTransactionId", .string(originalTransactionId)),
+            .init("transactionId", .string(transactionId)),
+            .init("productId", .string(productId)),
+            .init("type", .string(type.rawValue)),
+            .init("ownership", .string(ownership.rawValue)),
+            .init("kind", .string(kind.rawValue)),
+            .init("state", .string(state.rawValue)),
+            .init("revocationDate", date(revocationDate)),
+            .init("revoked", iso(revocationDate)),
+            .init("revocationReason", revocationReason.map { .number(String($0.rawValue)) } ?? .null),
+            .init("revocationType", revocationType.map { .string($0.rawValue) } ?? .null),
+            .init("revocationPercentage", revocationPercentage.map { .number(String($0)) } ?? .null),
+            .init("price", price.map { .number(String($0)) } ?? .null),
+            .init("currency", currency.map(JSONValue.string) ?? .null),
+            .init("refundedAmount", refundedAmount.map { .number($0.description) } ?? .null),
+            .init("reversedDate", date(reversedDate)),
+            .init("source", .string(source.rawValue)),
+        ]
+        if let revokedSeatQuantity {
+            members.append(.init("revokedSeatQuantity", .number(String(revokedSeatQuantity))))
+        }
+        return .object(JSONObject(members))
     }
 }
 
 extension RevocationSummary {
-    /// `{"revocations":…,"refunds":…,"familyRevocations":…,"reversed":…,"refunded":{…},"byProduct":{…},"byReason":{…},"byType":{…},"byMonth":{…}}`,
-    /// each bucket `{"count":N,"refunded":{"USD":milliunits,…}}`, keys sorted.
+    /// `{"revocations":…,"refunds":…,"familyRevocations":…[,"seatRefunds":…],"reversed":…,"refunded":{…},"byProduct":{…},"byReason":{…},"byType":{…},"byMonth":{…}}`,
+    /// each bucket `{"count":N,"refunded":{"USD":milliunits,…}}`, keys sorted; `seatRefunds` only
+    /// when some seat-based refund is in force, so a summary without any keeps its shape.
     public var json: JSONValue {
-        .object(
-            JSONObject([
-                .init("revocations", .number(String(total.count))),
-                .init("refunds", .number(String(refunds))),
-                .init("familyRevocations", .number(String(familyRevocations))),
-                .init("reversed", .number(String(reversed))),
-                .init("refunded", Self.amounts(total.refunded)),
-                .init("byProduct", Self.buckets(byProduct)),
-                .init("byReason", Self.buckets(byReason)),
-                .init("byType", Self.buckets(byType)),
-                .init("byMonth", Self.buckets(byMonth)),
-            ]))
+        var members: [JSONObject.Member] = [
+            .init("revocations", .number(String(total.count))),
+            .init("refunds", .number(String(refunds))),
+            .init("familyRevocations", .number(String(familyRevocations))),
+        ]
+        if seatRefunds > 0 { members.append(.init("seatRefunds", .number(String(seatRefunds)))) }
+        members += [
+            .init("reversed", .number(String(reversed))),
+            .init("refunded", Self.amounts(total.refunded)),
+            .init("byProduct", Self.buckets(byProduct)),
+            .init("byReason", Self.buckets(byReason)),
+            .init("byType", Self.buckets(byType)),
+            .init("byMonth", Self.buckets(byMonth)),
+        ]
+        return .object(JSONObject(members))
     }
 
     static func amounts(_ amounts: [String: MilliunitAmount]) -> JSONValue {

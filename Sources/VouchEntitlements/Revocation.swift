@@ -84,7 +84,7 @@ public struct CurrencyAmount: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// A refund, a Family Sharing revocation, or one of those reversed.
+/// A refund, a Family Sharing revocation, a seat-based refund, or one of those reversed.
 public struct Revocation: Sendable, Hashable {
     /// What the revocation took away.
     public enum Kind: String, Sendable, Hashable {
@@ -94,6 +94,11 @@ public struct Revocation: Sendable, Hashable {
         /// The purchaser stopped sharing, or the family member left (`FAMILY_REVOKE`): access
         /// ends, nothing was refunded.
         case familyRevocation = "family_revocation"
+        /// A seat-based refund of a multiseat subscription (`REFUND` notification with subtype
+        /// `SEATS`): ``revokedSeatQuantity`` of the transaction's seats were refunded, the
+        /// transaction carries no `revocationDate` and stays valid for its other seats, so the
+        /// purchaser's access goes on.
+        case seatRefund = "seat_refund"
     }
 
     /// Whether the revocation still holds.
@@ -116,13 +121,15 @@ public struct Revocation: Sendable, Hashable {
     public let productId: String
     /// Its product type (consumables included).
     public let type: ProductType
-    /// `PURCHASED` or `FAMILY_SHARED`.
+    /// `PURCHASED`, `FAMILY_SHARED` or `ASSIGNED`.
     public let ownership: InAppOwnershipType
-    /// A refund or a Family Sharing revocation.
+    /// A refund, a Family Sharing revocation or a seat-based refund.
     public let kind: Kind
     /// Revoked, or since reversed.
     public let state: State
-    /// `revocationDate`: when the App Store refunded or revoked the transaction.
+    /// `revocationDate`: when the App Store refunded or revoked the transaction; for a seat-based
+    /// refund, which has none, the `signedDate` of the first statement that carried its
+    /// ``revokedSeatQuantity``.
     public let revocationDate: Timestamp
     /// `revocationReason`: 0 another reason, 1 an issue in the app.
     public let revocationReason: RevocationReason?
@@ -130,13 +137,16 @@ public struct Revocation: Sendable, Hashable {
     public let revocationType: RevocationType?
     /// In milliunits: 100000 is 100 %.
     public let revocationPercentage: Int32?
-    /// The transaction's `price`, in milliunits of ``currency``.
+    /// The transaction's `price`, in milliunits of ``currency`` (for a multiseat subscription,
+    /// the average price of one seat).
     public let price: Int64?
     /// The ISO 4217 currency of ``price``.
     public let currency: String?
     /// What was refunded, in milliunits of ``currency``: `price × revocationPercentage / 100000`;
-    /// the whole price for `REFUND_FULL` or a refund without a type or percentage; `nil` for a
-    /// Family Sharing revocation, without a price, or for `REFUND_PRORATED` without a percentage.
+    /// the whole price for `REFUND_FULL` or a refund without a type or percentage (for a
+    /// multiseat subscription, `price × quantity`, the whole transaction); `nil` for a Family
+    /// Sharing revocation, without a price, for `REFUND_PRORATED` without a percentage, and for
+    /// a seat-based refund (Apple's data gives no amount for it, and `price` is an average).
     public let refundedAmount: MilliunitAmount?
     /// For a reversed revocation: the `signedDate` of the latest `REFUND_REVERSED` notification,
     /// or, without one, of the statement that restored the transaction (the reversal happened
@@ -146,6 +156,9 @@ public struct Revocation: Sendable, Hashable {
     /// ``EntitlementSource/stripe`` for a refunded Stripe charge (``transactionId`` is then the
     /// charge, ``originalTransactionId`` its subscription when the ledger knows it).
     public internal(set) var source: EntitlementSource = .appStore
+    /// For a seat-based refund: how many of the transaction's seats were refunded
+    /// (`revokedSeatQuantity`); `nil` for every other kind.
+    public internal(set) var revokedSeatQuantity: Int32? = nil
 
     /// ``refundedAmount`` in units of ``currency`` (`1.99 USD`).
     public var refunded: CurrencyAmount? { refundedAmount.map { CurrencyAmount($0, currency: currency ?? "") } }
@@ -153,6 +166,37 @@ public struct Revocation: Sendable, Hashable {
     /// ``price`` in units of ``currency``.
     public var priceAmount: CurrencyAmount? {
         price.map { CurrencyAmount(MilliunitAmount(milliunits: $0), currency: currency ?? "") }
+    }
+
+    /// What a whole transaction cost: its `price`, or for a multiseat subscription (whose price
+    /// is the average of one seat) `price × quantity`; `nil` without a price or when the
+    /// product does not fit in 64 bits.
+    static func amount(of statement: TransactionStatement) -> Int64? {
+        guard let price = statement.price else { return nil }
+        guard statement.isMultiSeat else { return price }
+        let (total, overflow) = price.multipliedReportingOverflow(by: Int64(statement.quantity ?? 1))
+        return overflow ? nil : total
+    }
+
+    /// The seat-based refund of a transaction, when a statement about it carried
+    /// `revokedSeatQuantity`: dated by the first statement that carried the greatest count;
+    /// reversed when the statement in force carries fewer seats revoked and no revocation.
+    static func seatRefund(of record: TransactionRecord, account: AccountKey?) -> Revocation? {
+        guard let refund = record.newestSeatRefund else { return nil }
+        let statement = record.current
+        let holds = statement.revocation != nil || (statement.revokedSeatQuantity ?? 0) >= refund.count
+        var revocation = Revocation(
+            environment: AppStoreEnvironment(rawValue: statement.environment),
+            appAccountToken: account?.appAccountToken,
+            originalTransactionId: statement.originalTransactionId, transactionId: statement.transactionId,
+            productId: statement.productId, type: ProductType(rawValue: statement.type),
+            ownership: InAppOwnershipType(rawValue: statement.ownership), kind: .seatRefund,
+            state: holds ? .revoked : .reversed, revocationDate: Timestamp(milliseconds: refund.signedDate),
+            revocationReason: nil, revocationType: nil, revocationPercentage: nil,
+            price: statement.price, currency: statement.currency, refundedAmount: nil,
+            reversedDate: holds ? nil : Timestamp(milliseconds: statement.signedDate))
+        revocation.revokedSeatQuantity = refund.count
+        return revocation
     }
 
     static func refundedAmount(kind: Kind, facts: RevocationFacts, price: Int64?) -> MilliunitAmount? {
@@ -173,6 +217,8 @@ public struct RevocationSummary: Sendable, Hashable {
         public internal(set) var refunds = 0
         /// How many of them are Family Sharing revocations.
         public internal(set) var familyRevocations = 0
+        /// How many of them are seat-based refunds.
+        public internal(set) var seatRefunds = 0
         /// Refunded amounts (milliunits) by ISO 4217 currency code.
         public internal(set) var refunded: [String: MilliunitAmount] = [:]
 
@@ -186,6 +232,7 @@ public struct RevocationSummary: Sendable, Hashable {
             switch revocation.kind {
             case .refund: refunds += 1
             case .familyRevocation: familyRevocations += 1
+            case .seatRefund: seatRefunds += 1
             }
             if let amount = revocation.refundedAmount {
                 refunded[revocation.currency ?? "", default: MilliunitAmount(hundredThousandths: 0)] =
@@ -194,12 +241,15 @@ public struct RevocationSummary: Sendable, Hashable {
         }
     }
 
-    /// Revocations in force (refunds and Family Sharing revocations, reversed ones excepted).
+    /// Revocations in force (refunds, Family Sharing revocations and seat-based refunds,
+    /// reversed ones excepted).
     public internal(set) var total = Bucket()
     /// Refunds in force.
     public internal(set) var refunds = 0
     /// Family Sharing revocations in force.
     public internal(set) var familyRevocations = 0
+    /// Seat-based refunds in force.
+    public internal(set) var seatRefunds = 0
     /// Revocations since reversed; they are in no other count.
     public internal(set) var reversed = 0
     /// By `productId`.
@@ -214,6 +264,8 @@ public struct RevocationSummary: Sendable, Hashable {
     public internal(set) var refundTotal = Bucket()
     /// Family Sharing revocations in force (nothing refunded).
     public internal(set) var familyRevocationTotal = Bucket()
+    /// Seat-based refunds in force (no amount known).
+    public internal(set) var seatRefundTotal = Bucket()
     /// By `revocationReason`; `nil` for revocations without one.
     public internal(set) var byRevocationReason: [RevocationReason?: Bucket] = [:]
     /// By `revocationType`; `nil` for revocations without one.
@@ -233,6 +285,9 @@ public struct RevocationSummary: Sendable, Hashable {
             case .familyRevocation:
                 familyRevocations += 1
                 familyRevocationTotal.add(revocation)
+            case .seatRefund:
+                seatRefunds += 1
+                seatRefundTotal.add(revocation)
             }
             total.add(revocation)
             byRevocationReason[revocation.revocationReason, default: Bucket()].add(revocation)

@@ -7,7 +7,7 @@
 ///    `created`);
 /// 2. between statements signed at the same instant, the one that grants less: a revocation
 ///    over none, then an access that ends over one that does not, the earlier end over a later
-///    one;
+///    one, then more seats revoked by a seat-based refund over fewer;
 /// 3. then the greater content, compared member by member as text (a Stripe statement's event
 ///    id first).
 ///
@@ -20,6 +20,8 @@ struct StatementOrder: Comparable, Sendable {
     var revokes = false
     /// When the access it grants ends, in milliseconds; `nil` for an access without an end.
     var end: Int64? = nil
+    /// How many seats a seat-based refund revoked (`revokedSeatQuantity`; 0 for none).
+    var revokedSeats: Int32 = 0
     /// Its content, the last tie-break.
     var content: [String] = []
 
@@ -31,8 +33,10 @@ struct StatementOrder: Comparable, Sendable {
         case (nil, .some): return true
         case (.some, nil): return false
         case (.some(let ours), .some(let theirs)) where ours != theirs: return ours > theirs
-        default: return lhs.content.lexicographicallyPrecedes(rhs.content)
+        default: break
         }
+        if lhs.revokedSeats != rhs.revokedSeats { return lhs.revokedSeats < rhs.revokedSeats }
+        return lhs.content.lexicographicallyPrecedes(rhs.content)
     }
 
     static func == (lhs: StatementOrder, rhs: StatementOrder) -> Bool {

@@ -27,6 +27,20 @@ struct TransactionStatement: Sendable, Equatable {
     var currency: String?
     var quantity: Int32?
     var isFreeTrial: Bool
+    /// `additionalTransactionReason`: set on every transaction of a period more than one
+    /// transaction represents (seats added partway through a multiseat period).
+    var additionalTransactionReason: String? = nil
+    /// `multiSeatInfo.invitationManagement`: `APPLE` or `DEVELOPER`.
+    var invitationManagement: String? = nil
+    /// `multiSeatInfo.revokedSeatQuantity`: the seats of this transaction a seat-based refund
+    /// revoked (the transaction stays valid for the rest).
+    var revokedSeatQuantity: Int32? = nil
+
+    /// Whether the transaction is of a multiseat subscription: it carries `multiSeatInfo` (whose
+    /// `invitationManagement` Apple always sets) or is one of several of a period.
+    var isMultiSeat: Bool {
+        invitationManagement != nil || revokedSeatQuantity != nil || additionalTransactionReason != nil
+    }
 
     /// `nil` when a member the ledger cannot do without is missing.
     init?(_ payload: JWSTransactionDecodedPayload) {
@@ -58,6 +72,9 @@ struct TransactionStatement: Sendable, Equatable {
         currency = payload.currency
         quantity = payload.quantity
         isFreeTrial = payload.offerDiscountType == .freeTrial
+        additionalTransactionReason = payload.additionalTransactionReason?.rawValue
+        invitationManagement = payload.multiSeatInfo?.invitationManagement?.rawValue
+        revokedSeatQuantity = payload.multiSeatInfo?.revokedSeatQuantity
     }
 
     /// What an in-app purchase of a verified receipt says, dated by the receipt's creation;
@@ -66,7 +83,7 @@ struct TransactionStatement: Sendable, Equatable {
     /// A receipt does not name a product type: a purchase with a subscription expiration date is
     /// an auto-renewable subscription, one without a non-consumable. It names no ownership (the
     /// receipt is the purchaser's: `PURCHASED`), account token, price or revocation reason; its
-    /// cancellation date is a revocation without a type (a refund).
+    /// cancellation date is a revocation without a type (a refund), and it has no seat members.
     init?(_ purchase: InAppPurchaseReceipt, environment: String, createdAt: Int64) {
         guard let transactionId = purchase.transactionId,
             let originalTransactionId = purchase.originalTransactionId,
@@ -97,7 +114,9 @@ struct TransactionStatement: Sendable, Equatable {
         signedDate: Int64, environment: String, transactionId: String, originalTransactionId: String,
         productId: String, type: String, subscriptionGroupIdentifier: String?, purchaseDate: Int64,
         expiresDate: Int64?, isUpgraded: Bool, ownership: String, appAccountToken: String?,
-        revocation: RevocationFacts?, price: Int64?, currency: String?, quantity: Int32?, isFreeTrial: Bool
+        revocation: RevocationFacts?, price: Int64?, currency: String?, quantity: Int32?, isFreeTrial: Bool,
+        additionalTransactionReason: String? = nil, invitationManagement: String? = nil,
+        revokedSeatQuantity: Int32? = nil
     ) {
         self.signedDate = signedDate
         self.environment = environment
@@ -116,6 +135,9 @@ struct TransactionStatement: Sendable, Equatable {
         self.currency = currency
         self.quantity = quantity
         self.isFreeTrial = isFreeTrial
+        self.additionalTransactionReason = additionalTransactionReason
+        self.invitationManagement = invitationManagement
+        self.revokedSeatQuantity = revokedSeatQuantity
     }
 
     /// Replaces the repeated texts by the copies in `strings` (adding those not there yet).
@@ -128,13 +150,17 @@ struct TransactionStatement: Sendable, Equatable {
         subscriptionGroupIdentifier = subscriptionGroupIdentifier.map(shared)
         appAccountToken = appAccountToken.map(shared)
         currency = currency.map(shared)
+        additionalTransactionReason = additionalTransactionReason.map(shared)
+        invitationManagement = invitationManagement.map(shared)
         if let type = revocation?.type { revocation?.type = shared(type) }
     }
 
-    /// Its place in ``StatementOrder``: its `signedDate`, whether it revokes, its expiry, then
-    /// its members.
+    /// Its place in ``StatementOrder``: its `signedDate`, whether it revokes, its expiry, its
+    /// revoked seats, then its members.
     var order: StatementOrder {
-        StatementOrder(instant: signedDate, revokes: revocation != nil, end: expiresDate, content: fingerprint)
+        StatementOrder(
+            instant: signedDate, revokes: revocation != nil, end: expiresDate,
+            revokedSeats: revokedSeatQuantity ?? 0, content: fingerprint)
     }
 
     private var fingerprint: [String] {
@@ -144,7 +170,8 @@ struct TransactionStatement: Sendable, Equatable {
             appAccountToken ?? "",
             revocation?.fingerprint ?? "", price.map(String.init) ?? "", currency ?? "",
             quantity.map(String.init) ?? "",
-            String(isFreeTrial),
+            String(isFreeTrial), additionalTransactionReason ?? "", invitationManagement ?? "",
+            revokedSeatQuantity.map(String.init) ?? "",
         ]
     }
 }
@@ -211,7 +238,7 @@ struct RenewalStatement: Sendable, Equatable, OrderedStatement {
 }
 
 /// Everything known about one transaction: the statement in force, and enough of the older
-/// ones to tell a reversed refund.
+/// ones to tell a reversed refund and to date a seat-based refund.
 ///
 /// Signed (JWS) statements and receipt statements are kept apart, and the statement in force
 /// (``current``) is derived from them:
@@ -235,6 +262,36 @@ struct TransactionRecord: Sendable, Equatable {
     private(set) var newestRevocation: (signedDate: Int64, facts: RevocationFacts)?
     /// The latest `signedDate` of a `REFUND_REVERSED` notification about this transaction.
     private(set) var reversalNotified: Int64?
+    /// The newest seat-based refund: the greatest `revokedSeatQuantity` a statement carried, and
+    /// the earliest `signedDate` of a statement carrying it (a seat refund has no
+    /// `revocationDate`; that statement dates it).
+    private(set) var newestSeatRefund: SeatRefund?
+
+    /// Seats a seat-based refund revoked, and when it was first signed.
+    struct SeatRefund: Sendable, Equatable {
+        var signedDate: Int64
+        var count: Int32
+
+        /// The statement's seat refund, when it carries one.
+        init?(_ statement: TransactionStatement) {
+            guard let count = statement.revokedSeatQuantity, count > 0 else { return nil }
+            self.init(signedDate: statement.signedDate, count: count)
+        }
+
+        init(signedDate: Int64, count: Int32) {
+            self.signedDate = signedDate
+            self.count = count
+        }
+
+        /// More seats revoked wins; of two with as many, the earlier signed (so a later
+        /// statement repeating the count does not move the refund's date). Commutative,
+        /// associative and idempotent, as ``TransactionRecord/join(_:)`` needs.
+        static func newer(_ ours: SeatRefund?, _ theirs: SeatRefund?) -> SeatRefund? {
+            guard let theirs else { return ours }
+            guard let ours else { return theirs }
+            return (theirs.count, -theirs.signedDate) > (ours.count, -ours.signedDate) ? theirs : ours
+        }
+    }
 
     /// The receipt statements of a transaction: the newest, and the newest that carried a
     /// cancellation (the receipt's creation date and the cancellation date).
@@ -258,6 +315,7 @@ struct TransactionRecord: Sendable, Equatable {
         signed = statement
         newestRevocation = statement.revocation.map { (statement.signedDate, $0) }
         reversalNotified = reversalNotifiedAt
+        newestSeatRefund = SeatRefund(statement)
     }
 
     /// A record of one receipt statement.
@@ -271,13 +329,15 @@ struct TransactionRecord: Sendable, Equatable {
     init?(
         signed: TransactionStatement?, receipt: TransactionStatement?,
         receiptCancellation: (signedDate: Int64, date: Int64)?,
-        newestRevocation: (signedDate: Int64, facts: RevocationFacts)?, reversalNotified: Int64?
+        newestRevocation: (signedDate: Int64, facts: RevocationFacts)?, reversalNotified: Int64?,
+        newestSeatRefund: SeatRefund? = nil
     ) {
         guard signed != nil || receipt != nil else { return nil }
         self.signed = signed
         receipts = receipt.map { ReceiptStatements(statement: $0, cancellation: receiptCancellation) }
         self.newestRevocation = newestRevocation
         self.reversalNotified = reversalNotified
+        self.newestSeatRefund = newestSeatRefund
     }
 
     /// The newest receipt statement.
@@ -328,6 +388,7 @@ struct TransactionRecord: Sendable, Equatable {
         if let theirs = other.reversalNotified {
             reversalNotified = max(reversalNotified ?? theirs, theirs)
         }
+        newestSeatRefund = SeatRefund.newer(newestSeatRefund, other.newestSeatRefund)
     }
 
     /// A receipt's cancellation in ``StatementOrder``: the receipt's creation, then the earlier
@@ -359,7 +420,7 @@ struct TransactionRecord: Sendable, Equatable {
         lhs.signed == rhs.signed && lhs.receipts == rhs.receipts
             && lhs.newestRevocation?.signedDate == rhs.newestRevocation?.signedDate
             && lhs.newestRevocation?.facts == rhs.newestRevocation?.facts
-            && lhs.reversalNotified == rhs.reversalNotified
+            && lhs.reversalNotified == rhs.reversalNotified && lhs.newestSeatRefund == rhs.newestSeatRefund
     }
 
     /// Whether the statement in force revokes the transaction at `instant`.

@@ -126,8 +126,9 @@ struct RefundsCommand: Command {
                 .joined(separator: ", ")
         }
         var lines = [
-            "  \(summary.total.count) revocations: \(summary.refunds) refunds, \(summary.familyRevocations) family revocations;"
-                + " \(summary.reversed) reversed"
+            "  \(summary.total.count) revocations: \(summary.refunds) refunds, \(summary.familyRevocations) family revocations"
+                + (summary.seatRefunds > 0 ? ", \(summary.seatRefunds) seat refunds" : "")
+                + "; \(summary.reversed) reversed"
         ]
         if !summary.total.refunded.isEmpty {
             lines.append("  refunded: " + summary.total.refundedAmounts.map(\.description).joined(separator: ", "))

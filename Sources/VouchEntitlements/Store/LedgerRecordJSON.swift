@@ -18,7 +18,8 @@ enum LedgerRecordJSON {
 
     /// `{"kind":"transaction","channel":…,"environment":…,"originalTransactionId":…,"transactionId":…,"ownership":…,
     /// "inForce":{…},"signed":{…}|null,"receipt":{…}|null,"receiptCancellation":{…}|null,"newestRevocation":{…}|null,
-    /// "reversalNotifiedDate":…|null}`; without `inForce` (derived from the rest) as the store keeps it.
+    /// "reversalNotifiedDate":…|null,"newestSeatRefund":{…}|null}`; without `inForce` (derived from the rest) as
+    /// the store keeps it.
     static func object(_ record: TransactionRecord, inForce: Bool) -> JSONValue {
         let key = record.current
         return .object(
@@ -44,6 +45,15 @@ enum LedgerRecordJSON {
                             .object(JSONObject([.init("signedDate", number($0.signedDate))] + revocation($0.facts)))
                         } ?? .null),
                     .init("reversalNotifiedDate", record.reversalNotified.map(number) ?? .null),
+                    .init(
+                        "newestSeatRefund",
+                        record.newestSeatRefund.map {
+                            .object(
+                                JSONObject([
+                                    .init("signedDate", number($0.signedDate)),
+                                    .init("revokedSeatQuantity", number(Int64($0.count))),
+                                ]))
+                        } ?? .null),
                 ]))
     }
 
@@ -67,6 +77,9 @@ enum LedgerRecordJSON {
                     .init("currency", statement.currency.map(JSONValue.string) ?? .null),
                     .init("quantity", statement.quantity.map { number(Int64($0)) } ?? .null),
                     .init("isFreeTrial", .bool(statement.isFreeTrial)),
+                    .init("additionalTransactionReason", text(statement.additionalTransactionReason)),
+                    .init("invitationManagement", text(statement.invitationManagement)),
+                    .init("revokedSeatQuantity", statement.revokedSeatQuantity.map { number(Int64($0)) } ?? .null),
                 ]))
     }
 
@@ -245,6 +258,11 @@ enum LedgerRecordJSON {
             let cancellation = try fields.object("receiptCancellation").map { nested throws(RecordFormatError) in
                 (signedDate: try nested.integer("receiptCreationDate"), date: try nested.integer("cancellationDate"))
             }
+            // A record without the member (or statements without the seat members) holds no seat refund.
+            let seatRefund = try fields.object("newestSeatRefund").map { nested throws(RecordFormatError) in
+                TransactionRecord.SeatRefund(
+                    signedDate: try nested.integer("signedDate"), count: try nested.int32("revokedSeatQuantity"))
+            }
             let revocation = try fields.object("newestRevocation").map { nested throws(RecordFormatError) in
                 guard let facts = try readRevocation(nested) else {
                     throw RecordFormatError(reason: "record.newestRevocation.revocationDate is null")
@@ -255,7 +273,7 @@ enum LedgerRecordJSON {
                 let record = TransactionRecord(
                     signed: try statement("signed"), receipt: try statement("receipt"),
                     receiptCancellation: cancellation, newestRevocation: revocation,
-                    reversalNotified: try fields.optionalInteger("reversalNotifiedDate"))
+                    reversalNotified: try fields.optionalInteger("reversalNotifiedDate"), newestSeatRefund: seatRefund)
             else { throw RecordFormatError(reason: "a transaction record without a statement") }
             return .transaction(record)
         case "renewalInfo":
@@ -362,7 +380,10 @@ enum LedgerRecordJSON {
             appAccountToken: try fields.optionalString("appAccountToken"), revocation: try readRevocation(fields),
             price: try fields.optionalInteger("price"), currency: try fields.optionalString("currency"),
             quantity: try fields.optionalInt32("quantity"),
-            isFreeTrial: try fields.bool("isFreeTrial"))
+            isFreeTrial: try fields.bool("isFreeTrial"),
+            additionalTransactionReason: try fields.optionalString("additionalTransactionReason"),
+            invitationManagement: try fields.optionalString("invitationManagement"),
+            revokedSeatQuantity: try fields.optionalInt32("revokedSeatQuantity"))
     }
 
     private static func readRevocation(_ fields: Fields) throws(RecordFormatError) -> RevocationFacts? {
@@ -417,6 +438,10 @@ enum LedgerRecordJSON {
 
         func optionalInt32(_ name: StaticString) throws(RecordFormatError) -> Int32? {
             try read { fields throws(PayloadFieldError) in try fields.int32(name) }
+        }
+
+        func int32(_ name: StaticString) throws(RecordFormatError) -> Int32 {
+            try required(try optionalInt32(name), name)
         }
 
         func bool(_ name: StaticString) throws(RecordFormatError) -> Bool {

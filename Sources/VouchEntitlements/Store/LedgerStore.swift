@@ -238,7 +238,8 @@ public final class LedgerStore: @unchecked Sendable {
     /// Schema 2. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
     /// channel (`app_store`); the App Store keeps its records in tables of its own
     /// (`app_store_transaction`, `app_store_renewal`), their bodies the records of
-    /// `vouch ledger export` (less the statement in force, which is derived). The other
+    /// `vouch ledger export` (less the statement in force, which is derived); `revoked` marks a
+    /// transaction a statement revoked or refunded seats of, for the revocation answers. The other
     /// channels (Stripe's subscriptions and refunded charges, a server's own grants) keep one
     /// record each in `channel_record`, with the account (or, for an account without a token,
     /// the id it is known by, `chain`) it belongs to; `refund` tells a refunded charge from a
@@ -490,7 +491,7 @@ public final class LedgerStore: @unchecked Sendable {
                     }
                     try putTransaction.run([
                         .text(chain.environment), .text(chain.originalTransactionId), .text(chain.ownership),
-                        .text(id), .integer(record.newestRevocation == nil ? 0 : 1),
+                        .text(id), .integer(record.newestRevocation == nil && record.newestSeatRefund == nil ? 0 : 1),
                         .text(JSONWriter.string(LedgerRecordJSON.object(record, inForce: false))),
                     ])
                 }
