@@ -29,6 +29,12 @@ internal import VouchStripe
 /// When the input cannot be read to its end (an I/O error, a truncated gzip stream), every unit
 /// completed before the failure comes first; the unfinished one is dropped, and the next call
 /// of ``next()`` throws the ``InputFailure``.
+///
+/// With ``InputOptions/maximumInputSize``, reading stops after that many bytes (inflated bytes
+/// for gzip) and one more: an input that holds more is refused without being read to its end,
+/// however it goes on (`/dev/zero`, an endless pipe, a decompression bomb). Every unit
+/// completed within the limit comes first; the unfinished one is dropped, and the input ends
+/// with a unit rejected as a whole, `token_too_large` (``InputUnit/exceedsInputLimit``).
 public final class InputReader {
     private var source: any ByteSource
     private let options: InputOptions
@@ -38,6 +44,13 @@ public final class InputReader {
     private var position = 0
     private var atEnd = false
     private var pendingFailure: InputFailure?
+    /// Bytes taken from the source so far (inflated bytes for gzip), counted against
+    /// ``InputOptions/maximumInputSize``.
+    private var taken = 0
+    /// The input holds more than ``InputOptions/maximumInputSize`` bytes: reading stopped.
+    private var overLimit = false
+    /// The unit that says so was handed out.
+    private var reportedOverLimit = false
     /// The whole input is one receipt file, read as it is.
     private var receiptFile = false
 
@@ -125,6 +138,7 @@ public final class InputReader {
         } else {
             source = base
             filled = count
+            taken = count
         }
         receiptFile = Self.startsReceiptFile(buffer[..<filled])
     }
@@ -169,15 +183,32 @@ public final class InputReader {
                     pendingFailure = nil
                     throw failure
                 }
-                return nil
+                guard overLimit, !reportedOverLimit else { return nil }
+                reportedOverLimit = true
+                ready.append(overLimitUnit())
             }
         }
         readyHead += 1
         return ready[readyHead - 1]
     }
 
-    /// The input failed before its end: a unit that reached the end now was cut short.
-    private var inputCut: Bool { pendingFailure != nil }
+    /// The input failed before its end, or reading stopped at the size limit: a unit that
+    /// reached the end now was cut short.
+    private var inputCut: Bool { pendingFailure != nil || overLimit }
+
+    /// The last unit of an input over ``InputOptions/maximumInputSize``.
+    private func overLimitUnit() -> InputUnit {
+        documentsRead += 1
+        var unit = InputUnit(
+            document: firstDocument + documentsRead - 1,
+            failure: .init(
+                lines: line...line,
+                error: VerificationError(
+                    .tokenTooLarge,
+                    "the input is larger than \(options.maximumInputSize ?? 0) bytes; reading stopped there")))
+        unit.exceedsInputLimit = true
+        return unit
+    }
 
     // MARK: Bytes
 
@@ -206,9 +237,19 @@ public final class InputReader {
             position = 0
         }
         guard filled < buffer.count else { return true }
+        var room = buffer.count - filled
+        if let limit = options.maximumInputSize {
+            // One byte past the limit tells an input over it from one that ends there.
+            guard taken <= limit else {
+                overLimit = true
+                atEnd = true
+                return false
+            }
+            room = min(room, limit + 1 - taken)
+        }
         let count: Int
         do {
-            count = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
+            count = try source.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<filled + room]))
         } catch {
             pendingFailure = error
             atEnd = true
@@ -216,6 +257,7 @@ public final class InputReader {
         }
         if count == 0 { atEnd = true }
         filled += count
+        taken += count
         return count > 0
     }
 

@@ -20,6 +20,13 @@ public struct InputOptions: Sendable {
     /// streamed. A receipt file is held up to this size too.
     public var documentBuffer: Int
 
+    /// The most bytes read of one input (inflated bytes for gzip), or `nil` for no limit (the
+    /// default: a dump or an export streams through at any size). Past it, reading stops and
+    /// the input ends with a unit rejected as a whole, `token_too_large`
+    /// (``InputUnit/exceedsInputLimit``): what reads one input, a request body or a command's
+    /// one token, ends on an endless one.
+    public var maximumInputSize: Int?
+
     /// The default limit of one line: 1 MiB.
     public static let defaultMaximumLineLength = 1024 * 1024
 
@@ -126,6 +133,9 @@ public struct InputUnit: Sendable {
     public var isBlank = false
     /// A line holding a bare token (or anything that is not JSON), or a receipt file.
     public var isBareLine = false
+    /// The unit that ends an input over ``InputOptions/maximumInputSize``: reading stopped
+    /// there, and the input is refused as too large (its ``failure``, `token_too_large`).
+    public var exceedsInputLimit = false
     /// A stored Stripe webhook delivery (a JSON object with a `Stripe-Signature` member, or
     /// one in `headers`, beside its `body`), or why it cannot be read as one: then the unit
     /// holds nothing else to verify.

@@ -1,4 +1,3 @@
-public import Foundation
 public import Vouch
 
 /// Where an entitlement comes from: the App Store, Stripe, or a source of a server's own

@@ -1,5 +1,5 @@
-public import Foundation
-public import Vouch
+internal import Foundation
+internal import Vouch
 public import VouchStripe
 
 // Stripe subscriptions and refunds in the ledger. Each subscription keeps the newest statement of

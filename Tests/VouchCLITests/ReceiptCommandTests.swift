@@ -1,26 +1,13 @@
 import Foundation
 import Testing
 import Vouch
+import VouchTestSupport
 
 /// `vouch receipt verify|inspect`, receipt lines in `vouch batch` and `vouch mint receipt`,
-/// through the built binary. Real receipts are read from ../shared/testvectors/receipts.
+/// through the built binary. Real receipts are read from the shared test vectors' `receipts/`.
 @Suite(.serialized) struct ReceiptCommandTests {
-    static let shared: URL = {
-        if let override = ProcessInfo.processInfo.environment["VOUCH_TESTVECTORS"], !override.isEmpty {
-            return URL(fileURLWithPath: override).appendingPathComponent("receipts")
-        }
-        return VouchBinary.packageRoot.deletingLastPathComponent().appendingPathComponent("shared/testvectors/receipts")
-    }()
-    static let available: Bool = {
-        let present = FileManager.default.fileExists(atPath: shared.appendingPathComponent("manifest.tsv").path)
-        if !present { print("Skipping the real-receipt CLI cases: \(shared.path) is absent (set VOUCH_TESTVECTORS)") }
-        return present
-    }()
-
-    static func path(_ name: String) -> String { shared.appendingPathComponent(name).path }
-    static func bytes(_ name: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: shared.appendingPathComponent(name)))
-    }
+    static func path(_ name: String) -> String { SharedVectors.url("receipts/\(name)").path }
+    static func bytes(_ name: String) throws -> [UInt8] { try SharedVectors.bytes("receipts/\(name)") }
     static func base64(_ name: String) throws -> String {
         String(decoding: Base64.encodeStandard(try bytes(name)), as: UTF8.self)
     }
@@ -28,8 +15,7 @@ import Vouch
     static let mindnode = "real/production-2023-08-28-com.ideasoncanvas.mindnode.macos.der"
     static let xcode = "real/xcode-2023-10-19-com.example.naturelab.backyardbirds.example.der"
 
-    @Test func verifyPrintsTheReceiptAndExitsZero() throws {
-        guard Self.available else { return }
+    @Test(.sharedVectors("receipts")) func verifyPrintsTheReceiptAndExitsZero() throws {
         let result = try VouchBinary.run(["receipt", "verify", Self.path(Self.mindnode)])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("VERIFIED receipt\n  chain validated at 2023-08-28T10:24:05.000Z\n"))
@@ -37,8 +23,7 @@ import Vouch
         #expect(result.stdout.contains("productId: \"com.ideasoncanvas.mindnode.macos.subscription.yearly\""))
     }
 
-    @Test func base64AndJSONBodiesOnStandardInputGiveTheSameRecord() throws {
-        guard Self.available else { return }
+    @Test(.sharedVectors("receipts")) func base64AndJSONBodiesOnStandardInputGiveTheSameRecord() throws {
         let text = try Self.base64(Self.mindnode)
         let fromFile = try VouchBinary.run(["receipt", "verify", "--json", Self.path(Self.mindnode)])
         let fromBase64 = try VouchBinary.run(["receipt", "verify", "--json", "-"], input: Array(text.utf8))
@@ -56,8 +41,7 @@ import Vouch
 
     /// The base64 text wrapped as `base64` (76 columns) and PEM writers (64) leave it, the
     /// file gzipped, the body in an array: one reader, one record.
-    @Test func wrappedGzippedAndArrayInputsGiveTheSameRecord() throws {
-        guard Self.available else { return }
+    @Test(.sharedVectors("receipts")) func wrappedGzippedAndArrayInputsGiveTheSameRecord() throws {
         let fromFile = try VouchBinary.run(["receipt", "verify", "--json", Self.path(Self.mindnode)])
         #expect(fromFile.status == 0)
         let text = Array(try Self.base64(Self.mindnode).utf8)
@@ -94,8 +78,7 @@ import Vouch
         #expect(dump.stderr.contains("receipt_not_a_receipt: the input holds 2 lines that are not blank"))
     }
 
-    @Test func theVerifyReceiptFormatHasTheOldResponseShape() throws {
-        guard Self.available else { return }
+    @Test(.sharedVectors("receipts")) func theVerifyReceiptFormatHasTheOldResponseShape() throws {
         let result = try VouchBinary.run(["receipt", "verify", "--format", "verify-receipt", Self.path(Self.mindnode)])
         #expect(result.status == 0)
         let response = try VouchBinary.object(result.stdout)
@@ -115,8 +98,7 @@ import Vouch
             result.stdout.hasPrefix(#"{"status":0,"environment":"Production","receipt":{"receipt_type":"Production","#))
     }
 
-    @Test func xcodeReceiptsNeedTheStoreKitCertificate() throws {
-        guard Self.available else { return }
+    @Test(.sharedVectors("receipts")) func xcodeReceiptsNeedTheStoreKitCertificate() throws {
         let refused = try VouchBinary.run(["receipt", "verify", "--json", Self.path(Self.xcode)])
         #expect(refused.status == 1)
         #expect(refused.stdout.contains(#""code":"xcode_not_trusted""#))
@@ -127,8 +109,7 @@ import Vouch
         #expect(accepted.stdout.hasPrefix("VERIFIED receipt (Xcode StoreKit testing)"))
     }
 
-    @Test func severalEnvironmentsAcceptEachReceiptAgainstItsType() throws {
-        guard Self.available else { return }
+    @Test(.sharedVectors("receipts")) func severalEnvironmentsAcceptEachReceiptAgainstItsType() throws {
         let sandbox = Self.path("real/sandbox-2016-07-23-com.zhihu.test.der")
         for receipt in [Self.path(Self.mindnode), sandbox] {
             let result = try VouchBinary.run(["receipt", "verify", "--environment", "Production,Sandbox", receipt])
@@ -143,8 +124,7 @@ import Vouch
         #expect(unknown.status == 64)
     }
 
-    @Test func theDeviceCheckAndValidationTimeOptionsApply() throws {
-        guard Self.available else { return }
+    @Test(.sharedVectors("receipts")) func theDeviceCheckAndValidationTimeOptionsApply() throws {
         let file = Self.path("real/sandbox-2025-12-26-dev.bonzer.weeka.app.der")
         let known = try VouchBinary.run([
             "receipt", "verify", "--device-id", "956328D9-CC6A-47F4-BE40-6953FB0AB6C7", file,
@@ -163,8 +143,7 @@ import Vouch
         #expect(bundle.stderr.contains("wrong_bundle_id"))
     }
 
-    @Test func inspectDecodesWithoutTrustAndSaysSo() throws {
-        guard Self.available else { return }
+    @Test(.sharedVectors("receipts")) func inspectDecodesWithoutTrustAndSaysSo() throws {
         let result = try VouchBinary.run(["receipt", "inspect", Self.path(Self.xcode)])
         #expect(result.status == 0)
         #expect(result.stdout.hasPrefix("UNVERIFIED: decoded without checking the signature, the chain or any claim\n"))
@@ -198,8 +177,7 @@ import Vouch
         #expect(group.stdout.contains("transaction-ids  Print the transaction ids of a receipt"))
     }
 
-    @Test func batchVerifiesReceiptLinesBesideTokens() throws {
-        guard Self.available else { return }
+    @Test(.sharedVectors("receipts")) func batchVerifiesReceiptLinesBesideTokens() throws {
         let token = try VouchBinary.text("apple-real/real/transaction-production-1.jws")
         let sandbox = try Self.base64("real/sandbox-2016-07-23-com.zhihu.test.der")
         let lines = [
@@ -229,8 +207,7 @@ import Vouch
         #expect(result.stderr.contains("verified by kind: receipt 2, transaction 1"))
     }
 
-    @Test func batchChecksReceiptsAgainstTheAppAndEnvironmentItIsGiven() throws {
-        guard Self.available else { return }
+    @Test(.sharedVectors("receipts")) func batchChecksReceiptsAgainstTheAppAndEnvironmentItIsGiven() throws {
         let input = Array(
             (try [Self.base64(Self.mindnode), Self.base64("real/sandbox-2016-07-23-com.zhihu.test.der")]
                 .joined(separator: "\n") + "\n").utf8)

@@ -83,7 +83,7 @@ import VouchTestSupport
         #expect(Self.configurationError(configuration)?.code == .unreadableXcodeCertificate)
     }
 
-    @Test(arguments: SharedReceipts.real.filter { !$0.isXcode })
+    @Test(.sharedVectors("receipts"), arguments: SharedReceipts.real.filter { !$0.isXcode })
     func everyAppleReceiptVerifiesForItsOwnAppAndEnvironmentOnly(entry: SharedReceipts.Entry) throws {
         let bytes = try SharedReceipts.bytes("real/\(entry.name)")
         let own = try ReceiptVerifier(configuration: .init(bundleId: entry.bundleId, environment: entry.environment))
@@ -96,7 +96,7 @@ import VouchTestSupport
         #expect(otherApp.rejection(bytes)?.code == .wrongBundleId)
     }
 
-    @Test(arguments: SharedReceipts.real.filter(\.isXcode))
+    @Test(.sharedVectors("receipts"), arguments: SharedReceipts.real.filter(\.isXcode))
     func xcodeReceiptsVerifyOnlyForTheXcodeEnvironment(entry: SharedReceipts.Entry) throws {
         let bytes = try SharedReceipts.bytes("real/\(entry.name)")
         var configuration = ReceiptVerifier.Configuration(bundleId: entry.bundleId, environment: .xcode)

@@ -141,8 +141,7 @@ import VouchTestSupport
         [0x30, 0x00], [0x05, 0x00], [0x04, 0x02, 0x02, 0x01],
     ]
 
-    @Test func realPayloadsDecodeAlike() throws {
-        guard SharedReceipts.isAvailable else { return }
+    @Test(.sharedVectors("receipts")) func realPayloadsDecodeAlike() throws {
         var decoded = 0
         for entry in SharedReceipts.real {
             let bytes = try SharedReceipts.bytes("real/\(entry.name)")
@@ -302,8 +301,7 @@ import VouchTestSupport
         }
     }
 
-    @Test func mutatedRealPayloadsDecodeAlike() throws {
-        guard SharedReceipts.isAvailable else { return }
+    @Test(.sharedVectors("receipts")) func mutatedRealPayloadsDecodeAlike() throws {
         var random = SeededRandom(seed: 5)
         for entry in SharedReceipts.real {
             let bytes = try SharedReceipts.bytes("real/\(entry.name)")

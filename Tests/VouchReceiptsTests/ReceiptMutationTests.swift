@@ -17,9 +17,8 @@ import VouchTestSupport
         ("real/sandbox-2016-07-23-com.zhihu.test.der", 0x20),  // SHA-1, the constructed bit of tags
     ]
 
-    @Test(arguments: receipts)
+    @Test(.sharedVectors("receipts"), arguments: receipts)
     func flippingOneBitInAnyByteOfARealReceiptMakesItFail(name: String, mask: UInt8) throws {
-        guard SharedReceipts.isAvailable else { return }
         let original = try SharedReceipts.bytes(name)
         let verifier = try ReceiptVerifier(configuration: .acceptingAnyApp())
         #expect(verifier.rejection(original) == nil)
@@ -41,8 +40,7 @@ import VouchTestSupport
         #expect(codes.keys.count >= 4, "\(codes)")
     }
 
-    @Test func removingOrReorderingCertificatesFollowsTheTrustStoreNotTheReceipt() throws {
-        guard SharedReceipts.isAvailable else { return }
+    @Test(.sharedVectors("receipts")) func removingOrReorderingCertificatesFollowsTheTrustStoreNotTheReceipt() throws {
         let verifier = try ReceiptVerifier(configuration: .acceptingAnyApp())
         for (name, expected) in [
             ("mut-mindnodemac-2023-root-removed.der", nil), ("mut-mindnodemac-2023-certificates-reversed.der", nil),

@@ -159,8 +159,7 @@ import VouchTestSupport
 
     @Test func aKeyWithAnotherExponentIsVerifiedByEVP() throws { try Self.checkKey(bits: 2048, exponent: 3, rounds: 4) }
 
-    @Test func realReceiptSignaturesVerifyOnTheMontgomeryPath() throws {
-        guard SharedReceipts.isAvailable else { return }
+    @Test(.sharedVectors("receipts")) func realReceiptSignaturesVerifyOnTheMontgomeryPath() throws {
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.xcodeCertificates = [SharedReceipts.storeKitCertificate]
         let engine = try ReceiptVerifier(configuration: configuration).engine

@@ -16,7 +16,7 @@ import VouchTestSupport
         return try ReceiptVerifier(configuration: configuration)
     }
 
-    @Test(arguments: SharedReceipts.real.filter { !$0.isXcode })
+    @Test(.sharedVectors("receipts"), arguments: SharedReceipts.real.filter { !$0.isXcode })
     func everyAppleReceiptVerifiesAtItsCreationDateAndDecodesToTheManifest(entry: SharedReceipts.Entry) throws {
         let verified = try Self.verifier.verify(try SharedReceipts.bytes("real/\(entry.name)"))
         let receipt = verified.receipt
@@ -30,7 +30,7 @@ import VouchTestSupport
         #expect(receipt.inApp.allSatisfy { $0.transactionId?.isEmpty == false && $0.purchaseDate != nil })
     }
 
-    @Test(arguments: SharedReceipts.real.filter(\.isXcode))
+    @Test(.sharedVectors("receipts"), arguments: SharedReceipts.real.filter(\.isXcode))
     func xcodeReceiptsAreRefusedUnlessTheStoreKitCertificateIsTrusted(entry: SharedReceipts.Entry) throws {
         let bytes = try SharedReceipts.bytes("real/\(entry.name)")
         #expect(Self.verifier.rejection(bytes)?.code == .xcodeNotTrusted)
@@ -43,7 +43,7 @@ import VouchTestSupport
         #expect(verified.validationTime.milliseconds == CivilTime.milliseconds(entry.creationDate, .receipt))
     }
 
-    @Test func xcodeReceiptsAreBERWithIndefiniteLengths() throws {
+    @Test(.sharedVectors("receipts")) func xcodeReceiptsAreBERWithIndefiniteLengths() throws {
         for entry in SharedReceipts.real where entry.isXcode {
             let container = try ReceiptContainer(try SharedReceipts.bytes("real/\(entry.name)"))
             #expect(container.usesIndefiniteLengths, "\(entry.name)")
@@ -54,7 +54,7 @@ import VouchTestSupport
         }
     }
 
-    @Test(arguments: SharedReceipts.real.filter { !$0.isXcode })
+    @Test(.sharedVectors("receipts"), arguments: SharedReceipts.real.filter { !$0.isXcode })
     func everyAppleReceiptFailsNowBecauseItsSigningCertificateHasExpired(entry: SharedReceipts.Entry) throws {
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.validationTime = .now
@@ -77,7 +77,7 @@ import VouchTestSupport
         "mut-mindnodemac-2023-trailing-bytes.der": .receiptMalformedContainer,
     ]
 
-    @Test(arguments: SharedReceipts.manifest("negative/manifest.tsv"))
+    @Test(.sharedVectors("receipts"), arguments: SharedReceipts.manifest("negative/manifest.tsv"))
     func everyNegativeFileGetsItsSpecificOutcome(entry: SharedReceipts.Entry) throws {
         let expected = try #require(Self.negativeExpectations[entry.name], "no expectation for \(entry.name)")
         let bytes = try SharedReceipts.bytes("negative/\(entry.name)")
@@ -93,7 +93,7 @@ import VouchTestSupport
         #expect(Self.verifier.rejection(bytes)?.code == expected)
     }
 
-    @Test func theConfigurationProfileSignerLacksTheReceiptSigningMarker() throws {
+    @Test(.sharedVectors("receipts")) func theConfigurationProfileSignerLacksTheReceiptSigningMarker() throws {
         let bytes = try SharedReceipts.bytes("negative/wrong-signer-apple-config-profile.der")
         // ContentInfo → [0] → SignedData → certificates [0], read without the container's rules.
         var outer = BERReader(bytes)
@@ -116,7 +116,7 @@ import VouchTestSupport
         #expect(throws: VerificationError(.missingMarkerOID, "")) { try ReceiptEngine.checkSigningCertificate(leaf) }
     }
 
-    @Test func theIOS6TransactionReceiptIsNamedAsSuch() throws {
+    @Test(.sharedVectors("receipts")) func theIOS6TransactionReceiptIsNamedAsSuch() throws {
         let error = try #require(
             Self.verifier.rejection(try SharedReceipts.bytes("negative/ios6-transaction-receipt.plist")))
         #expect(error.code == .receiptNotAReceipt)
@@ -131,7 +131,7 @@ import VouchTestSupport
         return withUnsafeBytes(of: uuid) { Array($0) }
     }
 
-    @Test func theKnownDeviceReceiptPassesTheDeviceCheck() throws {
+    @Test(.sharedVectors("receipts")) func theKnownDeviceReceiptPassesTheDeviceCheck() throws {
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.deviceIdentifier = try Self.uuidBytes(Self.knownDevice)
         let verified = try ReceiptVerifier(configuration: configuration).verify(
@@ -139,7 +139,7 @@ import VouchTestSupport
         #expect(verified.receipt.bundleId == "dev.bonzer.weeka.app")
     }
 
-    @Test func theKnownDeviceReceiptFailsTheDeviceCheckWithAnotherIdentifier() throws {
+    @Test(.sharedVectors("receipts")) func theKnownDeviceReceiptFailsTheDeviceCheckWithAnotherIdentifier() throws {
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.deviceIdentifier = try Self.uuidBytes("956328D9-CC6A-47F4-BE40-6953FB0AB6C8")
         let verifier = try ReceiptVerifier(configuration: configuration)
@@ -147,7 +147,7 @@ import VouchTestSupport
             verifier.rejection(try SharedReceipts.bytes(Self.knownDeviceReceipt))?.code == .receiptDeviceHashMismatch)
     }
 
-    @Test func hashingTheBareBundleIdStringInsteadOfItsEncodingDoesNotMatch() throws {
+    @Test(.sharedVectors("receipts")) func hashingTheBareBundleIdStringInsteadOfItsEncodingDoesNotMatch() throws {
         let receipt = try Self.verifier.verify(try SharedReceipts.bytes(Self.knownDeviceReceipt)).receipt
         let device = try Self.uuidBytes(Self.knownDevice)
         let input = device + receipt.opaqueValue! + Array(receipt.bundleId.utf8)
@@ -156,7 +156,7 @@ import VouchTestSupport
         #expect(receipt.matchesDevice(device))
     }
 
-    @Test func aWrongBundleIdOrVersionIsRefused() throws {
+    @Test(.sharedVectors("receipts")) func aWrongBundleIdOrVersionIsRefused() throws {
         let bytes = try SharedReceipts.bytes("real/production-2023-08-28-com.ideasoncanvas.mindnode.macos.der")
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.bundleId = "com.ideasoncanvas.mindnode.macos"
@@ -169,7 +169,7 @@ import VouchTestSupport
         #expect(try ReceiptVerifier(configuration: configuration).rejection(bytes)?.code == .receiptWrongAppVersion)
     }
 
-    @Test func aReceiptOfAnotherTrustStoreIsUntrusted() throws {
+    @Test(.sharedVectors("receipts")) func aReceiptOfAnotherTrustStoreIsUntrusted() throws {
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
         configuration.trustAnchors = [AppleRootCertificates.rootCAG3]
         let verifier = try ReceiptVerifier(configuration: configuration)
@@ -177,7 +177,7 @@ import VouchTestSupport
         #expect(verifier.rejection(bytes)?.code == .untrustedChain)
     }
 
-    @Test func base64TextAndJSONBodiesHoldTheSameReceipt() throws {
+    @Test(.sharedVectors("receipts")) func base64TextAndJSONBodiesHoldTheSameReceipt() throws {
         let bytes = try SharedReceipts.bytes("real/sandbox-2016-07-23-com.zhihu.test.der")
         let text = String(decoding: Base64.encodeStandard(bytes), as: UTF8.self)
         #expect(try ReceiptInput.receipt(in: Array(text.utf8)) == bytes)
@@ -201,8 +201,7 @@ import VouchTestSupport
                 == "B0:B1:73:0E:CB:C7:FF:45:05:14:2C:49:F1:29:5E:6E:DA:6B:CA:ED:7E:2C:68:C5:BE:91:B5:A1:10:01:F0:24")
     }
 
-    @Test func theReadmeReceiptExampleVerifiesARealReceipt() throws {
-        guard SharedReceipts.isAvailable else { return }
+    @Test(.sharedVectors("receipts")) func theReadmeReceiptExampleVerifiesARealReceipt() throws {
         let receiptData = Base64.encodeStandard(
             try SharedReceipts.bytes("real/sandbox-2025-12-26-dev.bonzer.weeka.app.der"))
         let deviceUUIDBytes = withUnsafeBytes(of: UUID(uuidString: "956328D9-CC6A-47F4-BE40-6953FB0AB6C7")!.uuid) {

@@ -6,24 +6,16 @@ import VouchTestSupport
 @testable import Vouch
 @testable import VouchReceipts
 
-/// The real receipts of `../shared/testvectors/receipts/` (or `$VOUCH_TESTVECTORS/receipts/`),
-/// read at test time and never copied into the project.
+/// The real receipts of the shared test vectors' `receipts/` folder (``SharedVectors``), read
+/// at test time and never copied into the project. The tests that read them carry
+/// `.sharedVectors("receipts")`, so they are skipped, saying why, where the folder is absent.
 enum SharedReceipts {
-    static let directory: URL = {
-        if let override = ProcessInfo.processInfo.environment["VOUCH_TESTVECTORS"], !override.isEmpty {
-            return URL(fileURLWithPath: override).appendingPathComponent("receipts")
-        }
-        return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/testvectors/receipts")
-    }()
+    static let directory = SharedVectors.url("receipts")
 
-    static let isAvailable: Bool = {
-        let present = FileManager.default.fileExists(atPath: directory.appendingPathComponent("manifest.tsv").path)
-        if !present { print("Skipping the real-receipt cases: \(directory.path) is absent (set VOUCH_TESTVECTORS)") }
-        return present
-    }()
+    static var isAvailable: Bool { SharedVectors.has("receipts") }
 
     static func bytes(_ path: String) throws -> [UInt8] {
-        [UInt8](try Data(contentsOf: directory.appendingPathComponent(path)))
+        try SharedVectors.bytes("receipts/\(path)")
     }
 
     /// One line of `manifest.tsv`, by column name.

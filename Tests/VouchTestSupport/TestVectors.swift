@@ -20,7 +20,9 @@ public enum TestVectors: VectorFolder {
 }
 
 /// Third-party suites and fixtures, never committed: `../shared/testvectors/` beside the
-/// package, or the folder named by `VOUCH_TESTVECTORS`.
+/// package, or the folder named by `VOUCH_TESTVECTORS` (then only that folder: an empty or
+/// missing one hides the vectors, as on a fresh clone). Every test that reads them carries
+/// `.sharedVectors(…)`.
 public enum SharedVectors: VectorFolder {
     public static let root: URL = {
         if let path = ProcessInfo.processInfo.environment["VOUCH_TESTVECTORS"], !path.isEmpty {
@@ -36,28 +38,26 @@ public enum SharedVectors: VectorFolder {
             && isDirectory.boolValue
     }
 
-    /// Why the tests of `folders` are skipped, or `nil` when every folder is there.
+    /// Why the tests of `folders` are skipped, or `nil` when every folder is there: the folders
+    /// missing, where they were looked for, and how to provide them.
     public static func missing(_ folders: [String]) -> String? {
         let absent = folders.filter { !has($0) }
         guard !absent.isEmpty else { return nil }
-        return "test vectors missing: \(absent.map { url($0).path }.joined(separator: ", ")) (set VOUCH_TESTVECTORS)"
+        return "needs the shared test vectors \(absent.map { "\($0)/" }.joined(separator: ", ")), not found in "
+            + "\(root.path): put the shared test vectors at ../shared/testvectors/ beside the package, or set "
+            + "VOUCH_TESTVECTORS=DIR (CONTRIBUTING.md)"
     }
 }
 
 extension Trait where Self == ConditionTrait {
     /// Runs the test (or every test of the suite) only when the shared suites `folders` are
-    /// present; otherwise it is reported as skipped, and the missing folder is printed.
+    /// present; otherwise it is reported as skipped, with the folders it needs and how to
+    /// provide them.
     public static func sharedVectors(_ folders: String...) -> Self {
         let reason = SharedVectors.missing(folders)
         return .enabled(
-            Comment(rawValue: reason ?? "needs \(folders.joined(separator: ", ")) in \(SharedVectors.root.path)")
-        ) {
-            if let reason {
-                FileHandle.standardError.write(Data("skipped: \(reason)\n".utf8))
-                return false
-            }
-            return true
-        }
+            if: reason == nil,
+            Comment(rawValue: reason ?? "needs \(folders.joined(separator: ", ")) in \(SharedVectors.root.path)"))
     }
 }
 

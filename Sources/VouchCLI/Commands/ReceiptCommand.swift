@@ -50,7 +50,10 @@ enum ReceiptCommands {
                     "the input holds \(count) lines that are not blank: '\(command)' reads one receipt; 'vouch batch' verifies a dump of"
                         + " one receipt per line"))
         case .unit(let unit):
-            if try input.next() != nil {
+            if let extra = try input.next() {
+                if extra.exceedsInputLimit, let failure = extra.failure {
+                    return .failure(VerificationError(.receiptTooLarge, failure.error.reason))
+                }
                 return .failure(
                     VerificationError(
                         .receiptNotAReceipt,
@@ -63,6 +66,7 @@ enum ReceiptCommands {
 
     private static func receiptBytes(of unit: InputUnit) throws(VerificationError) -> [UInt8] {
         if let failure = unit.failure?.error {
+            if unit.exceedsInputLimit { throw VerificationError(.receiptTooLarge, failure.reason) }
             if failure.code == .lineTooLong {
                 throw VerificationError(.receiptTooLarge, "the input is larger than \(inputLimit) bytes")
             }

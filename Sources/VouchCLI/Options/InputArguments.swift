@@ -78,17 +78,25 @@ struct InputArguments {
 }
 
 /// The units of one input of a command that reads a single input (`verify`, `inspect`,
-/// `receipt verify`, `receipt inspect`), read as they are needed so that a large response
-/// streams through: what the input holds decides what the command does with it.
+/// `receipt verify`, `receipt inspect`, `receipt transaction-ids`), read as they are needed:
+/// what the input holds decides what the command does with it. At most ``inputLimit`` bytes
+/// are read: a larger input ends with a unit rejected as too large
+/// (``InputUnit/exceedsInputLimit``), and an endless one (`/dev/zero`, `yes |`) ends there too.
 struct SingleInput {
     let name: String
     private let reader: InputReader
     private var ahead: [InputUnit] = []
 
+    /// The most bytes of one input read (after gzip): a bare token's line (1 MiB) or a
+    /// receipt's base64 text (2 MiB) with room for a JSON body around it.
+    static let inputLimit = 2 * 1024 * 1024
+
     /// Opens `path` (`-` or `nil`: standard input) through `arguments`' reader options.
     init(_ path: String?, arguments: InputArguments, console: Console) throws(InputError) {
         let input = try console.openInputs([path ?? "-"])[0]
         name = input.name
+        var arguments = arguments
+        arguments.options.maximumInputSize = Self.inputLimit
         reader = try arguments.reader(input)
     }
 
@@ -126,12 +134,16 @@ struct SingleInput {
         case several(Int)
     }
 
-    /// Reads the input's first unit and tells how the input begins.
+    /// Reads the input's first unit and tells how the input begins. Several lines over the
+    /// size limit start with the unit that refuses them.
     mutating func start() throws(InputError) -> Start {
         guard let first = try next() else { return .empty }
         guard first.isBareLine, first.single?.form != .receiptFile, try peek() != nil else { return .unit(first) }
         var units = 1
-        while try next() != nil { units += 1 }
+        while let unit = try next() {
+            if unit.exceedsInputLimit { return .unit(unit) }
+            units += 1
+        }
         return .several(units)
     }
 }
