@@ -19,6 +19,6 @@ extension CommandRegistry {
         ],
         commands: [VerifyCommand(), InspectCommand(), BatchCommand(), EntitlementsCommand(), RefundsCommand()]
             + LedgerCommands.all + ReceiptCommands.all + MintCommands.all + [MintHistoryCommand()]
-            + MintReceiptCommands.all + [MintKeyCommand(), MintStripeCommand()] + SignCommands.all
+            + MintReceiptCommands.all + [MintKeyCommand(), MintStripeCommand(), MintStoryCommand()] + SignCommands.all
             + StripeCommands.all)
 }
