@@ -5,6 +5,7 @@ import VouchTestSupport
 
 @testable import VouchCLI
 @testable import VouchMint
+@testable import VouchMintPKI
 
 @Suite struct MintCommandTests {
     typealias Support = MintTestSupport

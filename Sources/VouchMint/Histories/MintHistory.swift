@@ -1,4 +1,5 @@
 public import Vouch
+public import VouchMintPKI
 
 /// The signed data of one account's life with an app, in the order Apple would send it:
 /// purchases, renewals, an upgrade, billing retry with a grace period, expiry, refunds and
@@ -358,7 +359,7 @@ public struct MintHistory: Sendable {
     // MARK: Signing
 
     /// Signs every item, in order: one compact JWS per item. Refuses a history with a step out
-    /// of order (``MintError/Code/unsupported``, naming the step).
+    /// of order (`MintError` code `unsupported`, naming the step).
     public func tokens(signer: MintSigner) throws(MintError) -> [String] {
         try checkOrder()
         var tokens: [String] = []

@@ -1,5 +1,6 @@
 public import Foundation
 public import Vouch
+public import VouchMintPKI
 public import VouchStripe
 
 /// One account's life on two channels: its App Store history (``MintHistory``) and its web
@@ -98,7 +99,7 @@ public struct MintStory: Sendable {
     /// before a Stripe event of the same millisecond, each channel in its own order.
     ///
     /// Refuses a story with a step out of order on either channel, or whose channels name
-    /// different accounts (``MintError/Code/unsupported``); an App Store history that names no
+    /// different accounts (`MintError` code `unsupported`); an App Store history that names no
     /// account is the app's that sends none.
     public func deliveries(signer: MintSigner, stripeSigner: MintStripeSigner) throws(MintError) -> [Delivery] {
         guard appStore.appAccountToken == nil || appStore.appAccountToken == web.account else {

@@ -12,7 +12,7 @@ internal import VouchStripe
 /// `canceled-at-period-end` (ended a few days before) each subscription is in a paid period
 /// (or set to cancel after it) then. Events carry their
 /// `created` instant, so a history can interleave them with App Store data of the same account.
-/// ``MintStripeSigner`` turns events into signed deliveries.
+/// `MintStripeSigner` turns events into signed deliveries.
 public struct MintStripe: Sendable {
     /// The API version events are rendered in, which decides where the billing period is.
     public enum APIVersion: String, Sendable, CaseIterable {

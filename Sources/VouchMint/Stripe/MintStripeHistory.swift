@@ -1,5 +1,6 @@
 public import Foundation
 public import Vouch
+public import VouchMintPKI
 public import VouchStripe
 
 /// The Stripe events of one account's web subscriptions, told step by step at instants the
@@ -175,9 +176,9 @@ public struct MintStripeHistory: Sendable {
 
     // MARK: Signing
 
-    /// Every event signed as its delivery (``MintStripeSigner/delivery(_:signedAt:)``, 2 seconds
+    /// Every event signed as its delivery (`MintStripeSigner.delivery(_:signedAt:)`, 2 seconds
     /// after its creation), in order of creation. Refuses a history with a step out of order
-    /// (``MintError/Code/unsupported``, naming the step).
+    /// (`MintError` code `unsupported`, naming the step).
     public func deliveries(signer: MintStripeSigner) throws(MintError) -> [StripeDelivery] {
         try checkOrder()
         var deliveries: [StripeDelivery] = []

@@ -3,7 +3,7 @@ import Testing
 import Vouch
 import VouchTestSupport
 
-@testable import VouchMint
+@testable import VouchMintPKI
 
 @Suite struct MintAuthorityTests {
     typealias Support = MintTestSupport
