@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "VouchReceipts", targets: ["VouchReceipts"]),
         .library(name: "VouchBatch", targets: ["VouchBatch"]),
         .library(name: "VouchMint", targets: ["VouchMint"]),
+        .library(name: "VouchMintPKI", targets: ["VouchMintPKI"]),
         .library(name: "VouchEntitlements", targets: ["VouchEntitlements"]),
         .library(name: "VouchSigning", targets: ["VouchSigning"]),
         .library(name: "VouchStripe", targets: ["VouchStripe"]),
@@ -72,9 +73,17 @@ let package = Package(
             name: "VouchEntitlements",
             dependencies: ["Vouch", "VouchReceipts", "VouchStripe", "CSQLite"]
         ),
+        // The test PKI: Apple-shaped authorities (token and receipt), In-App Purchase keys, the
+        // signers of tokens, receipts and Stripe deliveries, and their tampered forms.
+        .target(
+            name: "VouchMintPKI",
+            dependencies: ["Vouch", "VouchOpenSSL", "VouchStripe"]
+        ),
+        // Test data built on the PKI: payloads from a seed, per-account histories, Stripe stories
+        // and accounts on both channels. Re-exports VouchMintPKI.
         .target(
             name: "VouchMint",
-            dependencies: ["Vouch", "VouchOpenSSL", "VouchStripe"]
+            dependencies: ["VouchMintPKI", "Vouch", "VouchStripe"]
         ),
         // What a server signs with its App Store Connect key: offer signatures, request JWS, API tokens.
         .target(
@@ -102,19 +111,23 @@ let package = Package(
         ),
         .testTarget(
             name: "VouchTests",
-            dependencies: ["Vouch", "VouchMint", "VouchOpenSSL", "VouchTestSupport"]
+            dependencies: ["Vouch", "VouchMint", "VouchMintPKI", "VouchOpenSSL", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchReceiptsTests",
-            dependencies: ["VouchReceipts", "Vouch", "VouchMint", "VouchOpenSSL", "VouchTestSupport"]
+            dependencies: ["VouchReceipts", "Vouch", "VouchMint", "VouchMintPKI", "VouchOpenSSL", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchBatchTests",
             dependencies: ["VouchBatch", "Vouch", "VouchReceipts", "VouchStripe", "VouchMint", "VouchTestSupport"]
         ),
         .testTarget(
+            name: "VouchMintPKITests",
+            dependencies: ["VouchMintPKI", "Vouch", "VouchOpenSSL", "VouchTestSupport"]
+        ),
+        .testTarget(
             name: "VouchMintTests",
-            dependencies: ["VouchMint", "Vouch", "VouchOpenSSL", "VouchStripe", "VouchTestSupport"]
+            dependencies: ["VouchMint", "VouchMintPKI", "Vouch", "VouchOpenSSL", "VouchStripe", "VouchTestSupport"]
         ),
         .testTarget(
             name: "VouchEntitlementsTests",
@@ -136,7 +149,8 @@ let package = Package(
         .testTarget(
             name: "VouchCLITests",
             dependencies: [
-                "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements", "VouchOpenSSL", "VouchCLI",
+                "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchMintPKI", "VouchEntitlements",
+                "VouchOpenSSL", "VouchCLI",
                 "VouchTestSupport", "VouchSigning", "VouchStripe",
             ]
         ),

@@ -5,6 +5,7 @@ import VouchTestSupport
 @testable import Vouch
 @testable import VouchBatch
 @testable import VouchMint
+@testable import VouchMintPKI
 @testable import VouchReceipts
 
 /// Legacy app receipts in a batch: base64 lines and JSON members, beside tokens, in order, with

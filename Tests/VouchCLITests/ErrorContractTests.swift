@@ -8,6 +8,7 @@ import VouchStripe
 import VouchTestSupport
 
 @testable import VouchMint
+@testable import VouchMintPKI
 
 /// The error contract: every ``VerificationError/Code`` is
 /// reachable from the command line, and `vouch verify --json` (`vouch batch` for the line codes,

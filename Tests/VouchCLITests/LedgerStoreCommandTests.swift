@@ -102,8 +102,8 @@ import VouchReceipts
         let validity = L.validity
         let authority = try MintReceiptAuthority.generate(.init(validity: validity))
         let root = L.directory.appendingPathComponent("receipt-root.der")
-        try Data(try authority.anchorDER()).write(to: root)
-        var content = MintReceiptContent(creationDate: Date(timeIntervalSince1970: 1_768_000_000))
+        try Data(try authority.anchorCertificate()).write(to: root)
+        var content = MintReceiptContent(receiptCreationDate: Date(timeIntervalSince1970: 1_768_000_000))
         var purchase = MintInAppPurchase(
             productId: "com.example.pro.lifetime", transactionId: "2000000000009000",
             purchaseDate: Date(timeIntervalSince1970: 1_767_500_000))
@@ -145,7 +145,7 @@ import VouchReceipts
         var configuration = Verifier.Configuration.acceptingAnyApp()
         configuration.trustAnchors = [try L.authority.anchorCertificate()]
         var history = MintHistory(firstTransactionId: 2_000_000_000_007_000)
-        history.purchase("com.example.pro.lifetime", type: .nonConsumable, at: L.day(4), price: 29_990, notify: false)
+        history.purchase("com.example.pro.lifetime", type: .nonConsumable, at: L.time(4), price: 29_990, notify: false)
         do {
             let store = try LedgerStore(path: db)
             try store.add(

@@ -5,6 +5,7 @@ import VouchTestSupport
 
 @testable import VouchCLI
 @testable import VouchMint
+@testable import VouchMintPKI
 
 @Suite struct MintCommandTests {
     typealias Support = MintTestSupport
@@ -110,7 +111,7 @@ import VouchTestSupport
         try withCA { ca in
             let missing = mint(["transaction", "--ca", "/nonexistent/vouch-mint"])
             #expect(missing.status == 66)
-            #expect(missing.errors.hasPrefix("Error: cannot read /nonexistent/vouch-mint/leaf.der"))
+            #expect(missing.errors == "Error: --ca /nonexistent/vouch-mint: /nonexistent/vouch-mint does not exist\n")
             let payload = mint(["transaction", "--ca", ca, "--payload", "/nonexistent/payload.json"])
             #expect(payload.status == 66)
             #expect(payload.errors == "Error: cannot read /nonexistent/payload.json\n")

@@ -17,7 +17,7 @@ import VouchReceipts
         )
         _ = try! authority.write(to: folder)
         let receipt = try! MintReceiptSigner(authority: authority).sign(
-            MintReceiptContent.sample(creationDate: date, inAppCount: 2))
+            MintReceiptContent.sample(receiptCreationDate: date, inAppCount: 2))
         try! Data(receipt).write(to: folder.appendingPathComponent("receipt.der"))
         return folder
     }()

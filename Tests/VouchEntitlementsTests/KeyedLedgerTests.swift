@@ -97,8 +97,8 @@ struct KeyedLedgerTests {
     @Test func aChainMovesToTheAccountItsNewestTokenNames() throws {
         var history = MintHistory()
         let first = history.purchase(
-            "com.example.plus.monthly", type: .autoRenewableSubscription, at: F.day(0), price: 4_990,
-            expires: F.day(31))
+            "com.example.plus.monthly", type: .autoRenewableSubscription, at: F.time(0), price: 4_990,
+            expires: F.time(31))
         let purchaseItems = history.items.count
         var before = EntitlementLedger()
         for token in try history.tokens(signer: F.signer) { before.add(try F.verifier.verify(token)) }
@@ -108,7 +108,7 @@ struct KeyedLedgerTests {
         // The app starts sending the account id: the renewal carries it.
         var renewal = first
         renewal.payload["appAccountToken"] = .string(F.account)
-        history.renew(renewal, until: F.day(62))
+        history.renew(renewal, until: F.time(62))
         let ledger = try F.ledger(history)
         let tokenAccount = AccountKey(environment: .production, appAccountToken: F.account)
         #expect(ledger.accounts == [tokenAccount])
@@ -164,7 +164,7 @@ struct KeyedLedgerTests {
 
     @Test func aTypedVerifiedPayloadGoesInAsItsUntypedOne() throws {
         var history = MintHistory(appAccountToken: F.account)
-        history.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.day(1), price: 29_990, notify: false)
+        history.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.time(1), price: 29_990, notify: false)
         let token = try history.tokens(signer: F.signer)[0]
         var typed = EntitlementLedger()
         typed.add(try F.verifier.verify(token, as: JWSTransactionDecodedPayload.self))

@@ -181,7 +181,7 @@ import VouchTestSupport
 
     @Test func notificationsSeenAgainAreCountedAsDuplicatesOrRetries() throws {
         var history = MintHistory(appAccountToken: F.account)
-        history.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.day(1), price: 29_990)
+        history.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.time(1), price: 29_990)
         guard case .notification(var payload, let transaction, let renewal) = history.items.last! else {
             Issue.record("the purchase has no notification")
             return

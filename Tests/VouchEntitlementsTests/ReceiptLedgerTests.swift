@@ -14,7 +14,7 @@ struct ReceiptLedgerTests {
     static let authority: MintReceiptAuthority = try! MintReceiptAuthority.generate(.init(validity: F.validity))
     static let verifier: ReceiptVerifier = {
         var configuration = ReceiptVerifier.Configuration.acceptingAnyApp()
-        configuration.trustAnchors = [try! authority.anchorDER()]
+        configuration.trustAnchors = [try! authority.anchorCertificate()]
         return try! ReceiptVerifier(configuration: configuration)
     }()
 
@@ -25,7 +25,7 @@ struct ReceiptLedgerTests {
 
     /// A verified Sandbox receipt created at `created` holding `purchases`.
     static func receipt(created: Int64, _ purchases: [MintInAppPurchase]) throws -> VerifiedReceipt {
-        var content = MintReceiptContent(creationDate: date(created))
+        var content = MintReceiptContent(receiptCreationDate: date(created))
         content.bundleId = "com.example.app"
         content.inApp = purchases
         return try verifier.verify(try MintReceiptSigner(authority: authority).sign(content))
@@ -37,15 +37,15 @@ struct ReceiptLedgerTests {
     ) -> MintInAppPurchase {
         var purchase = MintInAppPurchase(productId: productId, transactionId: id, purchaseDate: date(purchased))
         purchase.originalTransactionId = chain ?? id
-        purchase.expiresDate = expires.map(date)
+        purchase.subscriptionExpirationDate = expires.map(date)
         purchase.cancellationDate = cancelled.map(date)
         return purchase
     }
 
     /// A Sandbox history of one lifetime purchase on day 1, with ids from 2000000000000000.
     static func lifetimeHistory(token: String? = nil) -> (MintHistory, MintHistory.Transaction) {
-        var history = MintHistory(environment: "Sandbox", appAccountToken: token)
-        let bought = history.purchase(lifetime, type: .nonConsumable, at: F.day(1), price: 29_990, notify: false)
+        var history = MintHistory(environment: .sandbox, appAccountToken: token)
+        let bought = history.purchase(lifetime, type: .nonConsumable, at: F.time(1), price: 29_990, notify: false)
         return (history, bought)
     }
 
@@ -78,7 +78,7 @@ struct ReceiptLedgerTests {
 
     @Test func aTransactionKnownFromSignedDataFollowsTheNewestSignedStatement() throws {
         var (history, bought) = Self.lifetimeHistory()
-        history.restate(bought, at: F.day(5))
+        history.restate(bought, at: F.time(5))
         // The receipt, created later, states another product for the transaction: the signed
         // statement stays in force.
         let receipt = try Self.receipt(
@@ -92,7 +92,7 @@ struct ReceiptLedgerTests {
 
     @Test func aReceiptNeverRestoresARevokedTransaction() throws {
         var (history, bought) = Self.lifetimeHistory()
-        history.refund(bought, at: F.day(10))
+        history.refund(bought, at: F.time(10))
         let receipt = try Self.receipt(
             created: F.day(30), [Self.purchase(Self.lifetime, id: bought.transactionId, at: F.day(1))])
         var ledger = try F.ledger(history)
@@ -146,7 +146,7 @@ struct ReceiptLedgerTests {
         // Signed on day 20 without a revocation (a refund reversed), after a receipt of day 12
         // that showed the cancellation: access is restored, and the revocation shows reversed.
         var (history, bought) = Self.lifetimeHistory()
-        history.restate(bought, at: F.day(20))
+        history.restate(bought, at: F.time(20))
         var ledger = try F.ledger(history)
         ledger.add(
             try Self.receipt(
@@ -163,9 +163,9 @@ struct ReceiptLedgerTests {
     func receiptsAndSignedDataInAnyOrderGiveTheSameAnswer(seed: UInt64) throws {
         var (history, bought) = Self.lifetimeHistory()
         let plus = history.purchase(
-            Self.monthly, type: .autoRenewableSubscription, at: F.day(2), price: 4_990, expires: F.day(33))
-        history.refund(bought, at: F.day(15))
-        history.reverseRefund(bought, at: F.day(25))
+            Self.monthly, type: .autoRenewableSubscription, at: F.time(2), price: 4_990, expires: F.time(33))
+        history.refund(bought, at: F.time(15))
+        history.reverseRefund(bought, at: F.time(25))
         enum Input {
             case token(VerifiedPayload)
             case receipt(VerifiedReceipt)

@@ -33,12 +33,12 @@ struct RefundAmountTests {
 
     @Test func theSummaryKeepsRefundsAndFamilyRevocationsApartByReasonAndType() throws {
         var history = MintHistory(appAccountToken: F.account)
-        let lifetime = history.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.day(1), price: 29_990)
-        let coins = history.purchase("com.example.coins.100", type: .consumable, at: F.day(2), price: 1_990)
-        history.refund(lifetime, at: F.day(10), reason: 1, type: "REFUND_PRORATED", percentage: 33_333)
-        history.refund(coins, at: F.day(11), reason: 0)
-        let shared = history.shareWithFamily(lifetime, at: F.day(3))
-        history.revokeFamilySharing(shared, at: F.day(5))
+        let lifetime = history.purchase("com.example.pro.lifetime", type: .nonConsumable, at: F.time(1), price: 29_990)
+        let coins = history.purchase("com.example.coins.100", type: .consumable, at: F.time(2), price: 1_990)
+        history.refund(lifetime, at: F.time(10), reason: .refundedDueToIssue, type: .refundProrated, percentage: 33_333)
+        history.refund(coins, at: F.time(11), reason: .refundedForOtherReason)
+        let shared = history.shareWithFamily(lifetime, at: F.time(3))
+        history.revokeFamilySharing(shared, at: F.time(5))
         let ledger = try F.ledger(history)
         let revocations = ledger.revocations()
         let refund = try #require(revocations.first { $0.productId == "com.example.coins.100" })

@@ -4,6 +4,7 @@ import Vouch
 import VouchTestSupport
 
 @testable import VouchMint
+@testable import VouchMintPKI
 
 /// The order of the dates in minted payloads, as Apple's data has them: what is out of order
 /// in one payload, or in a notification and the tokens it nests.

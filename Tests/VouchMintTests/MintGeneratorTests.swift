@@ -4,6 +4,7 @@ import Vouch
 import VouchTestSupport
 
 @testable import VouchMint
+@testable import VouchMintPKI
 
 @Suite struct MintGeneratorTests {
     typealias Support = MintTestSupport

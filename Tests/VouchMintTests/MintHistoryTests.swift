@@ -4,6 +4,7 @@ import Vouch
 import VouchTestSupport
 
 @testable import VouchMint
+@testable import VouchMintPKI
 
 @Suite struct MintHistoryTests {
     typealias Support = MintTestSupport
@@ -151,36 +152,6 @@ import VouchTestSupport
                 let bought = history.purchase("p", type: .nonConsumable, at: Self.day(10), price: 990)
                 history.refund(bought, at: Self.day(11))
             } == nil)
-    }
-
-    @Test @available(*, deprecated, message: "calls the millisecond forms on purpose")
-    func theMillisecondFormsMintWhatTheTypedStepsMint() throws {
-        func ms(_ n: Int64) -> Int64 { Self.day(n).milliseconds }
-        var typed = MintHistory(environment: .sandbox, appAccountToken: "7f0a4c2e-3b5d-4e6f-8a9b-0c1d2e3f4a5b")
-        var old = MintHistory(environment: "Sandbox", appAccountToken: "7f0a4c2e-3b5d-4e6f-8a9b-0c1d2e3f4a5b")
-        let a = typed.purchase(
-            "s", type: .autoRenewableSubscription, at: Self.day(0), price: 990, expires: Self.day(30))
-        let b = old.purchase("s", type: .autoRenewableSubscription, at: ms(0), price: 990, expires: ms(30))
-        let a2 = typed.upgrade(
-            typed.renew(a, until: Self.day(60)), to: "t", at: Self.day(40), until: Self.day(70), price: 1_990)
-        let b2 = old.upgrade(old.renew(b, until: ms(60)), to: "t", at: ms(40), until: ms(70), price: 1_990)
-        typed.failRenewal(a2, graceUntil: Self.day(86))
-        old.failRenewal(b2, graceUntil: ms(86))
-        typed.endGracePeriod(a2, at: Self.day(86))
-        old.endGracePeriod(b2, at: ms(86))
-        let c = typed.purchase("l", type: .nonConsumable, at: Self.day(1), price: 2_990)
-        let d = old.purchase("l", type: .nonConsumable, at: ms(1), price: 2_990)
-        typed.refund(c, at: Self.day(5), reason: .refundedDueToIssue, type: .refundProrated, percentage: 50_000)
-        old.refund(d, at: ms(5), reason: 1, type: "REFUND_PRORATED", percentage: 50_000)
-        typed.reverseRefund(c, at: Self.day(6))
-        old.reverseRefund(d, at: ms(6))
-        typed.revokeFamilySharing(typed.shareWithFamily(c, at: Self.day(7)), at: Self.day(8))
-        old.revokeFamilySharing(old.shareWithFamily(d, at: ms(7)), at: ms(8))
-        typed.restate(c, at: Self.day(9))
-        old.restate(d, at: ms(9))
-        #expect(payloads(old) == payloads(typed))
-        #expect(payloads(typed).count == 12)
-        #expect(MintHistoryGenerator(seed: 3, date: Date(), environment: "Sandbox").environment == .sandbox)
     }
 }
 

@@ -38,9 +38,14 @@ struct MintStripeTests {
                 "customer.subscription.created", "invoice.paid", "checkout.session.completed",
                 "customer.subscription.paused", "customer.subscription.resumed", "invoice.paid",
             ])
+        #expect(
+            Self.types(.refunded) == [
+                "customer.subscription.created", "invoice.paid", "checkout.session.completed", "invoice.paid",
+                "customer.subscription.updated", "charge.refunded", "customer.subscription.updated",
+            ])
     }
 
-    @Test func theSameSeedMintsTheSameEventsAndEveryStoryEndsBeforeTheDate() {
+    @Test func theSameSeedMintsTheSameEventsAndEveryEventIsBeforeTheDate() {
         let generator = MintStripe(seed: 9, date: Self.date)
         for index in 0..<12 {
             let one = generator.subscription(index)

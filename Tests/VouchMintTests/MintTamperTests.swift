@@ -4,6 +4,7 @@ import Vouch
 import VouchTestSupport
 
 @testable import VouchMint
+@testable import VouchMintPKI
 
 @Suite struct MintTamperTests {
     typealias Support = MintTestSupport

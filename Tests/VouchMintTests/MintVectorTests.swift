@@ -4,6 +4,7 @@ import Vouch
 import VouchTestSupport
 
 @testable import VouchMint
+@testable import VouchMintPKI
 
 /// Keeps the committed corpus in TestVectors/minted honest.
 @Suite struct MintVectorTests {

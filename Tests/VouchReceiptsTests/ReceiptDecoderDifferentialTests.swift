@@ -4,6 +4,7 @@ import VouchTestSupport
 
 @testable import Vouch
 @testable import VouchMint
+@testable import VouchMintPKI
 @testable import VouchReceipts
 
 /// `AppReceipt(payload:)`, which keeps attribute values as ranges of the payload and reads text

@@ -5,6 +5,7 @@ import VouchTestSupport
 
 @testable import Vouch
 @testable import VouchMint
+@testable import VouchMintPKI
 @testable import VouchReceipts
 
 /// Vouch against `openssl cms -verify` on minted receipts, good and broken: they agree wherever

@@ -5,6 +5,7 @@ import VouchTestSupport
 
 @testable import Vouch
 @testable import VouchMint
+@testable import VouchMintPKI
 @testable import VouchReceipts
 
 /// Receipts minted with a private Apple-shaped RSA PKI: what a verifier must accept and refuse,

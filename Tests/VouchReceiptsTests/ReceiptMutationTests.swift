@@ -5,6 +5,7 @@ import VouchTestSupport
 
 @testable import Vouch
 @testable import VouchMint
+@testable import VouchMintPKI
 @testable import VouchReceipts
 
 /// Any change to a real receipt's bytes (content, signature, certificate set, container) makes

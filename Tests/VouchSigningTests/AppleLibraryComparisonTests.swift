@@ -285,7 +285,7 @@ import VouchTestSupport
         var receipts: [String] = []
         var expected: [String?] = []
         for count in [0, 1, 3] {
-            let content = MintReceiptContent.sample(creationDate: date, inAppCount: count, seed: count)
+            let content = MintReceiptContent.sample(receiptCreationDate: date, inAppCount: count, seed: count)
             let bytes = try MintReceiptSigner(authority: authority).sign(content)
             receipts.append(String(decoding: Base64.encodeStandard(bytes), as: UTF8.self))
             let inspected = try ReceiptInspection(receipt: bytes).receipt.get()

@@ -5,6 +5,7 @@ import VouchTestSupport
 
 @testable import Vouch
 @testable import VouchMint
+@testable import VouchMintPKI
 @testable import VouchOpenSSL
 
 /// The fixed-key ES256 path (a per-key precomputed table, chunks sharing one inversion)

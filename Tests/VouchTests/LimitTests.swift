@@ -4,6 +4,7 @@ import VouchTestSupport
 
 @testable import Vouch
 @testable import VouchMint
+@testable import VouchMintPKI
 
 /// Every resource limit, at its edge: the largest input still goes on to the next check, one
 /// more byte (or level, or certificate) gets the limit's own code.

@@ -4,6 +4,7 @@ import VouchTestSupport
 
 @testable import Vouch
 @testable import VouchMint
+@testable import VouchMintPKI
 
 /// The verifier against data minted with an Apple-shaped test PKI: the committed corpus in
 /// TestVectors/minted, and authorities minted for the run.

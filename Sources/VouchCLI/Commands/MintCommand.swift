@@ -8,7 +8,7 @@ import VouchMint
 enum MintCommands {
     static let group = CommandGroup(
         path: ["mint"], summary: "Make an Apple-shaped test PKI and signed test data",
-        usage: "vouch mint ca|KIND|history [options]",
+        usage: "vouch mint ca|KIND|history|stripe|story [options]",
         discussion: """
             Mints test data shaped like Apple's. Nothing minted chains to Apple: a verifier accepts it
             only when given the minted root (or Xcode certificate) as its trust anchor. The private
@@ -26,6 +26,18 @@ enum MintCommands {
 
     static let dateHelp =
         "DATE is 2025-03-01, 2025-03-01T12:30:00Z, 2025-03-01T12:30:00.250Z or with an\noffset such as +02:00 instead of Z."
+
+    /// The authority `--ca DIR` names, read by `load`; a failure names the option, the
+    /// directory and why.
+    static func authority<Authority>(
+        _ directory: String, _ load: (URL) throws(MintError) -> Authority
+    ) throws(MintError) -> Authority {
+        do {
+            return try load(URL(fileURLWithPath: directory, isDirectory: true))
+        } catch {
+            throw MintError(error.code, "--ca \(directory): \(error.reason)")
+        }
+    }
 }
 
 /// `vouch mint ca --out DIR`.
@@ -278,8 +290,9 @@ struct MintTokensCommand: Command {
             throw UsageError("--payload signs one given payload; --transaction does not apply")
         }
 
-        let authority = try MintAuthority.load(
-            from: URL(fileURLWithPath: directory, isDirectory: true), style: xcode ? .xcode : .appStore)
+        let authority = try MintCommands.authority(directory) { url throws(MintError) in
+            try MintAuthority.load(from: url, style: xcode ? .xcode : .appStore)
+        }
         let signer = try MintSigner(authority: authority)
         let tamperer = chosenTampers.isEmpty ? nil : try MintTamperer(signer: signer)
         let out = try console.destination(arguments.value("--out"))

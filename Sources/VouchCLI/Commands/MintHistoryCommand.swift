@@ -60,7 +60,9 @@ struct MintHistoryCommand: Command {
             generator.appAppleId = appAppleId
         }
         let histories = generator
-        let authority = try MintAuthority.load(from: URL(fileURLWithPath: directory, isDirectory: true))
+        let authority = try MintCommands.authority(directory) { url throws(MintError) in
+            try MintAuthority.load(from: url)
+        }
         try Self.check(histories.signedDates, within: authority.signingValidity, directory: directory)
         let signer = try MintSigner(authority: authority)
         let out = try console.destination(arguments.value("--out"))

@@ -122,7 +122,9 @@ struct MintReceiptCommand: Command {
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         guard let directory = arguments.value("--ca") else { throw UsageError("mint receipt needs --ca DIR") }
-        let authority = try MintReceiptAuthority.load(from: URL(fileURLWithPath: directory, isDirectory: true))
+        let authority = try MintCommands.authority(directory) { url throws(MintError) in
+            try MintReceiptAuthority.load(from: url)
+        }
         let signer = MintReceiptSigner(authority: authority)
         let created =
             try arguments.value("--date").map { try Spelling.date($0, option: "--date") }

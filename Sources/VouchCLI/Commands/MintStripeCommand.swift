@@ -14,12 +14,14 @@ struct MintStripeCommand: Command {
         FILE (one v1 per secret, as Stripe signs while a secret is rolled; in test mode a v0
         of another scheme too):
           {"stripe-signature":"t=…,v1=…,v0=…","body":"<the body, indented as Stripe sends it>"}
-        Each subscription lives a story of about three months ending before DATE, picked by
-        the seed unless --story: renewing, payment-recovered, canceled-at-period-end or
-        trial-paused. Events: checkout.session.completed (client_reference_id and metadata
-        holding the account id, a UUID), customer.subscription.created, .updated, .deleted,
-        .paused, .resumed, invoice.paid and invoice.payment_failed, with ids evt_…, sub_…,
-        cus_…, price_…, prod_…, rendered in API version 2025-03-31.basil (billing periods on
+        Each subscription lives a story current at DATE (its events before it), picked by
+        the seed unless --story: renewing, payment-recovered, canceled-at-period-end (ended
+        a few days before DATE), trial-paused or refunded (a renewal's charge refunded, set
+        to cancel at its period end). Events: checkout.session.completed (client_reference_id
+        and metadata holding the account id, a UUID), customer.subscription.created,
+        .updated, .deleted, .paused, .resumed, invoice.paid, invoice.payment_failed and
+        charge.refunded, with ids evt_…, sub_…, cus_…, ch_…, price_…, prod_… drawn from the
+        seed (deliveries of two seeds combine in one ledger), rendered in API version 2025-03-31.basil (billing periods on
         the subscription items) or, with --api-version 2024-06-20, on the subscription. Each
         delivery is signed two seconds after its event, or at --signed-at.
 
@@ -38,10 +40,12 @@ struct MintStripeCommand: Command {
             StripeOptions.secretFile,
             .value("--count", "N", help: "Mint the events of N subscriptions (default 1)"),
             .value("--seed", "S", help: "A number or any text (default 1)"),
-            .value("--date", "DATE", help: "Stories end before DATE (default: now)"),
+            .value("--date", "DATE", help: "Stories are current at DATE (default: now)"),
             .value(
                 "--story", "STORY",
-                help: "renewing, payment-recovered, canceled-at-period-end or\ntrial-paused (default: from the seed)"),
+                help:
+                    "renewing, payment-recovered, canceled-at-period-end,\ntrial-paused or refunded (default: from the seed)"
+            ),
             .value("--api-version", "V", help: "2025-03-31.basil (default) or 2024-06-20"),
             .flag("--livemode", help: "Live-mode events (default: test mode)"),
             .value("--account-key", "KEY", help: "The metadata key of the account id (default account_id)"),

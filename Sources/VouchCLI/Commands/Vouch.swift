@@ -21,6 +21,6 @@ extension CommandRegistry {
             VerifyCommand(), InspectCommand(), BatchCommand(), EntitlementsCommand(), RefundsCommand(), ReportCommand(),
         ]
             + LedgerCommands.all + ReceiptCommands.all + MintCommands.all + [MintHistoryCommand()]
-            + MintReceiptCommands.all + [MintKeyCommand(), MintStripeCommand()] + SignCommands.all
+            + MintReceiptCommands.all + [MintKeyCommand(), MintStripeCommand(), MintStoryCommand()] + SignCommands.all
             + StripeCommands.all)
 }

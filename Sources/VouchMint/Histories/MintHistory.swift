@@ -1,4 +1,5 @@
 public import Vouch
+public import VouchMintPKI
 
 /// The signed data of one account's life with an app, in the order Apple would send it:
 /// purchases, renewals, an upgrade, billing retry with a grace period, expiry, refunds and
@@ -72,6 +73,9 @@ public struct MintHistory: Sendable {
     public let appAppleId: Int64
     /// The app's account id, sent as `appAccountToken` (lowercase UUID), or `nil`.
     public let appAccountToken: String?
+    /// The history's first id: its transaction ids count up from it, and its notifications'
+    /// `notificationUUID`s are made of it and their number.
+    public let firstTransactionId: Int64
     /// What to sign, in the order Apple would send it.
     public private(set) var items: [Item] = []
     private var nextId: Int64
@@ -85,7 +89,9 @@ public struct MintHistory: Sendable {
     ///   - bundleId: the `bundleId` of every payload.
     ///   - appAppleId: the `appAppleId` of every notification.
     ///   - appAccountToken: the account id sent as `appAccountToken`, or `nil` for none.
-    ///   - firstTransactionId: ids are numbered from it (give each account its own range).
+    ///   - firstTransactionId: ids are numbered from it (give each account its own range, such as
+    ///     ``firstTransactionId(environment:namespace:account:)``'s); below 4·10¹⁸, so that a
+    ///     first purchase's `webOrderLineItemId` (the id plus 5·10¹⁸) is no transaction's id.
     public init(
         environment: AppStoreEnvironment = .production, bundleId: String = "com.example.app",
         appAppleId: Int64 = 1_234_567_890, appAccountToken: String? = nil,
@@ -95,7 +101,28 @@ public struct MintHistory: Sendable {
         self.bundleId = bundleId
         self.appAppleId = appAppleId
         self.appAccountToken = appAccountToken?.lowercased()
+        self.firstTransactionId = firstTransactionId
         nextId = firstTransactionId
+    }
+
+    /// How many transaction ids an account of ``firstTransactionId(environment:namespace:account:)``
+    /// has: the first 50 its own, the next 50 a family member's.
+    public static let idsPerAccount: Int64 = 100
+
+    /// The first transaction id of account `index` (0 to 9,999,999) in the id space
+    /// `namespace` (a seed, or a hash of an account id): `1` (Production) or `2` (other
+    /// environments) · 10¹⁸, plus the namespace's number · 10⁹, plus ``idsPerAccount`` per
+    /// account. Namespaces 0 to 999,999,999 each own their ids; a larger one is hashed to one
+    /// of them (two such share ids with a chance of one in 10⁹). Data minted in two namespaces
+    /// can be fed to one ledger: no transaction id, `webOrderLineItemId` or `notificationUUID`
+    /// of one is the other's.
+    public static func firstTransactionId(environment: AppStoreEnvironment, namespace: UInt64, account index: Int)
+        -> Int64
+    {
+        precondition((0..<10_000_000).contains(index), "account \(index) is outside 0 to 9,999,999")
+        let space = namespace < 1_000_000_000 ? namespace : SplitMix64.mix(namespace) % 1_000_000_000
+        return (environment == .production ? 1 : 2) * 1_000_000_000_000_000_000 + Int64(space) * 1_000_000_000
+            + Int64(index) * idsPerAccount
     }
 
     // MARK: Steps
@@ -332,7 +359,7 @@ public struct MintHistory: Sendable {
     // MARK: Signing
 
     /// Signs every item, in order: one compact JWS per item. Refuses a history with a step out
-    /// of order (``MintError/Code/unsupported``, naming the step).
+    /// of order (`MintError` code `unsupported`, naming the step).
     public func tokens(signer: MintSigner) throws(MintError) -> [String] {
         try checkOrder()
         var tokens: [String] = []
@@ -437,7 +464,7 @@ public struct MintHistory: Sendable {
             .init("originalTransactionId", .string(String(originalId))),
         ]
         if type == .autoRenewableSubscription {
-            members.append(.init("webOrderLineItemId", .string(String(id + 500_000_000_000_000))))
+            members.append(.init("webOrderLineItemId", .string(String(id + 5_000_000_000_000_000_000))))
         }
         members += [
             .init("bundleId", .string(bundleId)),
@@ -500,11 +527,15 @@ public struct MintHistory: Sendable {
         if let status { data.append(.init("status", .number(String(status.rawValue)))) }
         var members: [JSONObject.Member] = [.init("notificationType", .string(type.rawValue))]
         if let subtype { members.append(.init("subtype", .string(subtype.rawValue))) }
-        // A UUID made of the history's first id and the notification's number: unique and stable.
-        let serial = String(nextId, radix: 16) + String(notificationCount, radix: 16)
-        let padded = String(repeating: "0", count: max(0, 12 - serial.count)) + serial.suffix(12)
+        // A version 4 UUID made of the history's first id (16 hex digits) and the notification's
+        // number (12): unique across histories with different first ids, and stable.
+        let first = Array(String(UInt64(bitPattern: firstTransactionId), radix: 16).leftPadded(16))
+        let number = String(notificationCount, radix: 16).leftPadded(12)
+        let uuid =
+            String(first[0..<8]) + "-" + String(first[8..<12]) + "-4" + String(first[12..<15]) + "-8"
+            + String(first[15]) + "00-" + number
         members += [
-            .init("notificationUUID", .string("00000000-0000-4000-8000-" + padded)),
+            .init("notificationUUID", .string(uuid)),
             .init("data", .object(JSONObject(data))),
             .init("version", "2.0"),
             .init("signedDate", .number(String(date))),

@@ -20,6 +20,8 @@ public import Vouch
 /// | `trial` | takes the 14-day trial product, then buys the lifetime product |
 ///
 /// One account in five has no `appAccountToken`; the others get a UUID made from the seed.
+/// Transaction ids are the seed's (``MintHistory/firstTransactionId(environment:namespace:account:)``),
+/// so histories of two seeds can be fed to one ledger and each account answers as it does alone.
 public struct MintHistoryGenerator: Sendable {
     /// The stories, in the order the seed picks from.
     public static let stories = [
@@ -94,7 +96,7 @@ public struct MintHistoryGenerator: Sendable {
         // period, so that it is running at the end).
         let start = end - (story == "grace-period" ? 100 : 120) * day + Int64(random.next() % UInt64(day))
         func at(_ milliseconds: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds) }
-        let firstId = (environment == .production ? 200_000_000_000_000 : 2_000_000_000_000_000) + Int64(index) * 100
+        let firstId = MintHistory.firstTransactionId(environment: environment, namespace: seed, account: index)
         var history = MintHistory(
             environment: environment, bundleId: bundleId, appAppleId: appAppleId,
             appAccountToken: appAccountToken(of: index),
@@ -157,7 +159,7 @@ public struct MintHistoryGenerator: Sendable {
 }
 
 extension String {
-    fileprivate func leftPadded(_ width: Int) -> String {
+    func leftPadded(_ width: Int) -> String {
         count >= width ? self : String(repeating: "0", count: width - count) + self
     }
 }

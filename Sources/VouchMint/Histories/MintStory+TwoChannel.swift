@@ -1,5 +1,6 @@
 public import Foundation
 public import Vouch
+public import VouchMintPKI
 
 extension MintStory {
     /// The instants of ``MintStory/twoChannel(signer:stripeSigner:account:start:stripe:)``'s

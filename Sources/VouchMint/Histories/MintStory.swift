@@ -1,5 +1,6 @@
 public import Foundation
 public import Vouch
+public import VouchMintPKI
 public import VouchStripe
 
 /// One account's life on two channels: its App Store history (``MintHistory``) and its web
@@ -26,6 +27,9 @@ public struct MintStory: Sendable {
         public var instant: Timestamp
         /// The token or the delivery.
         public var content: Content
+        /// Whether an App Store token is a notification (which the App Store POSTs to the
+        /// server) rather than a transaction (which the app sends).
+        var isNotification = false
 
         /// The delivery as one line of a file `vouch` reads: the token, or the stored delivery
         /// (`StripeDelivery.storedJSON`).
@@ -34,6 +38,17 @@ public struct MintStory: Sendable {
             case .appStore(let token): token
             case .stripe(let delivery): String(decoding: delivery.storedJSON, as: UTF8.self)
             }
+        }
+
+        /// The delivery as the server receives it, as one line of a file `vouch` reads: a
+        /// notification as the body the App Store POSTs (``MintHistory/webhookBody(signedPayload:)``),
+        /// a transaction as the token the app sends, a Stripe delivery stored
+        /// (`StripeDelivery.storedJSON`).
+        public var received: String {
+            if case .appStore(let token) = content, isNotification {
+                return MintHistory.webhookBody(signedPayload: token)
+            }
+            return line
         }
     }
 
@@ -44,21 +59,37 @@ public struct MintStory: Sendable {
 
     /// The story of `account` (a UUID: the `appAccountToken` in the app, lowercased as the App
     /// Store writes it, and the Checkout metadata on the web), with nothing in it yet.
+    ///
+    /// Its ids are the account's: App Store transaction ids from `firstTransactionId` (by
+    /// default the account's own range, ``MintHistory/firstTransactionId(environment:namespace:account:)``
+    /// in the namespace of the account id's hash), Stripe ids from `stripe`'s seed and the
+    /// account (``MintStripeHistory/init(account:generator:)``), so that stories of different
+    /// accounts can be fed to one ledger and each answers as it does alone.
     /// - Parameters:
     ///   - account: the account id.
+    ///   - firstTransactionId: the App Store history's first transaction id; `nil` for the
+    ///     account's own.
+    ///   - appAccountToken: whether the app sends the account id as `appAccountToken`. Without
+    ///     it the App Store data names no account, as an app's that never sets one: a reader
+    ///     knows that chain by its `originalTransactionId`, apart from the web account.
     ///   - environment: the `environment` of every App Store payload; by default the one that
     ///     matches Stripe's mode (Production for live mode, Sandbox for test mode), so that a
     ///     reader of both channels sees one account.
     ///   - bundleId: the `bundleId` of every App Store payload.
     ///   - stripe: renders the Stripe events (seed, API version, mode, metadata key).
     public init(
-        account: String, environment: AppStoreEnvironment? = nil, bundleId: String = "com.example.app",
+        account: String, firstTransactionId: Int64? = nil, appAccountToken: Bool = true,
+        environment: AppStoreEnvironment? = nil, bundleId: String = "com.example.app",
         stripe: MintStripe = MintStripe(date: Date(timeIntervalSince1970: 0))
     ) {
+        let environment = environment ?? (stripe.livemode ? .production : .sandbox)
+        let account = account.lowercased()
         appStore = MintHistory(
-            environment: environment ?? (stripe.livemode ? .production : .sandbox), bundleId: bundleId,
-            appAccountToken: account)
-        web = MintStripeHistory(account: account.lowercased(), generator: stripe)
+            environment: environment, bundleId: bundleId, appAccountToken: appAccountToken ? account : nil,
+            firstTransactionId: firstTransactionId
+                ?? MintHistory.firstTransactionId(
+                    environment: environment, namespace: MintGenerator.seed(account), account: 0))
+        web = MintStripeHistory(account: account, generator: stripe)
     }
 
     /// The account id, as both channels carry it.
@@ -68,9 +99,10 @@ public struct MintStory: Sendable {
     /// before a Stripe event of the same millisecond, each channel in its own order.
     ///
     /// Refuses a story with a step out of order on either channel, or whose channels name
-    /// different accounts (``MintError/Code/unsupported``).
+    /// different accounts (`MintError` code `unsupported`); an App Store history that names no
+    /// account is the app's that sends none.
     public func deliveries(signer: MintSigner, stripeSigner: MintStripeSigner) throws(MintError) -> [Delivery] {
-        guard appStore.appAccountToken == web.account else {
+        guard appStore.appAccountToken == nil || appStore.appAccountToken == web.account else {
             throw MintError(
                 .unsupported,
                 "the App Store history is of \(appStore.appAccountToken ?? "no account") and the Stripe one of \(web.account)"
@@ -78,7 +110,9 @@ public struct MintStory: Sendable {
         }
         let tokens = try appStore.tokens(signer: signer)
         let stripe = try web.deliveries(signer: stripeSigner)
-        var app = zip(appStore.items, tokens).map { Delivery(instant: $0.signedDate, content: .appStore($1)) }[...]
+        var app = zip(appStore.items, tokens).map {
+            Delivery(instant: $0.signedDate, content: .appStore($1), isNotification: $0.isNotification)
+        }[...]
         var events = zip(web.events, stripe).map {
             Delivery(instant: Timestamp(milliseconds: $0.created * 1000), content: .stripe($1))
         }[...]

@@ -1,4 +1,5 @@
 import Vouch
+internal import VouchMintPKI
 
 /// An existing transaction that minted data is about (``MintGenerator/transaction``): the
 /// payload as stated, kept member for member in what is minted about it, read through Vouch's

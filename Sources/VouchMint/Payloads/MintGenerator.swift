@@ -1,5 +1,6 @@
 public import Foundation
 public import Vouch
+public import VouchMintPKI
 
 /// Makes realistic App Store payloads, deterministically from a seed.
 ///
@@ -49,9 +50,9 @@ public import Vouch
 /// events are drawn among those that fit the transaction. An event that cannot be about it (a
 /// subscription event about a lifetime purchase, a refund of a free or a shared one, anything
 /// but `REFUND_REVERSED` after a revocation, a date before the purchase) throws
-/// ``MintError/Code/invalidInput`` saying why; scenario fields the transaction
+/// `MintError` code `invalidInput` saying why; scenario fields the transaction
 /// decides (`productId`, `type`, `storefront`, `originalTransactionId`, `appTransactionId`,
-/// `appAccountToken`) throw ``MintError/Code/unsupported``. A transaction minted
+/// `appAccountToken`) throw `MintError` code `unsupported`. A transaction minted
 /// with it is a statement of it.
 public struct MintGenerator: Sendable {
     /// The seed every payload of a run derives from.

@@ -1,4 +1,5 @@
 import Vouch
+internal import VouchMintPKI
 
 /// Which members each kind of payload has and in what order, for each signing style: the App
 /// Store and Xcode write the same fields in different orders, and Xcode leaves some out.

@@ -1,4 +1,5 @@
 import Vouch
+internal import VouchMintPKI
 
 /// Server notifications: which event, and the purchase and renewal state behind it.
 extension PayloadBuilder {

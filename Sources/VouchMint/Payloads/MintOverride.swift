@@ -1,4 +1,5 @@
 public import Vouch
+public import VouchMintPKI
 
 /// One `--set FIELD=VALUE` (or `--unset FIELD`) applied to minted payloads.
 ///

@@ -1,4 +1,5 @@
 import Vouch
+internal import VouchMintPKI
 
 /// What a purchase simulation must produce, when the scenario constrains it.
 struct PurchaseSpec {

@@ -1,5 +1,6 @@
 import Foundation
 import Vouch
+internal import VouchMintPKI
 
 /// What a run's overrides say about the whole scenario, apart from the members they set.
 ///

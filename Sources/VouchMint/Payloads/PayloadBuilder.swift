@@ -1,5 +1,6 @@
 import Foundation
 import Vouch
+internal import VouchMintPKI
 
 /// Builds one item's payload for ``MintGenerator``; every random choice comes from `rng`.
 ///

@@ -8,9 +8,11 @@ internal import VouchStripe
 ///
 /// Each story is one web subscription of one account (a UUID, in the subscription's and the
 /// Checkout session's metadata under ``accountKey`` and as the session's
-/// `client_reference_id`), over about three months ending before ``date``. Events carry their
+/// `client_reference_id`), current at ``date``: every event is created before it, and but for
+/// `canceled-at-period-end` (ended a few days before) each subscription is in a paid period
+/// (or set to cancel after it) then. Events carry their
 /// `created` instant, so a history can interleave them with App Store data of the same account.
-/// ``MintStripeSigner`` turns events into signed deliveries.
+/// `MintStripeSigner` turns events into signed deliveries.
 public struct MintStripe: Sendable {
     /// The API version events are rendered in, which decides where the billing period is.
     public enum APIVersion: String, Sendable, CaseIterable {
@@ -31,6 +33,9 @@ public struct MintStripe: Sendable {
         case canceledAtPeriodEnd = "canceled-at-period-end"
         /// A trial that ends without a payment method (`paused`), then resumed and paid.
         case trialPaused = "trial-paused"
+        /// Renewed once; the renewal's charge is refunded in full two days later
+        /// (`charge.refunded`) and the subscription set to cancel at its period end.
+        case refunded
     }
 
     /// A price of the catalog: its id, product, amount in cents and name.
@@ -43,6 +48,15 @@ public struct MintStripe: Sendable {
         public var amount: Int64
         /// The product's name, `Plus` or `Pro`.
         public var name: String
+
+        /// A price of `amount` a month (in the currency's smallest unit) of product `product`,
+        /// named `name`.
+        public init(id: String, product: String, amount: Int64, name: String) {
+            self.id = id
+            self.product = product
+            self.amount = amount
+            self.name = name
+        }
     }
 
     /// One minted event and when it was created.
@@ -71,7 +85,7 @@ public struct MintStripe: Sendable {
 
     /// The seed every value derives from.
     public var seed: UInt64
-    /// Stories end before this instant.
+    /// Stories are current at this instant: their events are created before it.
     public var date: Date
     /// The API version events are rendered in.
     public var apiVersion = APIVersion.basil
@@ -82,7 +96,7 @@ public struct MintStripe: Sendable {
     /// The story of every subscription; `nil` picks one per subscription from the seed.
     public var story: Story? = nil
 
-    /// A generator of subscriptions whose stories end before `date`.
+    /// A generator of subscriptions whose stories are current at `date`.
     public init(seed: UInt64 = 1, date: Date) {
         self.seed = seed
         self.date = date
@@ -104,7 +118,15 @@ public struct MintStripe: Sendable {
         let story = self.story ?? random.pick(Story.allCases)
         let price = random.pick(prices)
         let end = Int64(date.timeIntervalSince1970.rounded(.down))
-        let start = end - 95 * 86_400 - Int64(random.int(in: 0...(5 * 86_400)))
+        // How long before `end` each story starts, so that its last event is before `end` and,
+        // but for a canceled one, its last period runs past it.
+        let days: Int64 =
+            switch story {
+            case .renewing: 65
+            case .paymentRecovered, .canceledAtPeriodEnd, .refunded: 40
+            case .trialPaused: 30
+            }
+        let start = end - days * 86_400 - Int64(random.int(in: 0...(5 * 86_400)))
         var writer = Writer(generator: self, random: random, price: price, start: start)
         writer.write(story)
         return Subscription(
@@ -181,6 +203,12 @@ public struct MintStripe: Sendable {
                 open(trial: false)
                 requestCancellation(at: periodStart + 10 * 86_400 + Int64(random.int(in: 0...86_400)))
                 end()
+            case .refunded:
+                open(trial: false)
+                renew(at: periodEnd + Int64(random.int(in: 60...3600)))
+                let refunded = periodStart + 2 * 86_400 + Int64(random.int(in: 0...3600))
+                refund(at: refunded, amount: price.amount)
+                requestCancellation(at: refunded + 1)
             case .trialPaused:
                 open(trial: true)
                 let trialOver = trialEnd!
@@ -200,11 +228,12 @@ public struct MintStripe: Sendable {
         }
 
         /// Checkout, the subscription's creation and its first invoice: created at the start,
-        /// paid 2 seconds later, the session completed 4 seconds after the start.
-        mutating func open(trial: Bool) {
+        /// paid 2 seconds later, the session completed 4 seconds after the start. A trial of
+        /// `trialDays` is `trialing` and its first invoice is of $0.
+        mutating func open(trial: Bool, trialDays: Int = 14) {
             if trial {
                 status = "trialing"
-                trialEnd = start + 14 * 86_400
+                trialEnd = start + Int64(trialDays) * 86_400
                 periodEnd = trialEnd!
             }
             add(.customerSubscriptionCreated, at: start, subscription(at: start))
@@ -216,7 +245,12 @@ public struct MintStripe: Sendable {
         /// The next period, paid at `at` (after the period end): the invoice, and the
         /// subscription with its new period a second later.
         mutating func renew(at: Int64) {
-            let previous = renewalPrevious()
+            var previous = renewalPrevious()
+            if status == "trialing" {
+                // The trial converts: the first paid period.
+                previous["status"] = "trialing"
+                status = "active"
+            }
             periodStart = periodEnd
             periodEnd = Self.addingMonth(periodStart)
             add(.invoicePaid, at: at, invoice(at: at, reason: "subscription_cycle", paid: true))
@@ -230,7 +264,7 @@ public struct MintStripe: Sendable {
             periodStart = periodEnd
             periodEnd = Self.addingMonth(periodStart)
             add(.invoicePaymentFailed, at: at, invoice(at: at, reason: "subscription_cycle", paid: false))
-            previous["status"] = "active"
+            previous["status"] = .string(status)
             status = "past_due"
             add(.customerSubscriptionUpdated, at: at + 1, subscription(at: at + 1), previous: previous)
         }

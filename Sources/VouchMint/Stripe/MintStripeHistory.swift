@@ -1,5 +1,6 @@
 public import Foundation
 public import Vouch
+public import VouchMintPKI
 public import VouchStripe
 
 /// The Stripe events of one account's web subscriptions, told step by step at instants the
@@ -43,15 +44,20 @@ public struct MintStripeHistory: Sendable {
     /// Every event, in order of creation.
     public private(set) var events: [MintStripe.Event] = []
     private var writers: [String: MintStripe.Writer] = [:]
+    /// What the history's ids are drawn from: the seed and the account.
+    private let namespace: UInt64
     /// The steps that were out of order, in the order taken.
     private var problems: [String] = []
 
-    /// An account with no subscription yet; ids are drawn from `generator`'s seed (its `date`
-    /// and `story` play no part).
+    /// An account with no subscription yet; ids (customer, subscriptions, invoices, charges,
+    /// events, Checkout sessions) are drawn from `generator`'s seed and the account, so that
+    /// histories of two accounts, or of two seeds, share none (`generator`'s `date` and `story`
+    /// play no part).
     public init(account: String, generator: MintStripe = MintStripe(date: Date(timeIntervalSince1970: 0))) {
         self.generator = generator
         self.account = account
-        var random = SplitMix64(seed: generator.seed, index: UInt64.max - 1)
+        namespace = generator.seed ^ SplitMix64.mix(MintGenerator.seed(account))
+        var random = SplitMix64(seed: namespace, index: UInt64.max - 1)
         customer = "cus_" + String(MintStripe.id(&random).prefix(14))
     }
 
@@ -64,12 +70,27 @@ public struct MintStripeHistory: Sendable {
     /// `date`, `invoice.paid` 2 seconds later and `checkout.session.completed` 4 seconds later.
     @discardableResult
     public mutating func subscribe(_ price: MintStripe.Price, at date: Timestamp) -> Subscription {
-        _ = check(date, "subscription to \(price.name)")
+        open(price, at: date, trialDays: nil)
+    }
+
+    /// A trial of `days` started through Checkout at `date`: as ``subscribe(_:at:)``, but the
+    /// subscription is `trialing` until `days` later (its first period, `trial_end`) and its
+    /// first invoice, paid, is of $0 (`subscription_create`). ``renew(_:at:)`` at the trial's
+    /// end converts it (`active`, the first paid invoice); ``failRenewal(_:at:)`` makes it
+    /// `past_due`.
+    @discardableResult
+    public mutating func startTrial(_ price: MintStripe.Price, at date: Timestamp, days: Int = 14) -> Subscription {
+        if days < 1 { problems.append("trial of \(price.name): \(days) days") }
+        return open(price, at: date, trialDays: max(1, days))
+    }
+
+    private mutating func open(_ price: MintStripe.Price, at date: Timestamp, trialDays: Int?) -> Subscription {
+        _ = check(date, "\(trialDays == nil ? "subscription" : "trial") of \(price.name)")
         let start = date.milliseconds / 1000
-        let random = SplitMix64(seed: generator.seed, index: UInt64.max - 2 - UInt64(writers.count))
+        let random = SplitMix64(seed: namespace, index: UInt64.max - 2 - UInt64(writers.count))
         var writer = MintStripe.Writer(
             generator: generator, random: random, price: price, start: start, account: account, customer: customer)
-        writer.open(trial: false)
+        writer.open(trial: trialDays != nil, trialDays: trialDays ?? 0)
         return record(writer)
     }
 
@@ -155,9 +176,9 @@ public struct MintStripeHistory: Sendable {
 
     // MARK: Signing
 
-    /// Every event signed as its delivery (``MintStripeSigner/delivery(_:signedAt:)``, 2 seconds
+    /// Every event signed as its delivery (`MintStripeSigner.delivery(_:signedAt:)`, 2 seconds
     /// after its creation), in order of creation. Refuses a history with a step out of order
-    /// (``MintError/Code/unsupported``, naming the step).
+    /// (`MintError` code `unsupported`, naming the step).
     public func deliveries(signer: MintStripeSigner) throws(MintError) -> [StripeDelivery] {
         try checkOrder()
         var deliveries: [StripeDelivery] = []
@@ -187,7 +208,7 @@ public struct MintStripeHistory: Sendable {
         let step = "\(name) of \(subscription.id)"
         guard let writer = writer(subscription, step), check(date, step) else { return nil }
         let at = date.milliseconds / 1000
-        guard writer.status == "active", writer.cancelAt == nil else {
+        guard writer.status == "active" || writer.status == "trialing", writer.cancelAt == nil else {
             problems.append("\(step): it is \(writer.cancelAt == nil ? writer.status : "set to cancel")")
             return nil
         }

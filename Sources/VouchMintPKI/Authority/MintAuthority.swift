@@ -194,6 +194,13 @@ public final class MintAuthority: Sendable {
     /// (`leaf.key.pem` or `xcode.key.pem`; the CA keys are read when present). Checks that the
     /// signing key belongs to the signing certificate and has the expected curve.
     public static func load(from directory: URL, style: Style = .appStore) throws(MintError) -> MintAuthority {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: directory.path, isDirectory: &isDirectory) else {
+            throw MintError(.unreadableInput, "\(directory.path) does not exist")
+        }
+        guard isDirectory.boolValue else {
+            throw MintError(.unreadableInput, "\(directory.path) is not a directory")
+        }
         var certificates: [Certificate] = []
         var keys: [PrivateKey?] = []
         for (index, name) in fileNames(for: style).enumerated() {

@@ -1,5 +1,5 @@
 internal import Foundation
-internal import Vouch
+public import Vouch
 internal import VouchOpenSSL
 public import VouchStripe
 
@@ -28,11 +28,12 @@ public struct MintStripeSigner: Sendable {
         }
     }
 
-    /// The delivery of `event`, signed two seconds after it was created or at `signedAt`
-    /// (seconds since 1970: a retry, days later, is signed anew).
-    public func delivery(_ event: MintStripe.Event, signedAt: Int64? = nil) throws(MintError) -> StripeDelivery {
-        try delivery(
-            body: Self.body(event.json), signedAt: signedAt ?? event.created + 2, livemode: Self.livemode(event))
+    /// The delivery of `event` (a Stripe event object) created at `created` (seconds since
+    /// 1970), signed two seconds after it or at `signedAt` (a retry, days later, is signed anew).
+    public func delivery(event: JSONObject, created: Int64, signedAt: Int64? = nil) throws(MintError)
+        -> StripeDelivery
+    {
+        try delivery(body: Self.body(event), signedAt: signedAt ?? created + 2, livemode: Self.livemode(event))
     }
 
     /// `body` signed at `signedAt` with every secret.
@@ -44,16 +45,17 @@ public struct MintStripeSigner: Sendable {
         return StripeDelivery(signature: header, body: body)
     }
 
-    /// A broken delivery of `event`: what a verifier given ``secrets`` must refuse with
-    /// `defect`'s ``MintStripeDefect/expectedErrorCode``.
-    public func tampered(_ defect: MintStripeDefect, _ event: MintStripe.Event, signedAt: Int64? = nil)
+    /// A broken delivery of `event` (a Stripe event object created at `created`, seconds since
+    /// 1970): what a verifier given ``secrets`` must refuse with `defect`'s
+    /// ``MintStripeDefect/expectedErrorCode``.
+    public func tampered(_ defect: MintStripeDefect, event: JSONObject, created: Int64, signedAt: Int64? = nil)
         throws(MintError) -> StripeDelivery
     {
-        let time = signedAt ?? event.created + 2
+        let time = signedAt ?? created + 2
         let livemode = Self.livemode(event)
         switch defect {
         case .body:
-            var delivery = try delivery(event, signedAt: time)
+            var delivery = try delivery(event: event, created: created, signedAt: time)
             // The last digit of `created`: still an event, no longer the signed bytes.
             let created = Array("\"created\": ".utf8)
             if let start = delivery.body.firstRange(of: created)?.upperBound,
@@ -64,23 +66,23 @@ public struct MintStripeSigner: Sendable {
             return delivery
         case .secret:
             let other = try MintStripeSigner(secrets: secrets.map { $0 + "-other" })
-            return try other.delivery(event, signedAt: time)
+            return try other.delivery(event: event, created: created, signedAt: time)
         case .timestamp:
-            var delivery = try delivery(event, signedAt: time)
+            var delivery = try delivery(event: event, created: created, signedAt: time)
             delivery.signature = delivery.signature.replacingOccurrences(of: "t=\(time)", with: "t=\(time + 1)")
             return delivery
         case .noV1:
-            let body = Self.body(event.json)
+            let body = Self.body(event)
             let signature = try Self.sign(Array(String(time).utf8), body, otherScheme)
             return StripeDelivery(signature: "t=\(time),v0=\(signature)", body: body)
         case .header:
-            var delivery = try delivery(event, signedAt: time)
+            var delivery = try delivery(event: event, created: created, signedAt: time)
             delivery.signature = delivery.signature.replacingOccurrences(of: "t=\(time)", with: "t=\(time)s")
             return delivery
         case .notJSON:
             return try delivery(body: Array("<html>not json</html>".utf8), signedAt: time, livemode: livemode)
         case .notEvent:
-            let object = event.json["data"]?.objectValue?["object"] ?? .object([:])
+            let object = event["data"]?.objectValue?["object"] ?? .object([:])
             var writer = JSONWriter()
             writer.write(object, indent: 2)
             return try delivery(body: writer.bytes, signedAt: time, livemode: livemode)
@@ -94,7 +96,7 @@ public struct MintStripeSigner: Sendable {
         return writer.bytes
     }
 
-    static func livemode(_ event: MintStripe.Event) -> Bool { event.json["livemode"]?.boolValue ?? false }
+    static func livemode(_ event: JSONObject) -> Bool { event["livemode"]?.boolValue ?? false }
 
     static func sign(_ time: [UInt8], _ body: [UInt8], _ key: HMACSHA256) throws(MintError) -> String {
         let signature = body.withUnsafeBytes {

@@ -4,7 +4,7 @@ import Vouch
 import VouchOpenSSL
 import VouchTestSupport
 
-@testable import VouchMint
+@testable import VouchMintPKI
 
 @Suite struct MintSignerTests {
     typealias Support = MintTestSupport

@@ -3,7 +3,7 @@ import Testing
 import Vouch
 import VouchTestSupport
 
-@testable import VouchMint
+@testable import VouchMintPKI
 
 @Suite struct MintAuthorityTests {
     typealias Support = MintTestSupport
@@ -261,30 +261,5 @@ import VouchTestSupport
             #expect(root.contains("Not After : Jan  1 00:00:00 2045 GMT"))
             #expect(try issued.certificateChain().last == (try issued.anchorCertificate()))
         }
-    }
-
-    @Test @available(*, deprecated, message: "reads the earlier receipt names on purpose")
-    func theEarlierReceiptNamesForward() throws {
-        let authority = try MintReceiptAuthority.generateXcode(validity: Support.validity)
-        #expect(try authority.anchorDER() == (try authority.anchorCertificate()))
-        #expect(try authority.certificateDER() == (try authority.certificateChain()))
-        var options = MintReceiptAuthority.Options(validity: Support.validity)
-        let other = MintValidity(notBefore: MintDate.parse("2021-01-01")!, notAfter: MintDate.parse("2022-01-01")!)
-        options.validity = other
-        #expect(options.root == other && options.intermediate == other && options.leaf == other)
-        let created = MintDate.parse("2025-06-01T12:00:00Z")!
-        var old = MintReceiptContent.sample(creationDate: created, inAppCount: 3)
-        var new = MintReceiptContent.sample(receiptCreationDate: created, inAppCount: 3)
-        old.expirationDate = created
-        new.receiptExpirationDate = created
-        old.inApp[0].isTrialPeriod = true
-        new.inApp[0].isInTrialPeriod = true
-        old.inApp[1].expiresDate = created
-        new.inApp[1].subscriptionExpirationDate = created
-        #expect(old.encoded() == new.encoded())
-        #expect(old.creationDate == new.receiptCreationDate)
-        #expect(
-            MintReceiptContent(creationDate: created).encoded()
-                == MintReceiptContent(receiptCreationDate: created).encoded())
     }
 }

@@ -13,11 +13,6 @@ public struct MintReceiptAuthority: Sendable {
     /// ``MintAuthority``.
     public typealias Style = MintAuthority.Style
 
-    /// What ``MintReceiptAuthority/generate(_:)`` issues (the earlier name of
-    /// ``MintReceiptAuthorityOptions``).
-    @available(*, deprecated, renamed: "MintReceiptAuthorityOptions")
-    public typealias Options = MintReceiptAuthorityOptions
-
     /// Whether this is an App Store receipt PKI or an Xcode certificate.
     public let style: Style
     /// App Store style: leaf, intermediate, root. Xcode style: the one certificate.
@@ -34,14 +29,6 @@ public struct MintReceiptAuthority: Sendable {
 
     /// The DER certificate a verifier pins as its anchor: the root, or the Xcode certificate.
     public func anchorCertificate() throws(MintError) -> [UInt8] { certificates[certificates.count - 1].der }
-
-    /// The certificates' DER (the earlier name of ``certificateChain()``).
-    @available(*, deprecated, renamed: "certificateChain()")
-    public func certificateDER() throws(MintError) -> [[UInt8]] { try certificateChain() }
-
-    /// The trust anchor (the earlier name of ``anchorCertificate()``).
-    @available(*, deprecated, renamed: "anchorCertificate()")
-    public func anchorDER() throws(MintError) -> [UInt8] { try anchorCertificate() }
 
     /// Generates the keys and certificates of an App Store style authority.
     public static func generate(_ options: MintReceiptAuthorityOptions) throws(MintError) -> MintReceiptAuthority {
@@ -166,13 +153,5 @@ public struct MintReceiptAuthorityOptions: Sendable, Hashable {
         root = validity
         intermediate = validity
         leaf = validity
-    }
-
-    /// The validity of every certificate (the earlier single window): reads the root's, sets
-    /// all three (set ``leaf`` after it for a leaf of its own).
-    @available(*, deprecated, message: "set root, intermediate and leaf")
-    public var validity: MintValidity {
-        get { root }
-        set { (root, intermediate, leaf) = (newValue, newValue, newValue) }
     }
 }

@@ -4,19 +4,37 @@ import Foundation
     import Glibc
     /// write(2), named apart from the `write` below.
     private let systemWrite = Glibc.write
+    /// read(2), named apart from the `read` below.
+    private let systemRead = Glibc.read
 #elseif canImport(Darwin)
     import Darwin
     /// write(2), named apart from the `write` below.
     private let systemWrite = Darwin.write
+    /// read(2), named apart from the `read` below.
+    private let systemRead = Darwin.read
 #endif
 
 /// Whole-file reads and writes with the errors minting reports.
 enum MintFiles {
+    /// The bytes of `url`; a failure names the file and the system's reason (`No such file or
+    /// directory`, `Permission denied`, `Is a directory`).
     static func read(_ url: URL) throws(MintError) -> [UInt8] {
-        do {
-            return Array(try Data(contentsOf: url))
-        } catch {
-            throw MintError(.unreadableInput, "cannot read \(url.path): \(error.localizedDescription)")
+        func failure() -> MintError {
+            MintError(.unreadableInput, "cannot read \(url.path): \(String(cString: strerror(errno)))")
+        }
+        let descriptor = open(url.path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure() }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { systemRead(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return bytes }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure()
+            }
+            bytes += buffer[0..<count]
         }
     }
 
