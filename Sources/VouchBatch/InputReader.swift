@@ -790,6 +790,12 @@ public final class InputReader {
         if capture != nil, capture!.bytes.count < InputOptions.maximumCapture { capture!.bytes.append(byte) }
     }
 
+    /// The escaped length of a JSON string that may hold `limit` bytes: six for each (`\uXXXX`).
+    private static func escapedLimit(_ limit: Int) -> Int {
+        let (escaped, overflow) = limit.multipliedReportingOverflow(by: 6)
+        return overflow ? Int.max : escaped
+    }
+
     private func stopHoldingIfFull() {
         guard holding, held.count > options.documentBuffer else { return }
         holding = false
@@ -886,11 +892,24 @@ public final class InputReader {
                 case UInt8(ascii: "\""):
                     let isToken: Bool
                     if case .token = role { isToken = true } else { isToken = false }
-                    let text = try readString(
-                        keep: isToken || capture != nil || delivery != nil ? options.maximumLineLength : 0)
+                    // A delivery's body is limited by its own bytes, not by the escaped text
+                    // that stores it, which may take up to six bytes for one (`\u0022`).
+                    let keep =
+                        delivery == .body
+                        ? Self.escapedLimit(options.maximumLineLength)
+                        : isToken || capture != nil || delivery != nil ? options.maximumLineLength : 0
+                    let text = try readString(keep: keep)
                     if let delivery {
-                        if let text {
+                        if let text, delivery != .body || text.count <= options.maximumLineLength {
                             setDelivery(delivery, .value(text))
+                        } else if let text {
+                            setDelivery(
+                                delivery,
+                                .invalid(
+                                    VerificationError(
+                                        .stripeBodyTooLarge,
+                                        "the delivery's body is \(text.count) bytes; the limit is \(options.maximumLineLength)"
+                                    )))
                         } else {
                             setDelivery(
                                 delivery,

@@ -98,6 +98,39 @@ struct StripeDeliveryInputTests {
         #expect(throws: VerificationError(.stripeBodyTooLarge, "")) { try unit.delivery?.get() }
     }
 
+    /// The limit counts the body's own bytes: a body of exactly the limit is read and verifies,
+    /// however long its escaped form; one byte more is too large, named with its size.
+    @Test func theBodyLimitCountsTheBodysBytesNotItsEscapedText() throws {
+        let signer = try MintStripeSigner(secrets: [Self.secret])
+        let event = String(decoding: try Self.deliveries(count: 1)[0].body, as: UTF8.self)
+        for limit in [4_096, 1 << 20] {
+            // The event, then a member of quotes filling the body to exactly `limit` bytes.
+            let prefix = String(event.dropLast()) + #","padding":""#
+            let remaining = limit - prefix.utf8.count - 2
+            let quotes = String(repeating: #"\""#, count: remaining / 2)
+            let body: String = prefix + quotes + String(repeating: " ", count: remaining % 2) + #""}"#
+            try #require(body.utf8.count == limit)
+            let delivery = try signer.delivery(body: Array(body.utf8), signedAt: 1_756_684_800)
+            try #require(delivery.storedJSON.count > limit + limit / 2)
+            var options = InputOptions()
+            options.maximumLineLength = limit
+            let unit = try #require(try InputReader(bytes: delivery.storedJSON, options: options).next())
+            #expect(try unit.delivery?.get() == delivery, "\(limit)")
+            var configuration = Self.configuration
+            configuration.maximumBodySize = limit
+            #expect(throws: Never.self) {
+                try StripeWebhookVerifier(configuration: configuration).verify(try unit.delivery!.get())
+            }
+            var over = delivery
+            over.body.insert(UInt8(ascii: " "), at: 0)
+            let refused = try #require(
+                try InputReader(bytes: over.storedJSON, options: options).next())
+            let error = #expect(throws: VerificationError.self) { try refused.delivery?.get() }
+            #expect(error?.code == .stripeBodyTooLarge)
+            #expect(error?.reason == "the delivery's body is \(limit + 1) bytes; the limit is \(limit)")
+        }
+    }
+
     @Test func withoutAStripeVerifierADeliveryIsAMalformedTokenAsBefore() throws {
         let results = try results(Self.text(try Self.deliveries(count: 1)[0]) + "\n", stripe: false)
         let error = try #require(
