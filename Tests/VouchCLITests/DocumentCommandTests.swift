@@ -247,8 +247,8 @@ import Testing
             "script -qec \"'$0' batch --payload none \(options) '\(input.path)' > /dev/null\" /dev/null"
         }
         let shown = try shell(command(""), environment: ["TERM": "xterm"])
-        #expect(shown.output.contains("2 records (1 verified, 1 rejected)"), "\(shown.output)")
-        #expect(!(try shell(command("--no-progress"), environment: ["TERM": "xterm"]).output.contains("records (")))
-        #expect(!(try shell(command(""), environment: ["TERM": "dumb"]).output.contains("records (")))
+        #expect(shown.output.contains("2 tokens (1 verified, 1 rejected)"), "\(shown.output)")
+        #expect(!(try shell(command("--no-progress"), environment: ["TERM": "xterm"]).output.contains("tokens (")))
+        #expect(!(try shell(command(""), environment: ["TERM": "dumb"]).output.contains("tokens (")))
     }
 }

@@ -95,7 +95,7 @@ import VouchMint
         // The lifetime product was refunded on day 33; coins are never entitlements.
         #expect((records[1]["entitlements"] as? [Any])?.isEmpty == true)
         #expect((records[2]["entitlements"] as? [Any])?.isEmpty == true)
-        #expect(result.stderr.contains("vouch entitlements: 10 lines, 10 verified, 0 rejected"))
+        #expect(result.stderr.contains("vouch entitlements: 1 input, 10 tokens: 10 verified, 0 rejected"))
         #expect(result.stderr.contains("4 chains, 5 transactions"))
     }
 
@@ -152,7 +152,7 @@ import VouchMint
             #expect(fromPages.status == 0, "\(fromPages.stderr)")
             #expect(!fromPages.stdout.isEmpty)
             #expect(fromPages.stdout == fromLines.stdout)
-            #expect(fromPages.stderr.contains("\(Self.tokens.count) lines, \(Self.tokens.count) verified, 0 rejected"))
+            #expect(fromPages.stderr.contains("\(Self.tokens.count) tokens: \(Self.tokens.count) verified, 0 rejected"))
         }
         // A response naming another app: its tokens are refused, as `vouch batch` refuses them.
         let other = try Self.file(

@@ -50,7 +50,7 @@ import VouchStripe
             let result = try Self.verify(deliveries, secrets: secrets)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try Self.codes(result.stdout) == Array(repeating: "verified", count: lines))
-            #expect(result.stderr.contains("\(lines) verified, 0 rejected"))
+            #expect(result.stderr.contains("1 input, \(lines) deliveries: \(lines) verified, 0 rejected"))
         }
         let wrong = try Self.verify(deliveries, secrets: "wrong")
         #expect(wrong.status == 1)

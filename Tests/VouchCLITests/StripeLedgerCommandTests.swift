@@ -62,7 +62,7 @@ import VouchTestSupport
             "ledger", "add", "--db", db, "--stripe-secret-file", secrets, "--root", L.root, input,
         ])
         #expect(added.status == 0, "\(added.stderr)")
-        #expect(added.stderr.contains("1 Stripe records"))
+        #expect(added.stderr.contains("1 Stripe record"))
         let stored = try VouchBinary.run(["entitlements", "--db", db, "--tiers", tiers, "--at", at.iso8601, "--json"])
         #expect(stored.stdout == result.stdout)
         let again = try VouchBinary.run([

@@ -121,7 +121,8 @@ struct EntitlementsCommand: Command {
         if !bytes.isEmpty { try console.output.write(bytes) }
 
         console.diagnose(
-            input.describe(reading, totals: totals) + "\n  \(answers.count) accounts at \(instant.iso8601)")
+            input.describe(reading, totals: totals)
+                + "\n  \(Counted.phrase(answers.count, "account")) at \(instant.iso8601)")
         try LedgerInput.writeSummary(
             .object(
                 JSONObject([

@@ -46,8 +46,9 @@ struct LedgerAddCommand: Command {
         stderr and never stored. Notifications are remembered by notificationUUID; one read
         again counts as a duplicate (the same signedDate) or a retry (signed anew).
 
-        For each input a line goes to stderr: its lines, verified and rejected, and what it
-        changed in the file; a summary at the end.
+        For each input a line goes to stderr: its tokens (receipts, deliveries), verified and
+        rejected, and what it changed in the file; a summary at the end; while reading, a
+        progress line when stderr is a terminal and CI is not set (--progress, --no-progress).
         """
     let positionals = Positionals.any
     let exitStatus = """
@@ -68,17 +69,16 @@ struct LedgerAddCommand: Command {
             let change = try store.add(contentsOf: part)
             total = total + change
             console.diagnose(
-                "vouch ledger add: \(name): \(summary.lines) lines, \(summary.verified) verified, "
+                "vouch ledger add: \(name): \(Counted.results(summary)): \(summary.verified) verified, "
                     + "\(summary.rejected) rejected; stored \(Self.describe(change))")
         }
         let statistics = try store.statistics()
         let summary = reading.summary
         let seconds = String(format: "%.2f s", reading.seconds)
-        var text =
-            "vouch ledger add: \(summary.lines) lines, \(summary.verified) verified, \(summary.rejected) rejected"
+        var text = "vouch ledger add: " + Counted.read(inputs: reading.inputs, summary)
         text += " in \(seconds); stored \(Self.describe(total))"
-        text += "\n  \(file): \(statistics.accounts) accounts, \(statistics.chains) chains, "
-        text += "\(statistics.transactions) transactions"
+        text += "\n  \(file): " + Counted.phrase(statistics.accounts, "account") + ", "
+        text += LedgerInput.Totals(statistics).description
         if !summary.errors.isEmpty {
             let codes = summary.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
             text += "\n  rejected by code: " + codes.joined(separator: ", ")
@@ -96,9 +96,10 @@ struct LedgerAddCommand: Command {
 
     static func describe(_ change: LedgerStore.Change) -> String {
         "\(change.newTransactions) new and \(change.changedTransactions) changed transactions, "
-            + "\(change.renewalInfos) renewal infos; notifications \(change.newNotifications) new, "
-            + "\(change.duplicateNotifications) duplicates, \(change.retriedNotifications) retries"
-            + (change.otherRecords > 0 ? "; \(change.otherRecords) Stripe records" : "")
+            + Counted.phrase(change.renewalInfos, "renewal info") + "; notifications \(change.newNotifications) new, "
+            + Counted.phrase(change.duplicateNotifications, "duplicate") + ", "
+            + Counted.phrase(change.retriedNotifications, "retry", "retries")
+            + (change.otherRecords > 0 ? "; " + Counted.phrase(change.otherRecords, "Stripe record") : "")
     }
 
     static func json(_ change: LedgerStore.Change) -> JSONValue {
