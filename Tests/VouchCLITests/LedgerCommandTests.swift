@@ -240,8 +240,9 @@ import VouchMint
             JSONWriter.string(
                 try StrictJSON.parse(Array(try String(contentsOfFile: summary, encoding: .utf8).utf8)).objectValue![
                     "byMonth"]!)
-                == #"{"2026-02":{"count":1,"refunded":{"USD":9996.5667}}}"#)
-        #expect(result.stderr.contains("1 revocations: 1 refunds, 0 family revocations; 1 reversed"))
+                == #"{"2026-02":{"count":1,"refunded":{"USD":9996.5667},"refundedAmounts":"#
+                + #"{"USD":{"amount":"10.00","exact":"9.9965667","unit":"USD"}}}}"#)
+        #expect(result.stderr.contains("1 revocation: 1 refund, 0 family revocations; 1 reversed"))
 
         let since = try VouchBinary.run(["refunds", "--root", Self.root, "--since", "2026-02-05", input])
         #expect(since.stdout.split(separator: "\n").count == 1)
