@@ -134,16 +134,21 @@ struct EntitlementsCommand: Command {
         return input.status(reading)
     }
 
-    /// Readable text: the account, then one line per entitlement.
+    /// Readable text: the account, then one line per entitlement. An account with an id but
+    /// no App Store chain (one known from Stripe deliveries, or named by a caller) is an
+    /// `account`, not an `appAccountToken`.
     static func describe(_ answer: AccountEntitlements, includeTier: Bool) -> String {
         let account = answer.account
-        var lines = [
-            "\(account.environment.rawValue) "
-                + (account.appAccountToken.map { "appAccountToken \($0)" }
-                    ?? "originalTransactionId \(account.originalTransactionId ?? "")")
-                + (account.appAccountToken == nil || answer.originalTransactionIds.isEmpty
-                    ? "" : " (chains \(answer.originalTransactionIds.joined(separator: ", ")))")
-        ]
+        let name: String
+        if let id = account.appAccountToken {
+            name =
+                answer.originalTransactionIds.isEmpty
+                ? "account \(id) (no App Store chain)"
+                : "appAccountToken \(id) (chains \(answer.originalTransactionIds.joined(separator: ", ")))"
+        } else {
+            name = "originalTransactionId \(account.originalTransactionId ?? "")"
+        }
+        var lines = ["\(account.environment.rawValue) " + name]
         if includeTier {
             if let tier = answer.tier {
                 lines.append(
@@ -158,7 +163,9 @@ struct EntitlementsCommand: Command {
         for entitlement in answer.entitlements {
             lines.append(
                 "  \(entitlement.productId)  \(entitlement.state.rawValue)  until \(entitlement.expiresDate?.iso8601 ?? "no end")"
-                    + "  \(entitlement.ownership.rawValue)  \(Self.grant(entitlement))")
+                    // Ownership (PURCHASED, FAMILY_SHARED) is the App Store's; Stripe has none.
+                    + (entitlement.source == .appStore ? "  \(entitlement.ownership.rawValue)" : "")
+                    + "  \(Self.grant(entitlement))")
         }
         return lines.joined(separator: "\n") + "\n"
     }

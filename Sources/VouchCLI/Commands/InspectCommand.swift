@@ -84,9 +84,16 @@ struct InspectCommand: Command {
     static func describe(_ inspection: Inspection, indent: Int, into lines: inout [String]) {
         let pad = String(repeating: "  ", count: indent)
         lines.append("\(pad)header:")
+        // x5c is a note, not its base64: the certificates are described below.
         var header = inspection.header
-        header["x5c"] = header["x5c"].map { _ in .string("(\(inspection.certificates.count) certificates, below)") }
-        PayloadText.describe(header, indent: indent + 1, into: &lines)
+        if header["x5c"] != nil {
+            header["x5c"] = nil
+            PayloadText.describe(header, indent: indent + 1, into: &lines)
+            lines.append(
+                "\(pad)  x5c: \(Counted.phrase(inspection.certificates.count, "certificate")), described below")
+        } else {
+            PayloadText.describe(header, indent: indent + 1, into: &lines)
+        }
         for (index, certificate) in inspection.certificates.enumerated() {
             CertificateText.describe(certificate, heading: "certificate x5c[\(index)]:", indent: pad, into: &lines)
         }

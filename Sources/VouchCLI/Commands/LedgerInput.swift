@@ -103,6 +103,18 @@ struct LedgerInput {
         var reading = Reading()
         reading.inputs = inputs.count
         var reported = 0
+        // Deliveries read without --stripe-secret-file: said once, at the end, naming the option.
+        var deliveriesWithoutSecret = 0
+        defer {
+            if deliveriesWithoutSecret > 0 {
+                progress.diagnose(
+                    "vouch \(command): "
+                        + Counted.phrase(
+                            deliveriesWithoutSecret, "Stripe webhook delivery", "Stripe webhook deliveries")
+                        + " rejected, not used: give --stripe-secret-file FILE (the endpoint's signing secrets)"
+                        + " to verify them")
+            }
+        }
         for opened in inputs {
             do {
                 let reader = try input.reader(opened)
@@ -113,6 +125,10 @@ struct LedgerInput {
                         switch result.result {
                         case .success(let verified):
                             deliver(verified)
+                        case .failure(let error)
+                        where result.form == .stripeDelivery && batch.stripeVerifier == nil
+                            && error.code == .malformedToken:
+                            deliveriesWithoutSecret += 1
                         case .failure(let error):
                             reported += 1
                             if reported <= Self.reportedRejections {
@@ -257,7 +273,7 @@ struct LedgerInput {
     static func catalog(_ path: String?) throws -> ProductCatalog {
         guard let path else { return ProductCatalog() }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError("cannot read --tiers \(path)")
+            throw InputError("cannot read --tiers \(path): \(Console.whyUnreadable(path))")
         }
         do {
             return try ProductCatalog(json: [UInt8](data))

@@ -104,7 +104,9 @@ struct ReceiptVerifyCommand: Command {
     let usage = "vouch receipt verify [options] [FILE|-]"
     let discussion = """
         Verifies a legacy App Store app receipt (PKCS #7 SignedData, RSA) offline against the
-        embedded Apple Inc. Root and prints its contents.
+        embedded Apple Inc. Root and prints its contents: the receipt's fields and each
+        purchase (inApp), productType by name; the attributes Apple does not document
+        (otherAttributes, base64) are counted, and --json prints them.
         \(ReceiptCommands.inputHelp)
         The chain is validated at the receipt's creation date unless --at says otherwise.
         """
@@ -185,8 +187,17 @@ struct ReceiptVerifyCommand: Command {
         var lines = ["VERIFIED receipt\(verified.isXcode ? " (Xcode StoreKit testing)" : "")"]
         lines.append("  chain validated at \(verified.validationTime.iso8601)")
         lines.append("  signed by \(verified.signer), \(verified.digestAlgorithm) with RSA")
+        let payload = verified.receipt.jsonObject
         lines.append("payload:")
-        PayloadText.describe(verified.receipt.jsonObject, indent: 1, into: &lines)
+        PayloadText.describe(payload, indent: 1, omitting: ["otherAttributes"], into: &lines)
+        let raw = payload["otherAttributes"]?.arrayValue?.count ?? 0
+        let purchases = payload["inApp"]?.arrayValue ?? []
+        let rawInPurchases = purchases.reduce(0) { $0 + ($1.objectValue?["otherAttributes"]?.arrayValue?.count ?? 0) }
+        if raw + rawInPurchases > 0 {
+            lines.append(
+                "  otherAttributes: \(raw) of the receipt, \(rawInPurchases) of its purchases, raw"
+                    + " (--json shows them)")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }

@@ -68,9 +68,28 @@ struct VerifyCommand: Command {
                         + " 'vouch batch' verifies a dump of one token per line"))
         case .unit(let first):
             var next: InputUnit? = first
+            // Stripe deliveries are for 'vouch stripe verify': said once, with their count.
+            var deliveries = 0
+            defer {
+                if deliveries > 0 {
+                    console.diagnose(
+                        "vouch: rejected: malformed_token: the input holds "
+                            + Counted.phrase(deliveries, "Stripe webhook delivery", "Stripe webhook deliveries")
+                            + ": 'vouch stripe verify --stripe-secret-file FILE' verifies "
+                            + (deliveries == 1 ? "it" : "them"))
+                }
+            }
             while let unit = next {
                 for var result in unit.verify(with: verifier, kind: options.kind) {
                     result.result = result.result.mapError { Self.explain($0, form: result.form) }
+                    if result.form == .stripeDelivery, case .failure(let error) = result.result,
+                        error.code == .malformedToken
+                    {
+                        deliveries += 1
+                        allVerified = false
+                        if json { try console.output.write(format.record(result)) }
+                        continue
+                    }
                     let place = result.path.map { "\($0) (line \(result.line)): " } ?? ""
                     switch result.result {
                     case .success(.payload(let verified)):

@@ -187,6 +187,19 @@ extension Console {
         return inputs
     }
 
+    /// Why the file at `path` cannot be read whole: the system's reason (`No such file or
+    /// directory`, `Permission denied`), or `it is a directory`.
+    static func whyUnreadable(_ path: String) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { return "it is a directory" }
+        var byte: UInt8 = 0
+        if read(descriptor, &byte, 1) < 0 { return String(cString: strerror(errno)) }
+        return "it could not be read"
+    }
+
     /// What reading standard input from a terminal waits for, said once on stderr before
     /// reading: a person who typed no FILE learns why nothing happens.
     static let terminalInputHint =
