@@ -97,7 +97,11 @@ struct CommandRegistry: Sendable {
         case "help" where group.path.isEmpty:
             return try runHelp(Array(words.dropFirst()), console: console)
         default:
-            if first.hasPrefix("-") && first != "-" { throw UsageError("unknown option \(first)") }
+            if first.hasPrefix("-") && first != "-" {
+                let known = ["--help"] + (group.path.isEmpty ? ["--version"] : [])
+                let nearest = Suggestion.nearest(to: first, among: known)
+                throw UsageError("unknown option \(first)" + (nearest.map { "; did you mean \($0)?" } ?? ""))
+            }
             throw UsageError(unknownChild(first, of: group))
         }
     }
@@ -146,7 +150,10 @@ struct CommandRegistry: Sendable {
     }
 
     private func unknownChild(_ word: String, of group: CommandGroup) -> String {
-        "unknown \(group.noun) \"\(word)\"; expected " + children(of: group).map(\.name).joined(separator: ", ")
+        let names = children(of: group).map(\.name)
+        let nearest = Suggestion.nearest(to: word, among: names)
+        return "unknown \(group.noun) \"\(word)\"" + (nearest.map { " (did you mean \($0)?)" } ?? "")
+            + "; expected " + names.joined(separator: ", ")
     }
 
     /// An unknown option that a sibling command accepts is named as misplaced.
