@@ -35,6 +35,11 @@ struct BatchCommand: Command {
         0 every token verified (or --rejections-ok), 1 any rejected, 64 usage error,
         66 unreadable or truncated input, 74 output write error.
         """
+    let examples = [
+        "vouch batch --bundle-id com.example.app tokens.jsonl.gz > records.jsonl",
+        "vouch batch --payload none --summary-json summary.json --jobs 4 day-1.jsonl day-2.jsonl",
+        "vouch batch --field data[].lastTransactions[].signedTransactionInfo subscriptions.json",
+    ]
 
     var options: [CommandOption] {
         [

@@ -48,6 +48,11 @@ struct EntitlementsCommand: Command {
         not a catalog or a --db file that is not a Vouch store (or is damaged), 66 an input or
         the store cannot be read or is truncated (nothing printed), 74 output write error.
         """
+    let examples = [
+        "vouch entitlements --at 2026-02-01 --tiers tiers.json notifications.jsonl",
+        "vouch entitlements --db ledger.sqlite --account 7f0a4c2e-3b5d-4e6f-8a9b-0c1d2e3f4a5b --json",
+        "vouch entitlements --stripe-secret-file secrets.txt notifications.jsonl stripe.jsonl",
+    ]
 
     var options: [CommandOption] {
         [

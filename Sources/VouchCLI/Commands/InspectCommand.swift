@@ -20,6 +20,10 @@ struct InspectCommand: Command {
     let options = InputArguments.options
     let positionals = Positionals.oneInput
     let exitStatus = "0 decoded, 1 not a decodable JWS, 64 usage error, 66 unreadable input,\n74 output write error."
+    let examples = [
+        "vouch inspect signed-transaction.jws",
+        "vouch inspect --field signedPayload notification.json",
+    ]
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         var input = try SingleInput(arguments.input, arguments: try InputArguments(arguments), console: console)

@@ -6,7 +6,7 @@ import VouchEntitlements
 /// `vouch ledger add|stats|export`: the entitlement ledger kept in an SQLite file.
 enum LedgerCommands {
     static let group = CommandGroup(
-        path: ["ledger"], summary: "Keep verified App Store data in a ledger file (SQLite)",
+        path: ["ledger"], summary: "Keep verified App Store and Stripe data in a ledger file (SQLite)",
         usage: "vouch ledger add|stats|export --db FILE [options]",
         discussion: """
             A ledger file keeps what vouch entitlements and vouch refunds need, so that they
@@ -17,7 +17,12 @@ enum LedgerCommands {
             may use a file at once.
             """,
         noun: "command",
-        footer: "Run 'vouch ledger add --help', 'vouch ledger stats --help' or 'vouch ledger export --help'.")
+        footer: "Run 'vouch ledger add --help', 'vouch ledger stats --help' or 'vouch ledger export --help'.",
+        examples: [
+            "vouch ledger add --db ledger.sqlite notifications.jsonl",
+            "vouch entitlements --db ledger.sqlite --at now",
+            "vouch ledger stats --db ledger.sqlite",
+        ])
 
     static let all: [any Command] = [LedgerAddCommand(), LedgerStatsCommand(), LedgerExportCommand()]
 
@@ -57,6 +62,10 @@ struct LedgerAddCommand: Command {
         66 an input cannot be read or is truncated (the inputs before it are stored, it is not),
         74 the file cannot be written.
         """
+    let examples = [
+        "vouch ledger add --db ledger.sqlite notifications-*.jsonl.gz",
+        "vouch ledger add --db ledger.sqlite --stripe-secret-file secrets.txt stripe.jsonl",
+    ]
 
     var options: [CommandOption] { [LedgerCommands.database] + LedgerInput.options }
 
@@ -137,6 +146,10 @@ struct LedgerStatsCommand: Command {
         0 success, 64 usage error, 65 the file is not a Vouch store or is of a newer schema or
         damaged, 66 the file cannot be read, 74 output write error.
         """
+    let examples = [
+        "vouch ledger stats --db ledger.sqlite",
+        "vouch ledger stats --db ledger.sqlite --json",
+    ]
 
     var options: [CommandOption] {
         [LedgerCommands.database, .flag("--json", help: "One JSON object (default: readable text)")]
@@ -213,6 +226,10 @@ struct LedgerExportCommand: Command {
         0 success, 64 usage error, 65 the file is not a Vouch store or is of a newer schema or
         damaged, 66 the file cannot be read, 74 output write error.
         """
+    let examples = [
+        "vouch ledger export --db ledger.sqlite --out ledger.jsonl",
+        "vouch ledger export --db ledger.sqlite | gzip > ledger.jsonl.gz",
+    ]
 
     var options: [CommandOption] {
         [

@@ -15,7 +15,12 @@ enum ReceiptCommands {
             prints the ids the App Store Server API takes.
             """,
         noun: "command",
-        footer: "Run 'vouch receipt verify --help' or 'vouch receipt inspect --help' for the options.")
+        footer: "Run 'vouch receipt verify --help' or 'vouch receipt inspect --help' for the options.",
+        examples: [
+            "vouch receipt verify --bundle-id com.example.app receipt.der",
+            "vouch receipt inspect receipt.der",
+            "vouch receipt transaction-ids receipt.der",
+        ])
 
     static let all: [any Command] = [ReceiptVerifyCommand(), ReceiptInspectCommand(), ReceiptTransactionIdsCommand()]
 
@@ -115,6 +120,11 @@ struct ReceiptVerifyCommand: Command {
         0 verified, 1 rejected (code and reason on stderr), 64 usage error,
         66 unreadable input, 74 output write error.
         """
+    let examples = [
+        "vouch receipt verify --bundle-id com.example.app receipt.der",
+        "vouch receipt verify --json body.json",
+        "vouch receipt verify --format verify-receipt receipt-data.txt",
+    ]
 
     var options: [CommandOption] {
         let trust = TrustOptions.receipts
@@ -215,6 +225,10 @@ struct ReceiptInspectCommand: Command {
         """
     let positionals = Positionals.oneInput
     let exitStatus = "0 decoded, 1 not a decodable receipt, 64 usage error, 66 unreadable input, 74 output write error."
+    let examples = [
+        "vouch receipt inspect receipt.der",
+        "vouch receipt inspect --field latest_receipt body.json",
+    ]
 
     var options: [CommandOption] { InputArguments.options }
 

@@ -43,6 +43,10 @@ struct RefundsCommand: Command {
         Vouch store (or is damaged), 66 an input or the store cannot be read or is truncated
         (nothing printed), 74 output write error.
         """
+    let examples = [
+        "vouch refunds --since 2026-01-01 notifications.jsonl",
+        "vouch refunds --db ledger.sqlite --json --summary-json refunds-summary.json",
+    ]
 
     var options: [CommandOption] {
         [

@@ -14,7 +14,11 @@ enum StripeCommands {
             as a Stripe event.
             """,
         noun: "command",
-        footer: "Run 'vouch stripe verify --help' for the options.")
+        footer: "Run 'vouch stripe verify --help' for the options.",
+        examples: [
+            "vouch stripe verify --stripe-secret-file secrets.txt deliveries.jsonl",
+            "vouch entitlements --stripe-secret-file secrets.txt deliveries.jsonl",
+        ])
 
     static let all: [any Command] = [StripeVerifyCommand()]
 }
@@ -54,6 +58,10 @@ struct StripeVerifyCommand: Command {
         0 every delivery verified (or --rejections-ok), 1 any rejected, 64 usage error,
         65 no secret in the secret file, 66 unreadable input or secret file, 74 output write error.
         """
+    let examples = [
+        "vouch stripe verify --stripe-secret-file secrets.txt deliveries.jsonl",
+        "vouch stripe verify --stripe-secret-file secrets.txt --tolerance 300 --payload type,data.object.id -",
+    ]
 
     var options: [CommandOption] {
         [

@@ -5,7 +5,7 @@ import VouchBatch
 /// `vouch verify`: one token, its payload printed.
 struct VerifyCommand: Command {
     let path = ["verify"]
-    let summary = "Verify one signed token and print its payload"
+    let summary = "Verify the signed tokens of one input (a token, a body, a response)"
     let usage = "vouch verify [options] [FILE|-]"
     let discussion = """
         Verifies App Store signed tokens and prints their payloads. The input (a file, or
@@ -24,6 +24,11 @@ struct VerifyCommand: Command {
         0 every token verified, 1 any rejected (code and reason on stderr), 64 usage error,
         66 unreadable input, 74 output write error.
         """
+    let examples = [
+        "vouch verify signed-transaction.jws",
+        "vouch verify --bundle-id com.example.app --environment Production --json notification.json",
+        "vouch verify --signing-key key.pem --bundle-id com.example.app offer.jws",
+    ]
 
     var options: [CommandOption] {
         TrustOptions.options + InputArguments.options + [
