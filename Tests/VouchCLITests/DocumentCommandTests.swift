@@ -225,18 +225,7 @@ import Testing
     func shell(_ script: String, environment: [String: String] = [:], _ arguments: [String] = []) throws -> (
         status: Int32, output: String
     ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script, VouchBinary.url.path] + arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.currentDirectoryURL = VouchBinary.packageRoot
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        try VouchBinary.shell(script, environment: environment, arguments)
     }
 
     /// On a terminal (made by script(1)), progress counts verified and rejected records; it

@@ -10,25 +10,12 @@ import Testing
     /// Runs `vouch ARGUMENTS` with stderr on a pseudo-terminal (stdout to /dev/null); returns
     /// what the terminal showed. `CI` is unset unless `environment` sets it.
     static func onTerminal(_ arguments: [String], environment: [String: String] = [:]) throws -> String {
-        let quoted = ([VouchBinary.url.path] + arguments).map {
-            "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'"
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/script")
-        process.arguments = ["-qec", quoted.joined(separator: " ") + " > /dev/null", "/dev/null"]
-        var variables = ProcessInfo.processInfo.environment
-        variables["CI"] = nil
-        variables["TERM"] = "xterm"
-        process.environment = variables.merging(environment) { $1 }
-        process.currentDirectoryURL = VouchBinary.packageRoot
-        process.standardInput = FileHandle.nullDevice
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        // script(1) runs the binary ($0) with the arguments as given, however they are spelled.
+        let unset = environment["CI"] == nil ? "unset CI; " : ""
+        return try VouchBinary.shell(
+            unset + #"script -qec "$(printf '%q ' "$0" "$@") > /dev/null" /dev/null < /dev/null"#,
+            environment: ["TERM": "xterm"].merging(environment) { $1 }, arguments
+        ).output
     }
 
     static let erase = "\u{1B}[K"

@@ -8,20 +8,8 @@ import Testing
 @Suite struct UsageHintTests {
     /// Runs `vouch ARGUMENTS` with standard input on a pseudo-terminal made by script(1), which
     /// is sent Ctrl-D (end of input); returns what the terminal showed.
-    static func onTerminal(_ arguments: String) throws -> (status: Int32, shown: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = [
-            "-c", "printf '\\004' | timeout 20 script -qec \"'$0' \(arguments)\" /dev/null", VouchBinary.url.path,
-        ]
-        process.currentDirectoryURL = VouchBinary.packageRoot
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    static func onTerminal(_ arguments: String) throws -> (status: Int32, output: String) {
+        try VouchBinary.shell("printf '\\004' | timeout 20 script -qec \"'$0' \(arguments)\" /dev/null")
     }
 
     static let hint =
@@ -30,15 +18,15 @@ import Testing
     @Test(arguments: ["verify", "inspect", "batch --no-progress", "entitlements --no-progress", "verify -"])
     func aCommandReadingTheTerminalSaysHowToEndTheInput(command: String) throws {
         let result = try Self.onTerminal(command)
-        #expect(result.shown.hasPrefix(Self.hint), "\(result.shown)")
-        #expect(result.shown.components(separatedBy: "reading standard input").count == 2)
+        #expect(result.output.hasPrefix(Self.hint), "\(result.output)")
+        #expect(result.output.components(separatedBy: "reading standard input").count == 2)
     }
 
     @Test func noHintWhenStandardInputIsAFileOrAFileIsGiven() throws {
         let piped = try VouchBinary.run(["verify"], input: [])
         #expect(!piped.stderr.contains("reading standard input"))
         let file = try Self.onTerminal("inspect TestVectors/minted/transaction.txt")
-        #expect(!file.shown.contains("reading standard input"), "\(file.shown)")
+        #expect(!file.output.contains("reading standard input"), "\(file.output)")
     }
 
     @Test func anUnknownOptionOrCommandNamesTheNearestKnownOne() throws {
