@@ -27,10 +27,23 @@ import Testing
 
     /// Whether every line drawn is cleared before anything else is written: with each drawn
     /// line and the clearing after it taken out, no control sequence is left.
+    /// `ledger add` draws `NAME: storing what verified…` while it stores an input.
     static func cleared(_ text: String, _ drawn: String) -> Bool {
         let rest = text.replacingOccurrences(
-            of: "(" + drawn + ")+\r\u{1B}\\[K", with: "", options: .regularExpression)
+            of: "(" + drawn + "|" + storing + ")+\r\u{1B}\\[K", with: "", options: .regularExpression)
         return text.contains(Self.erase) && !rest.contains("\u{1B}")
+    }
+
+    static let storing = "\r[^\r\u{1B}]+: storing what verified…\u{1B}\\[K"
+
+    @Test func ledgerAddSaysItIsStoringEachInput() throws {
+        let tokens = try L.file(L.tokens, name: "progress-storing.jsonl")
+        let db = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-progress-\(UUID().uuidString)")
+        let shown = try Self.onTerminal(["ledger", "add", "--db", db.path, "--root", L.root, tokens, tokens])
+        #expect(
+            shown.components(separatedBy: "progress-storing.jsonl: storing what verified…\u{1B}[K\r\u{1B}[K").count == 3
+        )
+        #expect(Self.cleared(shown, Self.line("tokens")), "\(shown)")
     }
 
     /// The inputs of each command, with what its progress line counts.

@@ -77,9 +77,8 @@ struct LedgerAddCommand: Command {
         let reading = try input.read(console: console) { name, part, summary in
             let change = try store.add(contentsOf: part)
             total = total + change
-            console.diagnose(
-                "vouch ledger add: \(name): \(Counted.results(summary)): \(summary.verified) verified, "
-                    + "\(summary.rejected) rejected; stored \(Self.describe(change))")
+            return "vouch ledger add: \(name): \(Counted.results(summary)): \(summary.verified) verified, "
+                + "\(summary.rejected) rejected; stored \(Self.describe(change))"
         }
         let statistics = try store.statistics()
         let summary = reading.summary

@@ -73,25 +73,28 @@ struct LedgerInput {
     /// an ``InputError``, thrown before anything is printed.
     func read(into ledger: inout EntitlementLedger, console: Console) throws -> Reading {
         try read(
-            console: console, deliver: { ledger.add($0, stripeAccountKey: stripeAccountKey) }, finished: { _, _ in })
+            console: console, deliver: { ledger.add($0, stripeAccountKey: stripeAccountKey) }, stores: false,
+            finished: { _, _ in "" })
     }
 
     /// Reads each input into a ledger of its own and hands it to `each` with the input's name
     /// and counts once the whole input is read: what `vouch ledger add` stores, one transaction
-    /// per input. An input that cannot be read throws ``InputError`` after the inputs before it
-    /// were handed over.
-    func read(console: Console, each: (String, EntitlementLedger, BatchSummary) throws -> Void) throws -> Reading {
+    /// per input. `each` returns the line said on stderr of the input (written past the
+    /// progress line). An input that cannot be read throws ``InputError`` after the inputs
+    /// before it were handed over.
+    func read(console: Console, each: (String, EntitlementLedger, BatchSummary) throws -> String) throws -> Reading {
         var part = EntitlementLedger()
         return try read(
-            console: console, deliver: { part.add($0, stripeAccountKey: stripeAccountKey) },
+            console: console, deliver: { part.add($0, stripeAccountKey: stripeAccountKey) }, stores: true,
             finished: { name, summary in
-                try each(name, part, summary)
-                part = EntitlementLedger()
+                defer { part = EntitlementLedger() }
+                return try each(name, part, summary)
             })
     }
 
     private func read(
-        console: Console, deliver: (VerifiedInput) -> Void, finished: (String, BatchSummary) throws -> Void
+        console: Console, deliver: (VerifiedInput) -> Void, stores: Bool,
+        finished: (String, BatchSummary) throws -> String
     ) throws -> Reading {
         let inputs = try console.openInputs(paths)
         defer { for input in inputs where input.owned { close(input.descriptor) } }
@@ -150,8 +153,12 @@ struct LedgerInput {
                             count: sofar.lines, bytes: sofar.bytesConsumed)
                     })
                 reading.summary.add(part)
+                if stores {
+                    // Storing an input is one transaction, with no count to show as it goes.
+                    progress.show("\(opened.name): storing what verified…")
+                    progress.diagnose(try finished(opened.name, part))
+                }
                 progress.clear()
-                try finished(opened.name, part)
             } catch let error as InputFailure {
                 throw InputError("cannot read \(opened.name): \(error)")
             }

@@ -68,6 +68,14 @@ final class ProgressLine {
         drawn = true
     }
 
+    /// Draws `text` in the line's place now, whatever the last update's time: a step that
+    /// has nothing to count as it goes (storing what was read).
+    func show(_ text: String) {
+        guard enabled else { return }
+        try? console.error.write("\r\(text)\u{1B}[K")
+        drawn = true
+    }
+
     /// Writes a line of diagnostics: the progress line is cleared first and drawn again at
     /// the next update.
     func diagnose(_ text: String) {
