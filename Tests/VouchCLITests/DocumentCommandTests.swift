@@ -229,11 +229,11 @@ import Testing
     }
 
     /// On a terminal (made by script(1)), progress counts verified and rejected records; it
-    /// stays off with --no-progress and with TERM=dumb.
+    /// stays off with --no-progress and with TERM=dumb. (CI, which keeps it off too, is unset.)
     @Test func progressShowsVerifiedAndRejectedAndCanBeSwitchedOff() throws {
         let input = try scratch("two.jsonl", Array((Self.transaction + "\nnot a token\n").utf8))
         let command = { (options: String) in
-            "script -qec \"'$0' batch --payload none \(options) '\(input.path)' > /dev/null\" /dev/null"
+            "unset CI; script -qec \"'$0' batch --payload none \(options) '\(input.path)' > /dev/null\" /dev/null"
         }
         let shown = try shell(command(""), environment: ["TERM": "xterm"])
         #expect(shown.output.contains("2 tokens (1 verified, 1 rejected)"), "\(shown.output)")
