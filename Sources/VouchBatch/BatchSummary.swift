@@ -14,12 +14,22 @@ public struct BatchSummary: Sendable, Equatable {
     public internal(set) var errors: [String: Int] = [:]
     /// Input bytes consumed (compressed bytes for gzip).
     public internal(set) var bytesConsumed = 0
+    /// Results of legacy app receipts (``InputToken/Form/receipt``, ``InputToken/Form/receiptFile``),
+    /// verified or not.
+    public internal(set) var receipts = 0
+    /// Results of stored Stripe deliveries (``InputToken/Form/stripeDelivery``), verified or not.
+    public internal(set) var deliveries = 0
 
     /// A summary with every count at zero.
     public init() {}
 
     mutating func count(_ result: InputResult) {
         lines += 1
+        if result.form == .stripeDelivery {
+            deliveries += 1
+        } else if result.form != .jws {
+            receipts += 1
+        }
         switch result.result {
         case .success(let input):
             verified += 1
@@ -34,6 +44,8 @@ public struct BatchSummary: Sendable, Equatable {
     public mutating func add(_ other: BatchSummary) {
         lines += other.lines
         bytesConsumed += other.bytesConsumed
+        receipts += other.receipts
+        deliveries += other.deliveries
         verified += other.verified
         rejected += other.rejected
         kinds.merge(other.kinds, uniquingKeysWith: +)

@@ -116,10 +116,13 @@ public struct BatchVerifier: Sendable {
     /// a server's import) reads a dump with. Every unit gets its results: a line that holds no
     /// token is a rejected result of its own (`empty_line`, `line_too_long`, `malformed_token`).
     ///
+    /// `progress` is called after each chunk's results with the counts so far (a progress line).
+    ///
     /// - Returns: the counts of the results delivered. Throws the reader's ``InputFailure``
     ///   after delivering the results of everything read before it, or what `deliver` throws.
     public func verify(
-        from reader: InputReader, options: RunOptions = RunOptions(), deliver: (InputResult) throws -> Void
+        from reader: InputReader, options: RunOptions = RunOptions(), deliver: (InputResult) throws -> Void,
+        progress: (BatchSummary) -> Void = { _ in }
     ) throws -> BatchSummary {
         var summary = BatchSummary()
         let pipeline = OrderedPipeline<InputChunk, (results: [InputResult], consumed: Int)>(jobs: jobs) {
@@ -137,6 +140,7 @@ public struct BatchVerifier: Sendable {
                     try deliver(result)
                 }
                 summary.bytesConsumed = output.consumed
+                progress(summary)
             })
         summary.bytesConsumed = reader.bytesConsumed
         return summary

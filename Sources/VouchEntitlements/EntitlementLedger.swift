@@ -213,6 +213,9 @@ public struct EntitlementLedger: Sendable {
     /// The number of transaction chains held.
     public var chainCount: Int { chains.count }
 
+    /// The number of Stripe subscriptions held.
+    public var stripeSubscriptionCount: Int { stripeSubscriptions.count }
+
     /// The notification deliveries read, by `notificationUUID`.
     public var notificationDeliveries: NotificationDeliveries {
         var counts = NotificationDeliveries()

@@ -95,9 +95,14 @@ extension Revocation {
 }
 
 extension RevocationSummary {
-    /// `{"revocations":…,"refunds":…,"familyRevocations":…[,"seatRefunds":…],"reversed":…,"refunded":{…},"byProduct":{…},"byReason":{…},"byType":{…},"byMonth":{…}}`,
-    /// each bucket `{"count":N,"refunded":{"USD":milliunits,…}}`, keys sorted; `seatRefunds` only
-    /// when some seat-based refund is in force, so a summary without any keeps its shape.
+    /// `{"revocations":…,"refunds":…,"familyRevocations":…[,"seatRefunds":…],"reversed":…,"refunded":{…},"byProduct":{…},"byReason":{…},"byType":{…},"byMonth":{…},"refundedAmounts":{…}}`,
+    /// each bucket `{"count":N,"refunded":{"USD":milliunits,…},"refundedAmounts":{…}}`, keys
+    /// sorted; `seatRefunds` only when some seat-based refund is in force, so a summary without
+    /// any keeps its shape. `refunded` states exact milliunits; `refundedAmounts` (after every
+    /// other member of the summary, and in each bucket) the same amounts in units of the
+    /// currency, as decimal strings: `{"USD":{"amount":"129.69","exact":"129.6899667","unit":"USD"}}`,
+    /// `amount` rounded to the currency's minor unit (``CurrencyAmount/roundedAmount``),
+    /// `exact` not rounded, `unit` the ISO 4217 code.
     public var json: JSONValue {
         var members: [JSONObject.Member] = [
             .init("revocations", .number(String(total.count))),
@@ -112,12 +117,30 @@ extension RevocationSummary {
             .init("byReason", Self.buckets(byReason)),
             .init("byType", Self.buckets(byType)),
             .init("byMonth", Self.buckets(byMonth)),
+            .init("refundedAmounts", Self.units(total.refunded)),
         ]
         return .object(JSONObject(members))
     }
 
     static func amounts(_ amounts: [String: MilliunitAmount]) -> JSONValue {
         .object(JSONObject(amounts.sorted { $0.key < $1.key }.map { .init($0.key, .number($0.value.description)) }))
+    }
+
+    /// `{"USD":{"amount":"129.69","exact":"129.6899667","unit":"USD"}}`, codes sorted.
+    static func units(_ amounts: [String: MilliunitAmount]) -> JSONValue {
+        .object(
+            JSONObject(
+                amounts.sorted { $0.key < $1.key }.map {
+                    let amount = CurrencyAmount($0.value, currency: $0.key)
+                    return .init(
+                        $0.key,
+                        .object(
+                            JSONObject([
+                                .init("amount", .string(amount.roundedAmount)),
+                                .init("exact", .string($0.value.currencyUnitsText)),
+                                .init("unit", .string($0.key)),
+                            ])))
+                }))
     }
 
     static func buckets(_ buckets: [String: Bucket]) -> JSONValue {
@@ -130,6 +153,7 @@ extension RevocationSummary {
                             JSONObject([
                                 .init("count", .number(String($0.value.count))),
                                 .init("refunded", amounts($0.value.refunded)),
+                                .init("refundedAmounts", units($0.value.refunded)),
                             ])))
                 }))
     }

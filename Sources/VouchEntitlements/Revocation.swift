@@ -78,9 +78,64 @@ public struct CurrencyAmount: Sendable, Hashable, CustomStringConvertible {
         amount = milliunits.currencyUnits
     }
 
-    /// `1.99 USD`: the exact amount with no needless zeros, then the currency.
+    /// `1.99 USD`: the exact amount with no needless zeros, then the currency. People read
+    /// ``roundedDescription``.
     public var description: String {
         milliunits.currencyUnitsText + (currency.isEmpty ? "" : " \(currency)")
+    }
+
+    /// The decimal places of `currency`'s minor unit by ISO 4217: 0 for JPY, 2 for USD, 3 for
+    /// KWD; 2 for a code the table does not hold (or none).
+    public static func minorUnitDigits(of currency: String) -> Int {
+        minorUnitDigits[currency.uppercased()] ?? 2
+    }
+
+    /// The ISO 4217 currencies whose minor unit is not a hundredth (list one, 2024).
+    private static let minorUnitDigits: [String: Int] = [
+        "BIF": 0, "CLP": 0, "DJF": 0, "GNF": 0, "ISK": 0, "JPY": 0, "KMF": 0, "KRW": 0, "PYG": 0, "RWF": 0,
+        "UGX": 0, "UYI": 0, "VND": 0, "VUV": 0, "XAF": 0, "XOF": 0, "XPF": 0,
+        "BHD": 3, "IQD": 3, "JOD": 3, "KWD": 3, "LYD": 3, "OMR": 3, "TND": 3,
+        "CLF": 4, "UYW": 4,
+    ]
+
+    /// The amount rounded to its currency's minor unit (half away from zero) as a plain
+    /// decimal string, every minor digit written: `129.69`, `0.20`, `49000` (VND), `63.438`
+    /// (KWD). What JSON states beside the exact milliunits.
+    public var roundedAmount: String { rounded(grouping: false) }
+
+    /// ``roundedAmount`` for people: thousands grouped with commas, then the currency:
+    /// `129.69 USD`, `49,000 VND`, `1,234.500 KWD`.
+    public var roundedDescription: String {
+        rounded(grouping: true) + (currency.isEmpty ? "" : " \(currency)")
+    }
+
+    /// ``roundedAmount``, its whole part grouped in thousands when `grouping`.
+    public func rounded(grouping: Bool) -> String {
+        let digits = Self.minorUnitDigits(of: currency)
+        // hundredThousandths of a milliunit: 10^8 to a unit of the currency.
+        var quantum: Int128 = 1
+        for _ in 0..<(8 - digits) { quantum *= 10 }
+        let value = milliunits.hundredThousandths
+        let magnitude = value < 0 ? -value : value
+        var minor = magnitude / quantum
+        if (magnitude % quantum) * 2 >= quantum { minor += 1 }
+        var scale: Int128 = 1
+        for _ in 0..<digits { scale *= 10 }
+        var whole = String(minor / scale)
+        if grouping {
+            var grouped = ""
+            for (offset, digit) in whole.enumerated() {
+                if offset > 0 && (whole.count - offset) % 3 == 0 { grouped += "," }
+                grouped.append(digit)
+            }
+            whole = grouped
+        }
+        var text = (value < 0 && minor != 0 ? "-" : "") + whole
+        if digits > 0 {
+            let fraction = String(minor % scale)
+            text += "." + String(repeating: "0", count: digits - fraction.count) + fraction
+        }
+        return text
     }
 }
 

@@ -39,7 +39,8 @@ import VouchTestSupport
         for (index, record) in records.enumerated() {
             #expect(record.hasPrefix("{\"line\":\(index + 1),\"status\":\"verified\",\"kind\":\""))
         }
-        #expect(result.stderr.contains("vouch batch: \(lines.count) lines, \(lines.count) verified, 0 rejected"))
+        #expect(
+            result.stderr.contains("vouch batch: 1 input, \(lines.count) tokens: \(lines.count) verified, 0 rejected"))
     }
 
     @Test func anyRejectedLineMakesTheExitStatusOne() throws {
@@ -265,6 +266,6 @@ import VouchTestSupport
         #expect(records.count == complete)
         #expect(records.count < lines.count)
         #expect(records.allSatisfy { $0.contains(#""status":"verified""#) })
-        #expect(result.stderr.contains("vouch batch: \(records.count) lines, \(records.count) verified"))
+        #expect(result.stderr.contains("vouch batch: 1 input, \(records.count) tokens: \(records.count) verified"))
     }
 }

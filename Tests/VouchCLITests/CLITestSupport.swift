@@ -55,6 +55,25 @@ enum VouchBinary {
             stderr: String(decoding: try Data(contentsOf: errorURL), as: UTF8.self))
     }
 
+    /// Runs a bash script with `$0` the binary and `arguments` after it, in the package root,
+    /// stderr discarded; returns its exit status and what it printed on stdout.
+    static func shell(_ script: String, environment: [String: String] = [:], _ arguments: [String] = []) throws -> (
+        status: Int32, output: String
+    ) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", script, url.path] + arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.currentDirectoryURL = packageRoot
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     /// The sanitizer this test process (and so the `vouch` built beside it) runs under, if any.
     static let sanitizer: String? = {
         guard let process = dlopen(nil, RTLD_NOW) else { return nil }

@@ -95,7 +95,7 @@ import VouchMint
         // The lifetime product was refunded on day 33; coins are never entitlements.
         #expect((records[1]["entitlements"] as? [Any])?.isEmpty == true)
         #expect((records[2]["entitlements"] as? [Any])?.isEmpty == true)
-        #expect(result.stderr.contains("vouch entitlements: 10 lines, 10 verified, 0 rejected"))
+        #expect(result.stderr.contains("vouch entitlements: 1 input, 10 tokens: 10 verified, 0 rejected"))
         #expect(result.stderr.contains("4 chains, 5 transactions"))
     }
 
@@ -152,7 +152,7 @@ import VouchMint
             #expect(fromPages.status == 0, "\(fromPages.stderr)")
             #expect(!fromPages.stdout.isEmpty)
             #expect(fromPages.stdout == fromLines.stdout)
-            #expect(fromPages.stderr.contains("\(Self.tokens.count) lines, \(Self.tokens.count) verified, 0 rejected"))
+            #expect(fromPages.stderr.contains("\(Self.tokens.count) tokens: \(Self.tokens.count) verified, 0 rejected"))
         }
         // A response naming another app: its tokens are refused, as `vouch batch` refuses them.
         let other = try Self.file(
@@ -240,8 +240,9 @@ import VouchMint
             JSONWriter.string(
                 try StrictJSON.parse(Array(try String(contentsOfFile: summary, encoding: .utf8).utf8)).objectValue![
                     "byMonth"]!)
-                == #"{"2026-02":{"count":1,"refunded":{"USD":9996.5667}}}"#)
-        #expect(result.stderr.contains("1 revocations: 1 refunds, 0 family revocations; 1 reversed"))
+                == #"{"2026-02":{"count":1,"refunded":{"USD":9996.5667},"refundedAmounts":"#
+                + #"{"USD":{"amount":"10.00","exact":"9.9965667","unit":"USD"}}}}"#)
+        #expect(result.stderr.contains("1 revocation: 1 refund, 0 family revocations; 1 reversed"))
 
         let since = try VouchBinary.run(["refunds", "--root", Self.root, "--since", "2026-02-05", input])
         #expect(since.stdout.split(separator: "\n").count == 1)

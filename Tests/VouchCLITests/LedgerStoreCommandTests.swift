@@ -30,7 +30,7 @@ import VouchReceipts
         let added = try VouchBinary.run(["ledger", "add", "--db", db, "--root", L.root, input])
         #expect(added.status == 1, "\(added.stderr)")
         #expect(added.stderr.contains("store-input.jsonl:11: rejected, not used: malformed_token"))
-        #expect(added.stderr.contains("11 lines, 10 verified, 1 rejected; stored 5 new and 0 changed transactions"))
+        #expect(added.stderr.contains("11 tokens: 10 verified, 1 rejected; stored 5 new and 0 changed transactions"))
 
         for command in [
             ["entitlements", "--at", Self.at, "--json", "--tiers", tiers], ["entitlements", "--at", Self.at],
@@ -41,7 +41,7 @@ import VouchReceipts
             #expect(stored.status == 0, "\(stored.stderr)")
             #expect(!direct.stdout.isEmpty)
             #expect(stored.stdout == direct.stdout, "\(command)")
-            #expect(stored.stderr.contains("0 lines, 0 verified, 0 rejected"))
+            #expect(stored.stderr.contains("0 inputs, 0 tokens: 0 verified, 0 rejected"))
             #expect(stored.stderr.contains("4 chains, 5 transactions"))
         }
         // One account, found through the store's indexes.
@@ -87,7 +87,7 @@ import VouchReceipts
             let stored = try VouchBinary.run(command + ["--db", db, "--root", L.root, second])
             #expect(stored.status == 0, "\(stored.stderr)")
             #expect(stored.stdout == together.stdout)
-            #expect(stored.stderr.contains("\(L.tokens.count - half) lines"))
+            #expect(stored.stderr.contains("\(L.tokens.count - half) tokens"))
         }
         // Standard input is read only when named.
         let fromStandardInput = try VouchBinary.run(

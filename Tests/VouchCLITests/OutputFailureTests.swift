@@ -93,8 +93,8 @@ import Testing
         #expect(stderr.last.map { $0 + "\n" } == Self.brokenPipe)
         // The summary counts what reached the pipe: at least what was read, less than all.
         let first = try #require(stderr.first)
-        let written = try #require(Int(first.dropFirst("vouch batch: ".count).prefix { $0.isNumber }))
-        #expect(first.hasPrefix("vouch batch: \(written) lines, \(written) verified, 0 rejected"))
+        let written = try #require(Int(first.dropFirst("vouch batch: 1 input, ".count).prefix { $0.isNumber }))
+        #expect(first.hasPrefix("vouch batch: 1 input, \(written) tokens: \(written) verified, 0 rejected"))
         #expect(written >= 5 && written < 600)
         #expect(!ended.stderr.contains("Fatal") && !ended.stderr.contains("Backtrace"))
     }
@@ -115,7 +115,7 @@ import Testing
             "batch", VouchBinary.vector("apple-real/real/transaction-production-1.jws"),
         ])
         #expect(result.status == 74)
-        #expect(result.stderr.hasPrefix("vouch batch: 0 lines, 0 verified, 0 rejected"))
+        #expect(result.stderr.hasPrefix("vouch batch: 1 input, 0 tokens: 0 verified, 0 rejected"))
         #expect(result.stderr.hasSuffix("\nError: cannot write standard output: No space left on device\n"))
     }
 
@@ -153,7 +153,7 @@ import Testing
         #expect(status == 74)
         let complete = sink.accepted.split(separator: 0x0A, omittingEmptySubsequences: false).dropLast().count
         #expect(complete > 0 && complete < lines.count * 4)
-        #expect(errors.text.hasPrefix("vouch batch: \(complete) lines, "))
+        #expect(errors.text.hasPrefix("vouch batch: 1 input, \(complete) tokens: "))
         #expect(errors.text.hasSuffix("Error: cannot write standard output: Broken pipe\n"))
     }
 }

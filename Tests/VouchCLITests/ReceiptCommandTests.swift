@@ -23,6 +23,24 @@ import VouchTestSupport
         #expect(result.stdout.contains("productId: \"com.ideasoncanvas.mindnode.macos.subscription.yearly\""))
     }
 
+    /// The text shows the purchases, product types by name, and counts the raw attributes that
+    /// `--json` prints.
+    @Test(.sharedVectors("receipts")) func verifyTextShowsThePurchasesAndLeavesRawAttributesToJSON() throws {
+        let receipt = Self.path("real/production-2023-07-05-com.readdle.ReaddleDocsIPad.der")
+        let result = try VouchBinary.run(["receipt", "verify", receipt])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!result.stdout.contains("value: \""))
+        #expect(!result.stdout.contains("otherAttributes:\n"))
+        #expect(result.stdout.split(separator: "\n").count == 51)
+        #expect(result.stdout.components(separatedBy: "productType: 3 (Auto-Renewable Subscription)\n").count == 4)
+        #expect(
+            result.stdout.hasSuffix(
+                "\n  otherAttributes: 12 of the receipt, 24 of its purchases, raw (--json shows them)\n"))
+        let json = try VouchBinary.run(["receipt", "verify", "--json", receipt])
+        #expect(json.stdout.components(separatedBy: #""otherAttributes""#).count == 5)
+        #expect(json.stdout.contains(#""productType":3"#))
+    }
+
     @Test(.sharedVectors("receipts")) func base64AndJSONBodiesOnStandardInputGiveTheSameRecord() throws {
         let text = try Self.base64(Self.mindnode)
         let fromFile = try VouchBinary.run(["receipt", "verify", "--json", Self.path(Self.mindnode)])

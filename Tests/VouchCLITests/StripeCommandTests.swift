@@ -50,7 +50,7 @@ import VouchStripe
             let result = try Self.verify(deliveries, secrets: secrets)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try Self.codes(result.stdout) == Array(repeating: "verified", count: lines))
-            #expect(result.stderr.contains("\(lines) verified, 0 rejected"))
+            #expect(result.stderr.contains("1 input, \(lines) deliveries: \(lines) verified, 0 rejected"))
         }
         let wrong = try Self.verify(deliveries, secrets: "wrong")
         #expect(wrong.status == 1)
@@ -129,13 +129,58 @@ import VouchStripe
         let verify = try VouchBinary.run(["verify", "--json", "-"], input: delivery)
         #expect(verify.status == 1)
         #expect(
-            verify.stderr.contains(
-                "malformed_token: the input holds a Stripe webhook delivery: 'vouch stripe verify' reads it"))
+            verify.stderr
+                == "vouch: rejected: malformed_token: the input holds 1 Stripe webhook delivery:"
+                + " 'vouch stripe verify --stripe-secret-file FILE' verifies it\n")
+        #expect(verify.stdout.contains("the input holds a Stripe webhook delivery: 'vouch stripe verify' reads it"))
         let batch = try VouchBinary.run(["batch", "--payload", "none", "-"], input: delivery)
         #expect(try Self.codes(batch.stdout) == ["malformed_token"])
         #expect(batch.stdout.contains(#""kind":null"#))
         let inspect = try VouchBinary.run(["inspect", "-"], input: delivery)
         #expect(inspect.status == 1)
         #expect(inspect.stderr.contains("'vouch stripe verify' reads it"))
+    }
+
+    /// `vouch verify` on a file of deliveries says so once, with their count, not once each.
+    @Test func verifyOnManyDeliveriesPointsToStripeVerifyOnce() throws {
+        let deliveries = try Self.mint()
+        let count = deliveries.split(separator: 0x0A).count
+        let verify = try VouchBinary.run(["verify", "-"], input: deliveries)
+        #expect(verify.status == 1)
+        #expect(
+            verify.stderr
+                == "vouch: rejected: malformed_token: the input holds \(count) Stripe webhook deliveries:"
+                + " 'vouch stripe verify --stripe-secret-file FILE' verifies them\n")
+        #expect(verify.stdout.isEmpty)
+    }
+
+    /// A ledger command given deliveries but no secret names the option, once.
+    @Test func deliveriesWithoutASecretNameTheOptionOnce() throws {
+        let deliveries = try Self.mint()
+        let count = deliveries.split(separator: 0x0A).count
+        let result = try VouchBinary.run(["entitlements", "--at", "2025-09-01", "-"], input: deliveries)
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.hasPrefix(
+                "vouch entitlements: \(count) Stripe webhook deliveries rejected, not used: give --stripe-secret-file"
+                    + " FILE (the endpoint's signing secrets) to verify them\n"), "\(result.stderr)")
+        #expect(result.stderr.contains("rejected by code: malformed_token \(count)"))
+    }
+
+    /// A secret file that cannot be read is named with the reason.
+    @Test func anUnreadableSecretFileSaysWhy() throws {
+        for command in [["stripe", "verify", "-"], ["entitlements", "-"], ["mint", "stripe"]] {
+            let result = try VouchBinary.run(command + ["--stripe-secret-file", "/nonexistent/secrets"])
+            #expect(result.status == 66)
+            #expect(
+                result.stderr
+                    == "Error: cannot read --stripe-secret-file /nonexistent/secrets: No such file or directory\n",
+                "\(command)")
+        }
+        let directory = try VouchBinary.run(["stripe", "verify", "--stripe-secret-file", "/tmp", "-"])
+        #expect(directory.stderr == "Error: cannot read --stripe-secret-file /tmp: it is a directory\n")
+        let tiers = try VouchBinary.run(["entitlements", "--tiers", "/nonexistent/tiers.json", "-"])
+        #expect(tiers.status == 66)
+        #expect(tiers.stderr == "Error: cannot read --tiers /nonexistent/tiers.json: No such file or directory\n")
     }
 }

@@ -191,10 +191,14 @@ struct EntitlementRuleTests {
         #expect(
             JSONWriter.string(summary.json) == """
                 {"revocations":3,"refunds":3,"familyRevocations":0,"reversed":0,"refunded":{"EUR":999.14985,"USD":3329.9667},\
-                "byProduct":{"com.example.coins.100":{"count":2,"refunded":{"EUR":999.14985}},"com.example.pro.lifetime":{"count":1,"refunded":{"USD":3329.9667}}},\
-                "byReason":{"0":{"count":2,"refunded":{"EUR":999.14985}},"1":{"count":1,"refunded":{"USD":3329.9667}}},\
-                "byType":{"REFUND_FULL":{"count":1,"refunded":{"EUR":999}},"REFUND_PRORATED":{"count":2,"refunded":{"EUR":0.14985,"USD":3329.9667}}},\
-                "byMonth":{"2026-02":{"count":3,"refunded":{"EUR":999.14985,"USD":3329.9667}}}}
+                "byProduct":{"com.example.coins.100":{"count":2,"refunded":{"EUR":999.14985},"refundedAmounts":{"EUR":{"amount":"1.00","exact":"0.99914985","unit":"EUR"}}},\
+                "com.example.pro.lifetime":{"count":1,"refunded":{"USD":3329.9667},"refundedAmounts":{"USD":{"amount":"3.33","exact":"3.3299667","unit":"USD"}}}},\
+                "byReason":{"0":{"count":2,"refunded":{"EUR":999.14985},"refundedAmounts":{"EUR":{"amount":"1.00","exact":"0.99914985","unit":"EUR"}}},\
+                "1":{"count":1,"refunded":{"USD":3329.9667},"refundedAmounts":{"USD":{"amount":"3.33","exact":"3.3299667","unit":"USD"}}}},\
+                "byType":{"REFUND_FULL":{"count":1,"refunded":{"EUR":999},"refundedAmounts":{"EUR":{"amount":"1.00","exact":"0.999","unit":"EUR"}}},\
+                "REFUND_PRORATED":{"count":2,"refunded":{"EUR":0.14985,"USD":3329.9667},"refundedAmounts":{"EUR":{"amount":"0.00","exact":"0.00014985","unit":"EUR"},"USD":{"amount":"3.33","exact":"3.3299667","unit":"USD"}}}},\
+                "byMonth":{"2026-02":{"count":3,"refunded":{"EUR":999.14985,"USD":3329.9667},"refundedAmounts":{"EUR":{"amount":"1.00","exact":"0.99914985","unit":"EUR"},"USD":{"amount":"3.33","exact":"3.3299667","unit":"USD"}}}},\
+                "refundedAmounts":{"EUR":{"amount":"1.00","exact":"0.99914985","unit":"EUR"},"USD":{"amount":"3.33","exact":"3.3299667","unit":"USD"}}}
                 """)
     }
 

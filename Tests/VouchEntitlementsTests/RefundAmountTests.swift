@@ -25,6 +25,39 @@ struct RefundAmountTests {
         #expect(CurrencyAmount(amount, currency: "USD").description == "\(units) USD")
     }
 
+    /// ISO 4217 minor units: two decimals for USD, none for JPY and VND, three for KWD; half
+    /// away from zero; thousands grouped for people only.
+    @Test(arguments: [
+        (Int128(129_689_9667) * 10, "USD", "129.69", "129.69 USD"),
+        (Int128(199_6000) * 10, "USD", "0.20", "0.20 USD"),
+        (Int128(5) * 100_000, "USD", "0.01", "0.01 USD"),
+        (Int128(-5) * 100_000, "USD", "-0.01", "-0.01 USD"),
+        (Int128(4) * 100_000, "USD", "0.00", "0.00 USD"),
+        (Int128(1_234_567_000) * 100_000, "USD", "1234567.00", "1,234,567.00 USD"),
+        (Int128(49_000_000) * 100_000, "VND", "49000", "49,000 VND"),
+        (Int128(490_500) * 100_000, "JPY", "491", "491 JPY"),
+        (Int128(63_437_7) * 10_000, "KWD", "63.438", "63.438 KWD"),
+        (Int128(63_437_7) * 10_000, "AUD", "63.44", "63.44 AUD"),
+        (Int128(1_000) * 100_000, "clf", "1.0000", "1.0000 clf"),
+        (Int128(1_990) * 100_000, "", "1.99", "1.99"),
+    ])
+    func anAmountIsRoundedToItsCurrencysMinorUnitForPeople(
+        hundredThousandths: Int128, currency: String, rounded: String, description: String
+    ) {
+        let amount = CurrencyAmount(MilliunitAmount(hundredThousandths: hundredThousandths), currency: currency)
+        #expect(amount.roundedAmount == rounded)
+        #expect(amount.roundedDescription == description)
+    }
+
+    @Test func minorUnitsFollowISO4217() {
+        #expect(CurrencyAmount.minorUnitDigits(of: "USD") == 2)
+        #expect(CurrencyAmount.minorUnitDigits(of: "JPY") == 0)
+        #expect(CurrencyAmount.minorUnitDigits(of: "KWD") == 3)
+        #expect(CurrencyAmount.minorUnitDigits(of: "kwd") == 3)
+        #expect(CurrencyAmount.minorUnitDigits(of: "ISK") == 0)
+        #expect(CurrencyAmount.minorUnitDigits(of: "XYZ") == 2)
+    }
+
     @Test func theLargestRefundStaysExactInCurrencyUnits() {
         let amount = MilliunitAmount.share(of: .max, percentage: 99_999)
         #expect(amount.currencyUnitsText == "9223279803134407.25924193")

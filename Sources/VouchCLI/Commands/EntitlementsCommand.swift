@@ -48,6 +48,11 @@ struct EntitlementsCommand: Command {
         not a catalog or a --db file that is not a Vouch store (or is damaged), 66 an input or
         the store cannot be read or is truncated (nothing printed), 74 output write error.
         """
+    let examples = [
+        "vouch entitlements --at 2026-02-01 --tiers tiers.json notifications.jsonl",
+        "vouch entitlements --db ledger.sqlite --account 7f0a4c2e-3b5d-4e6f-8a9b-0c1d2e3f4a5b --json",
+        "vouch entitlements --stripe-secret-file secrets.txt notifications.jsonl stripe.jsonl",
+    ]
 
     var options: [CommandOption] {
         [
@@ -121,7 +126,8 @@ struct EntitlementsCommand: Command {
         if !bytes.isEmpty { try console.output.write(bytes) }
 
         console.diagnose(
-            input.describe(reading, totals: totals) + "\n  \(answers.count) accounts at \(instant.iso8601)")
+            input.describe(reading, totals: totals)
+                + "\n  \(Counted.phrase(answers.count, "account")) at \(instant.iso8601)")
         try LedgerInput.writeSummary(
             .object(
                 JSONObject([
@@ -133,16 +139,21 @@ struct EntitlementsCommand: Command {
         return input.status(reading)
     }
 
-    /// Readable text: the account, then one line per entitlement.
+    /// Readable text: the account, then one line per entitlement. An account with an id but
+    /// no App Store chain (one known from Stripe deliveries, or named by a caller) is an
+    /// `account`, not an `appAccountToken`.
     static func describe(_ answer: AccountEntitlements, includeTier: Bool) -> String {
         let account = answer.account
-        var lines = [
-            "\(account.environment.rawValue) "
-                + (account.appAccountToken.map { "appAccountToken \($0)" }
-                    ?? "originalTransactionId \(account.originalTransactionId ?? "")")
-                + (account.appAccountToken == nil || answer.originalTransactionIds.isEmpty
-                    ? "" : " (chains \(answer.originalTransactionIds.joined(separator: ", ")))")
-        ]
+        let name: String
+        if let id = account.appAccountToken {
+            name =
+                answer.originalTransactionIds.isEmpty
+                ? "account \(id) (no App Store chain)"
+                : "appAccountToken \(id) (chains \(answer.originalTransactionIds.joined(separator: ", ")))"
+        } else {
+            name = "originalTransactionId \(account.originalTransactionId ?? "")"
+        }
+        var lines = ["\(account.environment.rawValue) " + name]
         if includeTier {
             if let tier = answer.tier {
                 lines.append(
@@ -157,7 +168,9 @@ struct EntitlementsCommand: Command {
         for entitlement in answer.entitlements {
             lines.append(
                 "  \(entitlement.productId)  \(entitlement.state.rawValue)  until \(entitlement.expiresDate?.iso8601 ?? "no end")"
-                    + "  \(entitlement.ownership.rawValue)  \(Self.grant(entitlement))")
+                    // Ownership (PURCHASED, FAMILY_SHARED) is the App Store's; Stripe has none.
+                    + (entitlement.source == .appStore ? "  \(entitlement.ownership.rawValue)" : "")
+                    + "  \(Self.grant(entitlement))")
         }
         return lines.joined(separator: "\n") + "\n"
     }

@@ -20,6 +20,10 @@ struct InspectCommand: Command {
     let options = InputArguments.options
     let positionals = Positionals.oneInput
     let exitStatus = "0 decoded, 1 not a decodable JWS, 64 usage error, 66 unreadable input,\n74 output write error."
+    let examples = [
+        "vouch inspect signed-transaction.jws",
+        "vouch inspect --field signedPayload notification.json",
+    ]
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         var input = try SingleInput(arguments.input, arguments: try InputArguments(arguments), console: console)
@@ -84,9 +88,16 @@ struct InspectCommand: Command {
     static func describe(_ inspection: Inspection, indent: Int, into lines: inout [String]) {
         let pad = String(repeating: "  ", count: indent)
         lines.append("\(pad)header:")
+        // x5c is a note, not its base64: the certificates are described below.
         var header = inspection.header
-        header["x5c"] = header["x5c"].map { _ in .string("(\(inspection.certificates.count) certificates, below)") }
-        PayloadText.describe(header, indent: indent + 1, into: &lines)
+        if header["x5c"] != nil {
+            header["x5c"] = nil
+            PayloadText.describe(header, indent: indent + 1, into: &lines)
+            lines.append(
+                "\(pad)  x5c: \(Counted.phrase(inspection.certificates.count, "certificate")), described below")
+        } else {
+            PayloadText.describe(header, indent: indent + 1, into: &lines)
+        }
         for (index, certificate) in inspection.certificates.enumerated() {
             CertificateText.describe(certificate, heading: "certificate x5c[\(index)]:", indent: pad, into: &lines)
         }

@@ -6,7 +6,7 @@ import VouchEntitlements
 /// `vouch ledger add|stats|export`: the entitlement ledger kept in an SQLite file.
 enum LedgerCommands {
     static let group = CommandGroup(
-        path: ["ledger"], summary: "Keep verified App Store data in a ledger file (SQLite)",
+        path: ["ledger"], summary: "Keep verified App Store and Stripe data in a ledger file (SQLite)",
         usage: "vouch ledger add|stats|export --db FILE [options]",
         discussion: """
             A ledger file keeps what vouch entitlements and vouch refunds need, so that they
@@ -17,7 +17,12 @@ enum LedgerCommands {
             may use a file at once.
             """,
         noun: "command",
-        footer: "Run 'vouch ledger add --help', 'vouch ledger stats --help' or 'vouch ledger export --help'.")
+        footer: "Run 'vouch ledger add --help', 'vouch ledger stats --help' or 'vouch ledger export --help'.",
+        examples: [
+            "vouch ledger add --db ledger.sqlite notifications.jsonl",
+            "vouch entitlements --db ledger.sqlite --at now",
+            "vouch ledger stats --db ledger.sqlite",
+        ])
 
     static let all: [any Command] = [LedgerAddCommand(), LedgerStatsCommand(), LedgerExportCommand()]
 
@@ -46,8 +51,9 @@ struct LedgerAddCommand: Command {
         stderr and never stored. Notifications are remembered by notificationUUID; one read
         again counts as a duplicate (the same signedDate) or a retry (signed anew).
 
-        For each input a line goes to stderr: its lines, verified and rejected, and what it
-        changed in the file; a summary at the end.
+        For each input a line goes to stderr: its tokens (receipts, deliveries), verified and
+        rejected, and what it changed in the file; a summary at the end; while reading, a
+        progress line when stderr is a terminal and CI is not set (--progress, --no-progress).
         """
     let positionals = Positionals.any
     let exitStatus = """
@@ -56,6 +62,10 @@ struct LedgerAddCommand: Command {
         66 an input cannot be read or is truncated (the inputs before it are stored, it is not),
         74 the file cannot be written.
         """
+    let examples = [
+        "vouch ledger add --db ledger.sqlite notifications-*.jsonl.gz",
+        "vouch ledger add --db ledger.sqlite --stripe-secret-file secrets.txt stripe.jsonl",
+    ]
 
     var options: [CommandOption] { [LedgerCommands.database] + LedgerInput.options }
 
@@ -67,18 +77,16 @@ struct LedgerAddCommand: Command {
         let reading = try input.read(console: console) { name, part, summary in
             let change = try store.add(contentsOf: part)
             total = total + change
-            console.diagnose(
-                "vouch ledger add: \(name): \(summary.lines) lines, \(summary.verified) verified, "
-                    + "\(summary.rejected) rejected; stored \(Self.describe(change))")
+            return "vouch ledger add: \(name): \(Counted.results(summary)): \(summary.verified) verified, "
+                + "\(summary.rejected) rejected; stored \(Self.describe(change))"
         }
         let statistics = try store.statistics()
         let summary = reading.summary
         let seconds = String(format: "%.2f s", reading.seconds)
-        var text =
-            "vouch ledger add: \(summary.lines) lines, \(summary.verified) verified, \(summary.rejected) rejected"
+        var text = "vouch ledger add: " + Counted.read(inputs: reading.inputs, summary)
         text += " in \(seconds); stored \(Self.describe(total))"
-        text += "\n  \(file): \(statistics.accounts) accounts, \(statistics.chains) chains, "
-        text += "\(statistics.transactions) transactions"
+        text += "\n  \(file): " + Counted.phrase(statistics.accounts, "account") + ", "
+        text += LedgerInput.Totals(statistics).description
         if !summary.errors.isEmpty {
             let codes = summary.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
             text += "\n  rejected by code: " + codes.joined(separator: ", ")
@@ -96,9 +104,10 @@ struct LedgerAddCommand: Command {
 
     static func describe(_ change: LedgerStore.Change) -> String {
         "\(change.newTransactions) new and \(change.changedTransactions) changed transactions, "
-            + "\(change.renewalInfos) renewal infos; notifications \(change.newNotifications) new, "
-            + "\(change.duplicateNotifications) duplicates, \(change.retriedNotifications) retries"
-            + (change.otherRecords > 0 ? "; \(change.otherRecords) Stripe records" : "")
+            + Counted.phrase(change.renewalInfos, "renewal info") + "; notifications \(change.newNotifications) new, "
+            + Counted.phrase(change.duplicateNotifications, "duplicate") + ", "
+            + Counted.phrase(change.retriedNotifications, "retry", "retries")
+            + (change.otherRecords > 0 ? "; " + Counted.phrase(change.otherRecords, "Stripe record") : "")
     }
 
     static func json(_ change: LedgerStore.Change) -> JSONValue {
@@ -136,6 +145,10 @@ struct LedgerStatsCommand: Command {
         0 success, 64 usage error, 65 the file is not a Vouch store or is of a newer schema or
         damaged, 66 the file cannot be read, 74 output write error.
         """
+    let examples = [
+        "vouch ledger stats --db ledger.sqlite",
+        "vouch ledger stats --db ledger.sqlite --json",
+    ]
 
     var options: [CommandOption] {
         [LedgerCommands.database, .flag("--json", help: "One JSON object (default: readable text)")]
@@ -212,6 +225,10 @@ struct LedgerExportCommand: Command {
         0 success, 64 usage error, 65 the file is not a Vouch store or is of a newer schema or
         damaged, 66 the file cannot be read, 74 output write error.
         """
+    let examples = [
+        "vouch ledger export --db ledger.sqlite --out ledger.jsonl",
+        "vouch ledger export --db ledger.sqlite | gzip > ledger.jsonl.gz",
+    ]
 
     var options: [CommandOption] {
         [

@@ -21,7 +21,7 @@ struct LedgerInput {
             TrustOptions.ledger.bundleId, TrustOptions.ledger.appAppleId!, TrustOptions.ledger.environment,
             TrustOptions.ledger.xcodeCertificate, TrustOptions.ledger.noStrictX509,
             StripeOptions.secretFile, StripeOptions.tolerance, StripeOptions.accountKey,
-        ]
+        ] + ProgressLine.options
 
     /// `--db FILE` of `vouch entitlements` and `vouch refunds`: a store to answer from.
     static let store = CommandOption.value(
@@ -37,9 +37,12 @@ struct LedgerInput {
     let paths: [String]
     /// The metadata key of a Stripe subscription's account (`--stripe-account-key`).
     let stripeAccountKey: String
+    /// Whether a progress line is drawn while reading (``ProgressLine/enabled(_:console:)``).
+    let drawsProgress: Bool
 
     init(command: String, arguments: ParsedArguments, console: Console, readsStandardInput: Bool = true) throws {
         self.command = command
+        drawsProgress = try ProgressLine.enabled(arguments, console: console)
         let options = try TrustOptions(arguments, TrustOptions.ledger, console: console)
         input = try InputArguments(arguments)
         var batch = BatchVerifier(verifier: try options.makeVerifier())
@@ -61,6 +64,8 @@ struct LedgerInput {
     struct Reading {
         var summary = BatchSummary()
         var seconds: Double = 0
+        /// The inputs read (files and standard input).
+        var inputs = 0
     }
 
     /// Feeds every verified payload and receipt of every input to `ledger`. Every input is
@@ -68,53 +73,92 @@ struct LedgerInput {
     /// an ``InputError``, thrown before anything is printed.
     func read(into ledger: inout EntitlementLedger, console: Console) throws -> Reading {
         try read(
-            console: console, deliver: { ledger.add($0, stripeAccountKey: stripeAccountKey) }, finished: { _, _ in })
+            console: console, deliver: { ledger.add($0, stripeAccountKey: stripeAccountKey) }, stores: false,
+            finished: { _, _ in "" })
     }
 
     /// Reads each input into a ledger of its own and hands it to `each` with the input's name
     /// and counts once the whole input is read: what `vouch ledger add` stores, one transaction
-    /// per input. An input that cannot be read throws ``InputError`` after the inputs before it
-    /// were handed over.
-    func read(console: Console, each: (String, EntitlementLedger, BatchSummary) throws -> Void) throws -> Reading {
+    /// per input. `each` returns the line said on stderr of the input (written past the
+    /// progress line). An input that cannot be read throws ``InputError`` after the inputs
+    /// before it were handed over.
+    func read(console: Console, each: (String, EntitlementLedger, BatchSummary) throws -> String) throws -> Reading {
         var part = EntitlementLedger()
         return try read(
-            console: console, deliver: { part.add($0, stripeAccountKey: stripeAccountKey) },
+            console: console, deliver: { part.add($0, stripeAccountKey: stripeAccountKey) }, stores: true,
             finished: { name, summary in
-                try each(name, part, summary)
-                part = EntitlementLedger()
+                defer { part = EntitlementLedger() }
+                return try each(name, part, summary)
             })
     }
 
     private func read(
-        console: Console, deliver: (VerifiedInput) -> Void, finished: (String, BatchSummary) throws -> Void
+        console: Console, deliver: (VerifiedInput) -> Void, stores: Bool,
+        finished: (String, BatchSummary) throws -> String
     ) throws -> Reading {
         let inputs = try console.openInputs(paths)
         defer { for input in inputs where input.owned { close(input.descriptor) } }
         let started = Date()
+        let progress = ProgressLine(
+            console: console, enabled: drawsProgress, totalBytes: ProgressLine.knownSize(of: inputs.map(\.descriptor)),
+            start: started)
+        defer { progress.clear() }
         var reading = Reading()
+        reading.inputs = inputs.count
         var reported = 0
+        // Deliveries read without --stripe-secret-file: said once, at the end, naming the option.
+        var deliveriesWithoutSecret = 0
+        defer {
+            if deliveriesWithoutSecret > 0 {
+                progress.diagnose(
+                    "vouch \(command): "
+                        + Counted.phrase(
+                            deliveriesWithoutSecret, "Stripe webhook delivery", "Stripe webhook deliveries")
+                        + " rejected, not used: give --stripe-secret-file FILE (the endpoint's signing secrets)"
+                        + " to verify them")
+            }
+        }
         for opened in inputs {
             do {
                 let reader = try input.reader(opened)
-                let part = try batch.verify(from: reader) { result in
-                    switch result.result {
-                    case .success(let verified):
-                        deliver(verified)
-                    case .failure(let error):
-                        reported += 1
-                        if reported <= Self.reportedRejections {
-                            let place = "\(opened.name):\(result.line)" + (result.path.map { " \($0)" } ?? "")
-                            console.diagnose(
-                                "vouch \(command): \(place): rejected, not used: \(error.code): \(error.reason)")
-                        } else if reported == Self.reportedRejections + 1 {
-                            console.diagnose(
-                                "vouch \(command): further rejected lines are counted only ('vouch batch' lists them all)"
-                            )
+                let before = reading.summary
+                let part = try batch.verify(
+                    from: reader,
+                    deliver: { result in
+                        switch result.result {
+                        case .success(let verified):
+                            deliver(verified)
+                        case .failure(let error)
+                        where result.form == .stripeDelivery && batch.stripeVerifier == nil
+                            && error.code == .malformedToken:
+                            deliveriesWithoutSecret += 1
+                        case .failure(let error):
+                            reported += 1
+                            if reported <= Self.reportedRejections {
+                                let place = "\(opened.name):\(result.line)" + (result.path.map { " \($0)" } ?? "")
+                                progress.diagnose(
+                                    "vouch \(command): \(place): rejected, not used: \(error.code): \(error.reason)")
+                            } else if reported == Self.reportedRejections + 1 {
+                                progress.diagnose(
+                                    "vouch \(command): further rejected lines are counted only ('vouch batch' lists them all)"
+                                )
+                            }
                         }
-                    }
-                }
+                    },
+                    progress: { current in
+                        var sofar = before
+                        sofar.add(current)
+                        progress.update(
+                            Counted.results(sofar) + " (\(sofar.verified) verified, \(sofar.rejected) rejected)",
+                            count: sofar.lines, bytes: sofar.bytesConsumed)
+                    })
                 reading.summary.add(part)
-                try finished(opened.name, part)
+                if stores {
+                    // Storing an input is one transaction, with no count to show as it goes.
+                    progress.show("\(opened.name): storing what verified…")
+                    progress.diagnose(try finished(opened.name, part))
+                }
+                progress.clear()
             } catch let error as InputFailure {
                 throw InputError("cannot read \(opened.name): \(error)")
             }
@@ -128,25 +172,34 @@ struct LedgerInput {
     struct Totals {
         var chains: Int
         var transactions: Int
+        var stripeSubscriptions: Int
         var ignored = 0
         var incomplete = 0
 
         init(_ ledger: EntitlementLedger) {
             chains = ledger.chainCount
             transactions = ledger.transactionCount
+            stripeSubscriptions = ledger.stripeSubscriptionCount
             ignored = ledger.statistics.ignored
             incomplete = ledger.statistics.incomplete
+        }
+
+        /// `3 chains, 10 transactions`, and `, 50 Stripe subscriptions` when there are any.
+        var description: String {
+            Counted.phrase(chains, "chain") + ", " + Counted.phrase(transactions, "transaction")
+                + (stripeSubscriptions > 0 ? ", " + Counted.phrase(stripeSubscriptions, "Stripe subscription") : "")
         }
 
         /// A store's, when no input was read.
         init(_ store: LedgerStore.Statistics) {
             chains = store.chains
             transactions = store.transactions
+            stripeSubscriptions = store.stripeSubscriptions
         }
     }
 
-    /// `vouch COMMAND: N lines, V verified, R rejected in S s; C chains, T transactions`, and
-    /// the rejections by code.
+    /// `vouch COMMAND: 1 input, N tokens: V verified, R rejected in S s; C chains, T
+    /// transactions, S Stripe subscriptions`, and the rejections by code.
     func describe(_ reading: Reading, ledger: EntitlementLedger) -> String {
         describe(reading, totals: Totals(ledger))
     }
@@ -154,9 +207,8 @@ struct LedgerInput {
     func describe(_ reading: Reading, totals: Totals) -> String {
         let summary = reading.summary
         var text =
-            "vouch \(command): \(summary.lines) lines, \(summary.verified) verified, \(summary.rejected) rejected in "
-            + String(format: "%.2f s", reading.seconds)
-            + "; \(totals.chains) chains, \(totals.transactions) transactions"
+            "vouch \(command): " + Counted.read(inputs: reading.inputs, summary) + " in "
+            + String(format: "%.2f s", reading.seconds) + "; " + totals.description
         if !summary.errors.isEmpty {
             text +=
                 "\n  rejected by code: "
@@ -228,7 +280,7 @@ struct LedgerInput {
     static func catalog(_ path: String?) throws -> ProductCatalog {
         guard let path else { return ProductCatalog() }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError("cannot read --tiers \(path)")
+            throw InputError("cannot read --tiers \(path): \(Console.whyUnreadable(path))")
         }
         do {
             return try ProductCatalog(json: [UInt8](data))
@@ -247,5 +299,18 @@ extension EntitlementLedger {
         case .receipt(let receipt): add(receipt)
         case .stripeEvent(let event): add(event, accountKey: stripeAccountKey)
         }
+    }
+}
+
+extension Counted {
+    /// ``results(total:receipts:deliveries:)`` of a summary.
+    static func results(_ summary: BatchSummary) -> String {
+        results(total: summary.lines, receipts: summary.receipts, deliveries: summary.deliveries)
+    }
+
+    /// `1 input, 21 tokens: 21 verified, 0 rejected`.
+    static func read(inputs: Int, _ summary: BatchSummary) -> String {
+        phrase(inputs, "input") + ", " + results(summary)
+            + ": \(summary.verified) verified, \(summary.rejected) rejected"
     }
 }

@@ -15,7 +15,12 @@ enum ReceiptCommands {
             prints the ids the App Store Server API takes.
             """,
         noun: "command",
-        footer: "Run 'vouch receipt verify --help' or 'vouch receipt inspect --help' for the options.")
+        footer: "Run 'vouch receipt verify --help' or 'vouch receipt inspect --help' for the options.",
+        examples: [
+            "vouch receipt verify --bundle-id com.example.app receipt.der",
+            "vouch receipt inspect receipt.der",
+            "vouch receipt transaction-ids receipt.der",
+        ])
 
     static let all: [any Command] = [ReceiptVerifyCommand(), ReceiptInspectCommand(), ReceiptTransactionIdsCommand()]
 
@@ -108,7 +113,9 @@ struct ReceiptVerifyCommand: Command {
     let usage = "vouch receipt verify [options] [FILE|-]"
     let discussion = """
         Verifies a legacy App Store app receipt (PKCS #7 SignedData, RSA) offline against the
-        embedded Apple Inc. Root and prints its contents.
+        embedded Apple Inc. Root and prints its contents: the receipt's fields and each
+        purchase (inApp), productType by name; the attributes Apple does not document
+        (otherAttributes, base64) are counted, and --json prints them.
         \(ReceiptCommands.inputHelp)
         The chain is validated at the receipt's creation date unless --at says otherwise.
         """
@@ -117,6 +124,11 @@ struct ReceiptVerifyCommand: Command {
         0 verified, 1 rejected (code and reason on stderr), 64 usage error,
         66 unreadable input, 74 output write error.
         """
+    let examples = [
+        "vouch receipt verify --bundle-id com.example.app receipt.der",
+        "vouch receipt verify --json body.json",
+        "vouch receipt verify --format verify-receipt receipt-data.txt",
+    ]
 
     var options: [CommandOption] {
         let trust = TrustOptions.receipts
@@ -189,8 +201,17 @@ struct ReceiptVerifyCommand: Command {
         var lines = ["VERIFIED receipt\(verified.isXcode ? " (Xcode StoreKit testing)" : "")"]
         lines.append("  chain validated at \(verified.validationTime.iso8601)")
         lines.append("  signed by \(verified.signer), \(verified.digestAlgorithm) with RSA")
+        let payload = verified.receipt.jsonObject
         lines.append("payload:")
-        PayloadText.describe(verified.receipt.jsonObject, indent: 1, into: &lines)
+        PayloadText.describe(payload, indent: 1, omitting: ["otherAttributes"], into: &lines)
+        let raw = payload["otherAttributes"]?.arrayValue?.count ?? 0
+        let purchases = payload["inApp"]?.arrayValue ?? []
+        let rawInPurchases = purchases.reduce(0) { $0 + ($1.objectValue?["otherAttributes"]?.arrayValue?.count ?? 0) }
+        if raw + rawInPurchases > 0 {
+            lines.append(
+                "  otherAttributes: \(raw) of the receipt, \(rawInPurchases) of its purchases, raw"
+                    + " (--json shows them)")
+        }
         return lines.joined(separator: "\n") + "\n"
     }
 }
@@ -208,6 +229,10 @@ struct ReceiptInspectCommand: Command {
         """
     let positionals = Positionals.oneInput
     let exitStatus = "0 decoded, 1 not a decodable receipt, 64 usage error, 66 unreadable input, 74 output write error."
+    let examples = [
+        "vouch receipt inspect receipt.der",
+        "vouch receipt inspect --field latest_receipt body.json",
+    ]
 
     var options: [CommandOption] { InputArguments.options }
 

@@ -26,6 +26,10 @@ struct ReceiptTransactionIdsCommand: Command {
         0 ids printed, 1 rejected or not readable as a receipt (code and reason on stderr),
         64 usage error, 66 unreadable input, 74 output write error.
         """
+    let examples = [
+        "vouch receipt transaction-ids --bundle-id com.example.app receipt.der",
+        "vouch receipt transaction-ids --unverified --json transaction-receipt.plist",
+    ]
 
     /// The verification options, as `vouch receipt verify` declares them.
     static let verificationOptions = ReceiptVerifyCommand().options.filter {

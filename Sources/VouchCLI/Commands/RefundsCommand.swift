@@ -12,10 +12,12 @@ struct RefundsCommand: Command {
         revoked transaction, by the newest signed statement about it: a refund (REFUND_FULL,
         REFUND_PRORATED, or a revocation without a type), a Family Sharing revocation
         (FAMILY_REVOKE: access ends, nothing is refunded), or either since reversed
-        (REFUND_REVERSED). The refunded amount is price × revocationPercentage / 100000, exact:
-        in milliunits of the transaction's currency in JSON, in units of it in text (1.99 USD).
-        A summary (counts and refunded amounts by product, reason, type and month; reversed
-        revocations apart) goes to stderr. A rejected line is reported on stderr and not used.
+        (REFUND_REVERSED). The refunded amount is price × revocationPercentage / 100000, exact
+        in milliunits of the transaction's currency in JSON; in text, in units of it rounded to
+        its minor unit (1.99 USD, 490 JPY). A summary goes to stderr: totals, then tables by
+        month, product, reason and type with a column per currency (reversed revocations
+        apart); --summary-json writes it as JSON. A rejected line is reported on stderr and
+        not used.
         With --db, the answer includes what the store holds ('vouch ledger add'), read without
         verifying again (with no FILE, only the records holding a revocation are read).
         Stripe deliveries in the inputs (with --stripe-secret-file) add their refunded
@@ -41,6 +43,10 @@ struct RefundsCommand: Command {
         Vouch store (or is damaged), 66 an input or the store cannot be read or is truncated
         (nothing printed), 74 output write error.
         """
+    let examples = [
+        "vouch refunds --since 2026-01-01 notifications.jsonl",
+        "vouch refunds --db ledger.sqlite --json --summary-json refunds-summary.json",
+    ]
 
     var options: [CommandOption] {
         [
@@ -105,40 +111,63 @@ struct RefundsCommand: Command {
                 + " \(revocation.transactionId)",
             revocation.appAccountToken.map { "appAccountToken \($0)" }
                 ?? "originalTransactionId \(revocation.originalTransactionId)",
-            "reason \(revocation.revocationReason.map { String($0.rawValue) } ?? "none")",
+            "reason \(Self.reason(revocation.revocationReason))",
             revocation.revocationType?.rawValue ?? "no type",
         ]
         if let percentage = revocation.revocationPercentage {
             fields.append("\(MilliunitAmount(hundredThousandths: Int128(percentage) * 100).description)%")
         }
-        if let amount = revocation.refunded { fields.append("refunded \(amount)") }
+        if let amount = revocation.refunded { fields.append("refunded \(amount.roundedDescription)") }
         if let reversed = revocation.reversedDate { fields.append("reversed \(reversed.iso8601)") }
         return fields.joined(separator: "  ") + "\n"
     }
 
+    /// The summary for people: the totals, then one table each by month, product, reason and
+    /// type, with a column per currency of the amounts refunded, rounded to the currency's
+    /// minor unit; no line longer than 120 characters.
     static func describe(_ summary: RevocationSummary) -> String {
-        func amounts(_ bucket: RevocationSummary.Bucket) -> String {
-            bucket.refunded.isEmpty
-                ? "" : " (" + bucket.refundedAmounts.map(\.description).joined(separator: ", ") + ")"
-        }
-        func buckets(_ buckets: [String: RevocationSummary.Bucket]) -> String {
-            buckets.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value.count)\(amounts($0.value))" }
-                .joined(separator: ", ")
-        }
         var lines = [
-            "  \(summary.total.count) revocations: \(summary.refunds) refunds, \(summary.familyRevocations) family revocations"
-                + (summary.seatRefunds > 0 ? ", \(summary.seatRefunds) seat refunds" : "")
+            "  " + Counted.phrase(summary.total.count, "revocation") + ": " + Counted.phrase(summary.refunds, "refund")
+                + ", " + Counted.phrase(summary.familyRevocations, "family revocation")
+                + (summary.seatRefunds > 0 ? ", " + Counted.phrase(summary.seatRefunds, "seat refund") : "")
                 + "; \(summary.reversed) reversed"
         ]
         if !summary.total.refunded.isEmpty {
-            lines.append("  refunded: " + summary.total.refundedAmounts.map(\.description).joined(separator: ", "))
+            lines += TextTable.wrap(summary.total.refundedAmounts.map(\.roundedDescription), lead: "  refunded: ")
         }
-        if summary.total.count > 0 {
-            lines.append("  by product: " + buckets(summary.byProduct))
-            lines.append("  by reason: " + buckets(summary.byReason))
-            lines.append("  by type: " + buckets(summary.byType))
-            lines.append("  by month: " + buckets(summary.byMonth))
+        guard summary.total.count > 0 else { return lines.joined(separator: "\n") }
+        let currencies = summary.total.refunded.keys.sorted()
+        func table(_ title: String, _ buckets: [(name: String, bucket: RevocationSummary.Bucket)]) {
+            var table = TextTable([title, "revocations", "refunds", "family"] + currencies)
+            for (name, bucket) in buckets {
+                table.append(
+                    [name, String(bucket.count), String(bucket.refunds), String(bucket.familyRevocations)]
+                        + currencies.map { currency in
+                            bucket.refunded[currency].map {
+                                CurrencyAmount($0, currency: currency).rounded(grouping: true)
+                            } ?? "-"
+                        })
+            }
+            lines.append("")
+            lines += table.lines()
         }
+        table("by month", summary.byMonth.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        table("by product", summary.byProduct.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        table(
+            "by reason",
+            summary.byRevocationReason.sorted { ($0.key?.rawValue ?? .max) < ($1.key?.rawValue ?? .max) }.map {
+                (Self.reason($0.key), $0.value)
+            })
+        table(
+            "by type",
+            summary.byRevocationType.sorted { ($0.key?.rawValue ?? "~") < ($1.key?.rawValue ?? "~") }.map {
+                ($0.key?.rawValue ?? "none", $0.value)
+            })
         return lines.joined(separator: "\n")
+    }
+
+    /// A `revocationReason` by name, its value after it: `refundedDueToIssue (1)`; `none`.
+    static func reason(_ reason: RevocationReason?) -> String {
+        reason.map { "\($0.name) (\($0.rawValue))" } ?? "none"
     }
 }

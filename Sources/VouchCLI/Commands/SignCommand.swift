@@ -16,7 +16,13 @@ enum SignCommands {
             the file (or standard input for '-') and never printed.
             """,
         noun: "kind",
-        footer: "Run 'vouch sign KIND --help' for the options of each kind.")
+        footer: "Run 'vouch sign KIND --help' for the options of each kind.",
+        examples: [
+            "vouch sign api-token --key SubscriptionKey_ABC123DEFG.p8 --key-id ABC123DEFG --bundle-id com.example.app"
+                + " --issuer-id 57246542-96fe-1a63-e053-0824d011072a",
+            "vouch sign promotional-offer --key SubscriptionKey_ABC123DEFG.p8 --key-id ABC123DEFG"
+                + " --bundle-id com.example.app --product-id com.example.pro.monthly --offer-id WINBACK10",
+        ])
 
     static let all: [any Command] = SignKind.allCases.map(SignCommand.init)
 
@@ -133,6 +139,41 @@ struct SignCommand: Command {
         0 signed, 64 usage error, 65 invalid key or request, 66 unreadable key or request,
         74 output write error.
         """
+
+    var examples: [String] {
+        let key = "--key SubscriptionKey_ABC123DEFG.p8 --key-id ABC123DEFG --bundle-id com.example.app"
+        let issuer = "--issuer-id 57246542-96fe-1a63-e053-0824d011072a"
+        switch kind {
+        case .promotionalOffer:
+            return [
+                "vouch sign promotional-offer \(key) --product-id com.example.pro.monthly --offer-id WINBACK10",
+                "vouch sign promotional-offer \(key) --product-id com.example.pro.monthly --offer-id WINBACK10 --json",
+            ]
+        case .promotionalOfferV2:
+            return [
+                "vouch sign promotional-offer-v2 \(key) \(issuer) --product-id com.example.pro.monthly --offer-id WINBACK10",
+                "vouch sign promotional-offer-v2 \(key) \(issuer) --product-id com.example.pro.monthly --offer-id WINBACK10"
+                    + " --transaction-id 2000000000000001 --json",
+            ]
+        case .introductoryOfferEligibility:
+            return [
+                "vouch sign introductory-offer-eligibility \(key) \(issuer) --product-id com.example.pro.monthly"
+                    + " --allow-introductory-offer false --transaction-id 2000000000000001",
+                "vouch sign introductory-offer-eligibility \(key) \(issuer) --product-id com.example.pro.monthly"
+                    + " --allow-introductory-offer true --transaction-id 2000000000000001 --json",
+            ]
+        case .advancedCommerce:
+            return [
+                "vouch sign advanced-commerce \(key) \(issuer) --request request.json",
+                "vouch sign advanced-commerce \(key) \(issuer) --request - --json < request.json",
+            ]
+        case .apiToken:
+            return [
+                "vouch sign api-token \(key) \(issuer)",
+                "vouch sign api-token \(key) \(issuer) --expires-in 1200 --json",
+            ]
+        }
+    }
 
     var options: [CommandOption] {
         var options: [CommandOption] = [

@@ -14,7 +14,11 @@ enum StripeCommands {
             as a Stripe event.
             """,
         noun: "command",
-        footer: "Run 'vouch stripe verify --help' for the options.")
+        footer: "Run 'vouch stripe verify --help' for the options.",
+        examples: [
+            "vouch stripe verify --stripe-secret-file secrets.txt deliveries.jsonl",
+            "vouch entitlements --stripe-secret-file secrets.txt deliveries.jsonl",
+        ])
 
     static let all: [any Command] = [StripeVerifyCommand()]
 }
@@ -45,13 +49,19 @@ struct StripeVerifyCommand: Command {
         now) is rejected (stripe_timestamp_out_of_tolerance), as Stripe's libraries do for
         a live webhook.
 
-        A summary (counts by status and error code) goes to stderr at the end.
+        A summary (deliveries read, counts by status and error code) goes to stderr at the
+        end; while running, a progress line too when stderr is a terminal and CI is not set
+        (--progress and --no-progress decide).
         """
     let positionals = Positionals.any
     let exitStatus = """
         0 every delivery verified (or --rejections-ok), 1 any rejected, 64 usage error,
         65 no secret in the secret file, 66 unreadable input or secret file, 74 output write error.
         """
+    let examples = [
+        "vouch stripe verify --stripe-secret-file secrets.txt deliveries.jsonl",
+        "vouch stripe verify --stripe-secret-file secrets.txt --tolerance 300 --payload type,data.object.id -",
+    ]
 
     var options: [CommandOption] {
         [
@@ -65,7 +75,7 @@ struct StripeVerifyCommand: Command {
             .flag("--no-line-number", help: "Leave \"line\" out of each record"),
             .flag("--skip-empty", help: "Give blank lines no record"),
             .flag("--rejections-ok", help: "Exit 0 when deliveries are rejected (usage and I/O errors\nstill fail)"),
-        ] + InputArguments.documentOptions
+        ] + ProgressLine.options + InputArguments.documentOptions
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
@@ -95,6 +105,7 @@ struct StripeVerifyCommand: Command {
         let inputs = try console.openInputs(paths)
         defer { for input in inputs where input.owned { close(input.descriptor) } }
         let start = Date()
+        let progress = try ProgressLine(arguments, console: console, inputs: inputs)
         var summary = BatchSummary()
         var firstLine = 1
         var firstDocument = 1
@@ -105,21 +116,35 @@ struct StripeVerifyCommand: Command {
                 firstDocument += reader.documentsRead
             }
             do {
+                let before = summary
                 summary.add(
                     try batch.verify(
-                        from: reader, options: run, format: format, write: { try console.output.write($0) }))
+                        from: reader, options: run, format: format, write: { try console.output.write($0) },
+                        progress: { current in
+                            var sofar = before
+                            sofar.add(current)
+                            progress.update(
+                                Counted.phrase(sofar.lines, "delivery", "deliveries")
+                                    + " (\(sofar.verified) verified, \(sofar.rejected) rejected)",
+                                count: sofar.lines, bytes: sofar.bytesConsumed)
+                        }))
             } catch let error as InputFailure {
+                progress.clear()
                 throw InputError("cannot read \(input.name): \(error)")
             }
         }
-        console.diagnose(Self.describe(summary, elapsed: Date().timeIntervalSince(start)))
+        progress.clear()
+        console.diagnose(Self.describe(summary, inputs: inputs.count, elapsed: Date().timeIntervalSince(start)))
         return summary.rejected == 0 || arguments.flag("--rejections-ok") ? ExitCode.success : ExitCode.rejected
     }
 
-    static func describe(_ summary: BatchSummary, elapsed: TimeInterval) -> String {
+    /// `vouch stripe verify: 1 input, 305 deliveries: 300 verified, 5 rejected in 0.20 s`: every
+    /// record is a delivery's, a line that is none included (rejected, stripe_not_a_delivery).
+    static func describe(_ summary: BatchSummary, inputs: Int, elapsed: TimeInterval) -> String {
         var text =
-            "vouch stripe verify: \(summary.lines) records, \(summary.verified) verified, \(summary.rejected) rejected in "
-            + String(format: "%.2f s", elapsed)
+            "vouch stripe verify: " + Counted.phrase(inputs, "input") + ", "
+            + Counted.phrase(summary.lines, "delivery", "deliveries")
+            + ": \(summary.verified) verified, \(summary.rejected) rejected in " + String(format: "%.2f s", elapsed)
         if !summary.errors.isEmpty {
             text +=
                 "\n  rejected by code: "

@@ -5,7 +5,7 @@ import VouchBatch
 /// `vouch verify`: one token, its payload printed.
 struct VerifyCommand: Command {
     let path = ["verify"]
-    let summary = "Verify one signed token and print its payload"
+    let summary = "Verify the signed tokens of one input (a token, a body, a response)"
     let usage = "vouch verify [options] [FILE|-]"
     let discussion = """
         Verifies App Store signed tokens and prints their payloads. The input (a file, or
@@ -24,6 +24,11 @@ struct VerifyCommand: Command {
         0 every token verified, 1 any rejected (code and reason on stderr), 64 usage error,
         66 unreadable input, 74 output write error.
         """
+    let examples = [
+        "vouch verify signed-transaction.jws",
+        "vouch verify --bundle-id com.example.app --environment Production --json notification.json",
+        "vouch verify --signing-key key.pem --bundle-id com.example.app offer.jws",
+    ]
 
     var options: [CommandOption] {
         TrustOptions.options + InputArguments.options + [
@@ -68,9 +73,28 @@ struct VerifyCommand: Command {
                         + " 'vouch batch' verifies a dump of one token per line"))
         case .unit(let first):
             var next: InputUnit? = first
+            // Stripe deliveries are for 'vouch stripe verify': said once, with their count.
+            var deliveries = 0
+            defer {
+                if deliveries > 0 {
+                    console.diagnose(
+                        "vouch: rejected: malformed_token: the input holds "
+                            + Counted.phrase(deliveries, "Stripe webhook delivery", "Stripe webhook deliveries")
+                            + ": 'vouch stripe verify --stripe-secret-file FILE' verifies "
+                            + (deliveries == 1 ? "it" : "them"))
+                }
+            }
             while let unit = next {
                 for var result in unit.verify(with: verifier, kind: options.kind) {
                     result.result = result.result.mapError { Self.explain($0, form: result.form) }
+                    if result.form == .stripeDelivery, case .failure(let error) = result.result,
+                        error.code == .malformedToken
+                    {
+                        deliveries += 1
+                        allVerified = false
+                        if json { try console.output.write(format.record(result)) }
+                        continue
+                    }
                     let place = result.path.map { "\($0) (line \(result.line)): " } ?? ""
                     switch result.result {
                     case .success(.payload(let verified)):

@@ -160,7 +160,11 @@ enum ArgumentParser {
                 }
             }
             guard let option else {
-                fail(UsageError("unknown option \(spelled)", unknownOption: spelled))
+                let nearest = word.hasPrefix("--") ? Suggestion.nearest(to: spelled, among: options.map(\.name)) : nil
+                fail(
+                    UsageError(
+                        "unknown option \(spelled)" + (nearest.map { "; did you mean \($0)?" } ?? ""),
+                        unknownOption: spelled))
                 continue
             }
             if option.takesValue {
@@ -180,5 +184,41 @@ enum ArgumentParser {
         }
         if let firstError { throw firstError }
         return .arguments(parsed)
+    }
+}
+
+/// The known word nearest a mistyped one, for "did you mean …?".
+enum Suggestion {
+    /// The candidate nearest `word`: one it begins, or that begins it, or within two edits
+    /// (and at most half its letters); the nearest first, then the first listed. `nil` when
+    /// none is near.
+    static func nearest(to word: String, among candidates: [String]) -> String? {
+        let bare = word.drop { $0 == "-" }
+        var best: (distance: Int, candidate: String)? = nil
+        for candidate in candidates where candidate != word {
+            let name = candidate.drop { $0 == "-" }
+            let distance: Int
+            if bare.count >= 3, name.hasPrefix(bare) || bare.hasPrefix(name) {
+                distance = 0
+            } else {
+                distance = editDistance(Array(bare), Array(name))
+                guard distance <= 2, distance * 2 <= bare.count else { continue }
+            }
+            if best.map({ distance < $0.distance }) ?? true { best = (distance, candidate) }
+        }
+        return best?.candidate
+    }
+
+    /// Levenshtein distance: insertions, deletions and substitutions.
+    static func editDistance(_ a: [Character], _ b: [Character]) -> Int {
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count]
     }
 }

@@ -42,8 +42,11 @@ protocol Command: Sendable {
     var options: [CommandOption] { get }
     /// How many positional words are accepted and what they are called.
     var positionals: Positionals { get }
-    /// The exit statuses, printed last by `--help`.
+    /// The exit statuses, printed by `--help` before the examples.
     var exitStatus: String { get }
+    /// Two or three command lines `--help` ends with, each a real use of the command with
+    /// options it declares.
+    var examples: [String] { get }
 
     /// Runs the command. Throw ``UsageError`` for a usage mistake (exit 64), ``InputError``
     /// for an unreadable input (66), ``WriteError`` when output cannot be written (74).
@@ -53,6 +56,7 @@ protocol Command: Sendable {
 extension Command {
     var name: String { path.joined(separator: " ") }
     var positionals: Positionals { .none }
+    var examples: [String] { [] }
 }
 
 /// An option a command accepts: `--name`, maybe a one-letter alias, maybe a value.
@@ -106,6 +110,8 @@ struct CommandGroup: Sendable {
     let noun: String
     /// Text after the list of commands.
     let footer: String
+    /// Two or three command lines the group's help ends with.
+    var examples: [String] = []
 
     var name: String { (["vouch"] + path).joined(separator: " ") }
 }

@@ -97,7 +97,11 @@ struct CommandRegistry: Sendable {
         case "help" where group.path.isEmpty:
             return try runHelp(Array(words.dropFirst()), console: console)
         default:
-            if first.hasPrefix("-") && first != "-" { throw UsageError("unknown option \(first)") }
+            if first.hasPrefix("-") && first != "-" {
+                let known = ["--help"] + (group.path.isEmpty ? ["--version"] : [])
+                let nearest = Suggestion.nearest(to: first, among: known)
+                throw UsageError("unknown option \(first)" + (nearest.map { "; did you mean \($0)?" } ?? ""))
+            }
             throw UsageError(unknownChild(first, of: group))
         }
     }
@@ -146,7 +150,10 @@ struct CommandRegistry: Sendable {
     }
 
     private func unknownChild(_ word: String, of group: CommandGroup) -> String {
-        "unknown \(group.noun) \"\(word)\"; expected " + children(of: group).map(\.name).joined(separator: ", ")
+        let names = children(of: group).map(\.name)
+        let nearest = Suggestion.nearest(to: word, among: names)
+        return "unknown \(group.noun) \"\(word)\"" + (nearest.map { " (did you mean \($0)?)" } ?? "")
+            + "; expected " + names.joined(separator: ", ")
     }
 
     /// An unknown option that a sibling command accepts is named as misplaced.
@@ -163,6 +170,11 @@ struct CommandRegistry: Sendable {
         }
     }
 
+    /// `Examples:` and one indented line each, after a blank line; nothing without examples.
+    static func examples(_ lines: [String]) -> String {
+        lines.isEmpty ? "" : "\nExamples:\n" + lines.map { "  \($0)\n" }.joined()
+    }
+
     func help(for group: CommandGroup) -> String {
         let list = children(of: group)
         let width = max(10, (list.map(\.name.count).max() ?? 0) + 2)
@@ -176,7 +188,8 @@ struct CommandRegistry: Sendable {
         text += "\nOptions:\n  -h, --help     Show this help\n"
         if group.path.isEmpty { text += "  --version      Show the version\n" }
         text += "\n\(group.footer)\n"
-        return text
+        // The examples of the registry's group of that path (a group may be listed with its own).
+        return text + Self.examples(groups.first { $0.path == group.path }?.examples ?? group.examples)
     }
 
     /// A command's `--help`: usage, discussion, the declared options, exit statuses.
@@ -200,6 +213,6 @@ struct CommandRegistry: Sendable {
             for line in lines.dropFirst() { text += String(repeating: " ", count: width) + line + "\n" }
         }
         text += "\nExit status: \(command.exitStatus)\n"
-        return text
+        return text + Self.examples(command.examples)
     }
 }

@@ -68,6 +68,11 @@ struct Console: Sendable {
     /// only then): not with `TERM=dumb`.
     var errorIsTerminal: Bool
     var now: @Sendable () -> Date
+    /// Whether the run is in continuous integration (`CI` set, and not to `false` or `0`):
+    /// no progress line is drawn there unless asked for.
+    var continuousIntegration = false
+    /// Whether standard input is a terminal: a command reading it says so on stderr first.
+    var inputIsTerminal = false
 
     /// The process's own streams and clock.
     static var standard: Console {
@@ -76,7 +81,11 @@ struct Console: Sendable {
             error: DescriptorSink(descriptor: 2, name: "standard error"),
             inputDescriptor: 0,
             errorIsTerminal: isatty(2) == 1 && ProcessInfo.processInfo.environment["TERM"] != "dumb",
-            now: { Date() })
+            now: { Date() },
+            continuousIntegration: ProcessInfo.processInfo.environment["CI"].map {
+                !["", "0", "false"].contains($0.lowercased())
+            } ?? false,
+            inputIsTerminal: isatty(0) == 1)
     }
 
     /// Writes `text` and a newline to standard output.
@@ -110,6 +119,7 @@ struct Console: Sendable {
             guard descriptor >= 0 else { throw InputError("cannot read \(name): \(String(cString: strerror(errno)))") }
         } else {
             descriptor = inputDescriptor
+            hintTerminalInput()
         }
         defer { if name != nil { close(descriptor) } }
         var status = stat()
@@ -156,6 +166,7 @@ extension Console {
         do throws(InputError) {
             for path in paths {
                 if path == "-" {
+                    if !inputs.contains(where: { !$0.owned }) { hintTerminalInput() }
                     inputs.append(("standard input", inputDescriptor, false))
                     continue
                 }
@@ -174,5 +185,27 @@ extension Console {
             throw error
         }
         return inputs
+    }
+
+    /// Why the file at `path` cannot be read whole: the system's reason (`No such file or
+    /// directory`, `Permission denied`), or `it is a directory`.
+    static func whyUnreadable(_ path: String) -> String {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return String(cString: strerror(errno)) }
+        defer { close(descriptor) }
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR { return "it is a directory" }
+        var byte: UInt8 = 0
+        if read(descriptor, &byte, 1) < 0 { return String(cString: strerror(errno)) }
+        return "it could not be read"
+    }
+
+    /// What reading standard input from a terminal waits for, said once on stderr before
+    /// reading: a person who typed no FILE learns why nothing happens.
+    static let terminalInputHint =
+        "vouch: reading standard input from the terminal: paste the input, then press Ctrl-D (or give a FILE)"
+
+    private func hintTerminalInput() {
+        if inputIsTerminal { diagnose(Self.terminalInputHint) }
     }
 }

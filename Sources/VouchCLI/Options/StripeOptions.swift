@@ -15,7 +15,7 @@ enum StripeOptions {
             throw UsageError("\(command) needs --stripe-secret-file FILE (secrets are never given on the command line)")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError("cannot read --stripe-secret-file \(path)")
+            throw InputError("cannot read --stripe-secret-file \(path): \(Console.whyUnreadable(path))")
         }
         let secrets = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
