@@ -65,3 +65,13 @@ extension MintStripeCommand {
         ]
     }
 }
+
+extension MintStoryCommand {
+    var examples: [String] {
+        [
+            "vouch mint story --ca test-ca --stripe-secret-file secrets.txt --out story",
+            "vouch mint story --ca test-ca --stripe-secret-file secrets.txt --count 100 --seed 7 --date 2026-02-01 --out story",
+            "vouch mint story --ca test-ca --stripe-secret-file secrets.txt --seed run-2 --out story-2",
+        ]
+    }
+}

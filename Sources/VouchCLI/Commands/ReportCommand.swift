@@ -31,10 +31,6 @@ struct ReportCommand: Command {
         id="vouch-report-data">, described by Schemas/report.schema.json). A summary goes to
         stderr.
 
-        Examples:
-          vouch report --root testca/root.der --tiers tiers.json --out report.html histories.jwsl
-          vouch report --db ledger.sqlite --from 2026-01-01 --to 2026-06-30 --out h1.html
-
         DATE is 2026-02-01 (midnight UTC), 2026-02-01T12:30:00Z or with an offset.
         """
     let positionals = Positionals.any
@@ -48,6 +44,13 @@ struct ReportCommand: Command {
     /// The period's default length, and the longest one accepted.
     static let defaultDays = 90
     static let maximumDays = 3_660
+
+    var examples: [String] {
+        [
+            "vouch report --root testca/root.der --tiers tiers.json --out report.html histories.jwsl",
+            "vouch report --db ledger.sqlite --from 2026-01-01 --to 2026-06-30 --out h1.html",
+        ]
+    }
 
     var options: [CommandOption] {
         [
