@@ -29,6 +29,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: secret) }
         let minted = try VouchBinary.run([
             "mint", "stripe", "--stripe-secret-file", secret.path, "--count", "1", "--date", "2025-09-01",
+            "--story", "renewing",
         ])
         #expect(minted.status == 0, "\(minted.stderr)")
         // Instants within the minted story and at its end: at one of them the account holds its price.
