@@ -15,7 +15,7 @@ public import VouchStripe
 /// Two kinds of input, two shapes of output each:
 /// - tokens already in memory: ``verify(_:chunkSize:deliver:)`` and ``verifyAll(_:)``;
 /// - an ``InputReader`` (files, pipes, gzip, App Store Server API responses, receipts):
-///   ``verify(from:options:deliver:)`` hands over each typed ``InputResult``, and
+///   ``verify(from:options:deliver:progress:)`` hands over each typed ``InputResult``, and
 ///   ``verify(from:options:format:write:progress:)`` writes records (``RecordFormat``), as
 ///   `vouch batch` does.
 public struct BatchVerifier: Sendable {

@@ -24,10 +24,10 @@ public struct StripeWebhookVerifier: Sendable {
         /// How old a delivery's timestamp may be at the validation instant, in seconds; `nil`
         /// checks no age. ``defaultTolerance`` by default.
         public var tolerance: TimeInterval? = defaultTolerance
-        /// The instant the tolerance is checked at when a call names none: ``ValidationTime/now``
-        /// (the default) reads the clock once per call; ``ValidationTime/fixed(_:)-(Timestamp)``
-        /// is an instant (when a stored delivery was received); ``ValidationTime/signedDate`` is
-        /// the delivery's own signing time, so that any age passes.
+        /// The instant the tolerance is checked at when a call names none: `.now` (the default)
+        /// reads the clock once per call; `.fixed(instant)` is an instant (when a stored delivery
+        /// was received); `.signedDate` is the delivery's own signing time, so that any age
+        /// passes.
         public var validationTime: ValidationTime = .now
         /// Bodies larger than this are refused (`stripe_body_too_large`): 1 MiB by default.
         public var maximumBodySize = 1 << 20
