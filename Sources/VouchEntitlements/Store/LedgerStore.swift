@@ -83,8 +83,8 @@ public final class LedgerStore: @unchecked Sendable {
             switch try identify(writable: true) {
             case .empty:
                 try initialise()
-            case .older(let version):
-                try migrate(from: version)
+            case .older:
+                try migrate()
             case .store:
                 // Whether the file can be written at all (its directory must take the log
                 // beside it), before a caller spends time on what it would add.
@@ -194,9 +194,9 @@ public final class LedgerStore: @unchecked Sendable {
         """
     ]
 
-    /// Brings a store of schema `version` to ``schemaVersion``, in one transaction: a failure
+    /// Brings a store of an older schema to ``schemaVersion``, in one transaction: a failure
     /// leaves it as it was.
-    private func migrate(from version: Int) throws(LedgerError) {
+    private func migrate() throws(LedgerError) {
         try connection.execute("BEGIN IMMEDIATE", phase: .write)
         do throws(LedgerError) {
             // Another writer may have migrated it since it was looked at.
