@@ -41,87 +41,36 @@ public import VouchReceipts
 /// Accounts are kept in indexes updated as statements arrive (by account, by
 /// `originalTransactionId` and by `transactionId`), so a lookup costs a few hash probes and
 /// one account's answer reads only that account's chains.
+///
+/// The ledger holds channels, each a folder of its own under `Channels/`: the App Store
+/// (tokens and receipts), Stripe (webhook events) and grants (a server's own sources). Each
+/// keeps its statements and indexes and answers for its own data; the ledger asks every
+/// channel and merges the answers.
 public struct EntitlementLedger: Sendable {
     /// Tiers, trials and non-renewing lengths.
     public var catalog: ProductCatalog
 
-    /// A transaction chain: every transaction of one `originalTransactionId` and ownership in
-    /// one environment.
-    struct ChainKey: Hashable, Sendable {
-        var environment: String
-        var originalTransactionId: String
-        var ownership: String
+    /// The channels (``LedgerChannel``); registering a channel is a property here and an
+    /// entry in ``channels`` and ``mergeChannels(_:)``.
+    var appStore = AppStoreChannel()
+    var stripe = StripeChannel()
+    var grants = GrantChannel()
 
-        var renewalKey: RenewalKey {
-            RenewalKey(environment: environment, originalTransactionId: originalTransactionId)
-        }
+    /// Every channel, in the order their answers are merged.
+    var channels: [any LedgerChannel] { [appStore, stripe, grants] }
+
+    /// Adds each channel of `other` to this ledger's.
+    private mutating func mergeChannels(_ other: EntitlementLedger) {
+        appStore.merge(other.appStore)
+        stripe.merge(other.stripe)
+        grants.merge(other.grants)
     }
 
-    /// What renewal info and account claims are kept by: a chain whatever its ownership.
-    struct RenewalKey: Hashable, Sendable {
-        var environment: String
-        var originalTransactionId: String
-    }
-
-    /// The chains one identifier names: nearly always one, so it is kept without an array.
-    enum ChainKeys: Sendable {
-        case one(ChainKey)
-        case many([ChainKey])
-
-        var keys: [ChainKey] {
-            switch self {
-            case .one(let key): [key]
-            case .many(let keys): keys
-            }
-        }
-
-        func adding(_ key: ChainKey) -> ChainKeys {
-            switch self {
-            case .one(let known): known == key ? self : .many([known, key])
-            case .many(let known): known.contains(key) ? self : .many(known + [key])
-            }
-        }
-    }
-
-    private(set) var chains: [ChainKey: [String: TransactionRecord]] = [:]
-    private(set) var renewals: [RenewalKey: RenewalStatement] = [:]
-    /// The account a caller named for a chain (lowercased `appAccountToken`s), by chain.
-    private(set) var claims: [RenewalKey: String] = [:]
-    /// Each chain's account, and each account's chains (ordered by `originalTransactionId`,
-    /// then ownership): kept up to date as statements arrive.
-    private var chainAccounts: [ChainKey: AccountKey] = [:]
-    private var accountChains: [AccountKey: [ChainKey]] = [:]
-    private var chainsByOriginalTransactionId: [String: ChainKeys] = [:]
-    private var chainsByTransactionId: [String: ChainKeys] = [:]
-    /// The environments of the chains held, for lookups by account token.
-    var environments: Set<String> = []
-    /// Every notification delivery read: by `notificationUUID`, each `signedDate` and how often.
-    private(set) var deliveries: [String: Sightings] = [:]
-    /// Grants a server added from a source of its own (``EntitlementGrant``), by source,
-    /// environment and id, and each account's.
-    var grants: [GrantKey: EntitlementGrant] = [:]
-    var accountGrants: [AccountKey: [GrantKey]] = [:]
-    var grantsById: [String: Set<GrantKey>] = [:]
-    /// Stripe subscriptions, by environment and id: what their events said; each account's,
-    /// and each subscription's account.
-    var stripeSubscriptions: [StripeKey: StripeSubscriptionRecord] = [:]
-    var accountSubscriptions: [AccountKey: [StripeKey]] = [:]
-    var subscriptionAccounts: [StripeKey: AccountKey] = [:]
-    /// Refunded Stripe charges, by environment and charge id: the newest statement of each.
-    var stripeRefunds: [StripeKey: StripeRefundRecord] = [:]
-    /// Stripe subscriptions and refunded charges by environment and customer id, and refunded
-    /// charges by environment and the account their own metadata names: what one account's
-    /// refunds are found through.
-    var stripeSubscriptionsByCustomer: [StripeKey: Set<StripeKey>] = [:]
-    var stripeRefundsByCustomer: [StripeKey: Set<StripeKey>] = [:]
-    var stripeRefundsByAccount: [StripeKey: Set<StripeKey>] = [:]
-    /// One copy of each text many records repeat (product ids, types, tokens), so memory
-    /// follows the transactions, not the bytes of their statements.
-    private var strings = Set<String>()
     /// What was fed in.
     public internal(set) var statistics = Statistics()
+
     /// The number of distinct transactions held.
-    public private(set) var transactionCount = 0
+    public var transactionCount: Int { appStore.transactionCount }
 
     /// Counts of what the ledger was fed.
     public struct Statistics: Sendable, Hashable {
@@ -158,38 +107,6 @@ public struct EntitlementLedger: Sendable {
         }
     }
 
-    /// One `signedDate` a notification was read with, and how many times.
-    struct NotificationSighting: Sendable, Hashable {
-        var signedDate: Int64
-        var count: Int
-    }
-
-    /// The sightings of one notification: nearly always one `signedDate`, kept without an array.
-    enum Sightings: Sendable, Hashable, Sequence {
-        case one(NotificationSighting)
-        case many([NotificationSighting])
-
-        var all: [NotificationSighting] {
-            switch self {
-            case .one(let sighting): [sighting]
-            case .many(let sightings): sightings
-            }
-        }
-
-        func makeIterator() -> IndexingIterator<[NotificationSighting]> { all.makeIterator() }
-
-        /// These sightings and `count` more with `signedDate`.
-        func adding(_ signedDate: Int64, count: Int) -> Sightings {
-            var sightings = all
-            if let index = sightings.firstIndex(where: { $0.signedDate == signedDate }) {
-                sightings[index].count += count
-            } else {
-                sightings.append(NotificationSighting(signedDate: signedDate, count: count))
-            }
-            return sightings.count == 1 ? .one(sightings[0]) : .many(sightings)
-        }
-    }
-
     /// What the ledger knows of notification deliveries, by `notificationUUID`.
     ///
     /// Apple gives each notification a UUID and sends it again until the server answers it;
@@ -211,15 +128,15 @@ public struct EntitlementLedger: Sendable {
     }
 
     /// The number of transaction chains held.
-    public var chainCount: Int { chains.count }
+    public var chainCount: Int { appStore.chains.count }
 
     /// The number of Stripe subscriptions held.
-    public var stripeSubscriptionCount: Int { stripeSubscriptions.count }
+    public var stripeSubscriptionCount: Int { stripe.subscriptions.count }
 
     /// The notification deliveries read, by `notificationUUID`.
     public var notificationDeliveries: NotificationDeliveries {
         var counts = NotificationDeliveries()
-        for sightings in deliveries.values {
+        for sightings in appStore.deliveries.values {
             counts.notifications += 1
             let all = sightings.all
             counts.retries += all.count - 1
@@ -234,7 +151,7 @@ public struct EntitlementLedger: Sendable {
     /// transaction and renewal info, and its delivery (``notificationDeliveries``); a
     /// `REFUND_REVERSED` notification also dates the reversal.
     public mutating func add(_ verified: VerifiedPayload) {
-        var batch = Statements()
+        var batch = AppStoreChannel.Statements()
         batch.read(verified)
         apply(batch)
     }
@@ -251,9 +168,9 @@ public struct EntitlementLedger: Sendable {
     /// already belongs to another account (by the `appAccountToken` Apple signed, or by an
     /// earlier claim), or the payload carries another `appAccountToken`.
     public mutating func add(_ verified: VerifiedPayload, account: UUID) throws(LedgerError) {
-        var batch = Statements()
+        var batch = AppStoreChannel.Statements()
         batch.read(verified)
-        try claim(batch, for: Self.token(account))
+        try appStore.claim(batch, for: Self.token(account))
         apply(batch)
     }
 
@@ -269,7 +186,7 @@ public struct EntitlementLedger: Sendable {
     /// dated by the receipt's creation, in the receipt's environment. Each chain belongs to the
     /// account its signed data names, or is an account of its own.
     public mutating func add(_ receipt: VerifiedReceipt) {
-        var batch = Statements()
+        var batch = AppStoreChannel.Statements()
         batch.read(receipt)
         apply(batch)
     }
@@ -278,298 +195,49 @@ public struct EntitlementLedger: Sendable {
     /// caller's account id. Throws ``LedgerError/Code/accountConflict``, adding nothing, when
     /// one of the chains already belongs to another account.
     public mutating func add(_ receipt: VerifiedReceipt, account: UUID) throws(LedgerError) {
-        var batch = Statements()
+        var batch = AppStoreChannel.Statements()
         batch.read(receipt)
-        try claim(batch, for: Self.token(account))
+        try appStore.claim(batch, for: Self.token(account))
         apply(batch)
+    }
+
+    private mutating func apply(_ batch: AppStoreChannel.Statements) {
+        statistics.add(batch.statistics)
+        appStore.apply(batch)
     }
 
     /// The text an account token is kept as: the UUID in lower case, as Apple writes it.
     static func token(_ account: UUID) -> String { account.uuidString.lowercased() }
 
-    /// What one call gives the ledger: the statements read from a payload or receipt.
-    struct Statements {
-        var transactions: [TransactionRecord] = []
-        var renewals: [(RenewalKey, RenewalStatement)] = []
-        var delivery: (uuid: String, signedDate: Int64)?
-        var statistics = Statistics()
-
-        mutating func read(_ verified: VerifiedPayload) {
-            switch verified.decoded {
-            case .transaction(let transaction):
-                read(transaction)
-            case .renewalInfo(let renewal):
-                read(renewal)
-            case .notification(let notification):
-                statistics.notifications += 1
-                if let uuid = notification.notificationUUID, let signedDate = notification.signedDate?.milliseconds {
-                    delivery = (uuid, signedDate)
-                }
-                let reversal =
-                    notification.notificationType == .refundReversed ? notification.signedDate?.milliseconds : nil
-                var used = false
-                for nested in verified.nested {
-                    switch nested.payload.decoded {
-                    case .transaction(let transaction):
-                        read(transaction, reversalNotifiedAt: reversal)
-                        used = true
-                    case .renewalInfo(let renewal):
-                        read(renewal)
-                        used = true
-                    default:
-                        continue
-                    }
-                }
-                if !used { statistics.ignored += 1 }
-            case .appTransaction, .realtimeRequest:
-                statistics.ignored += 1
-            }
-        }
-
-        mutating func read(_ transaction: JWSTransactionDecodedPayload, reversalNotifiedAt: Int64? = nil) {
-            statistics.transactions += 1
-            guard let statement = TransactionStatement(transaction) else {
-                statistics.incomplete += 1
-                return
-            }
-            transactions.append(TransactionRecord(statement, reversalNotifiedAt: reversalNotifiedAt))
-        }
-
-        mutating func read(_ renewal: JWSRenewalInfoDecodedPayload) {
-            statistics.renewalInfos += 1
-            guard let statement = RenewalStatement(renewal), let originalTransactionId = renewal.originalTransactionId
-            else {
-                statistics.incomplete += 1
-                return
-            }
-            renewals.append(
-                (
-                    RenewalKey(
-                        environment: renewal.environment?.rawValue ?? "", originalTransactionId: originalTransactionId),
-                    statement
-                ))
-        }
-
-        mutating func read(_ verified: VerifiedReceipt) {
-            statistics.receipts += 1
-            let receipt = verified.receipt
-            let environment = receipt.receiptType?.environment ?? ""
-            for purchase in receipt.inApp {
-                statistics.transactions += 1
-                guard let created = receipt.receiptCreationDate?.milliseconds,
-                    let statement = TransactionStatement(purchase, environment: environment, createdAt: created)
-                else {
-                    statistics.incomplete += 1
-                    continue
-                }
-                transactions.append(TransactionRecord(receipt: statement))
-            }
-        }
-
-        /// The chains the statements name.
-        var chains: Set<RenewalKey> {
-            Set(transactions.map { $0.current.chainKey.renewalKey } + renewals.map(\.0))
-        }
-    }
-
-    /// Checks that every chain `batch` names may be bound to `token`, then binds them.
-    private mutating func claim(_ batch: Statements, for token: String) throws(LedgerError) {
-        for record in batch.transactions {
-            if let other = record.current.appAccountToken, other != token {
-                throw Self.conflict(record.current.chainKey.renewalKey, claimed: token, owner: other)
-            }
-        }
-        for (key, renewal) in batch.renewals {
-            if let other = renewal.appAccountToken, other != token {
-                throw Self.conflict(key, claimed: token, owner: other)
-            }
-        }
-        let keys = batch.chains
-        for key in keys {
-            if let owner = owner(of: key), owner != token { throw Self.conflict(key, claimed: token, owner: owner) }
-        }
-        for key in keys { claims[key] = strings.insert(token).memberAfterInsert }
-    }
-
-    /// The account token a chain belongs to, by any of its chains' ownerships: what its signed
-    /// data or a claim names. A member's `ASSIGNED` chain is an account of its own and never
-    /// names the owner.
-    func owner(of key: RenewalKey) -> String? {
-        for chain in chainKeys(of: key) where !Self.isAssigned(chain) {
-            if let token = chainAccounts[chain]?.appAccountToken { return token }
-        }
-        return renewals[key]?.appAccountToken ?? claims[key]
-    }
-
-    /// Whether a chain holds a member's seat of a multiseat subscription (`ASSIGNED`).
-    static func isAssigned(_ chain: ChainKey) -> Bool { chain.ownership == InAppOwnershipType.assigned.rawValue }
-
-    static func conflict(_ key: RenewalKey, claimed: String, owner: String) -> LedgerError {
-        LedgerError(
-            .accountConflict,
-            "the \(key.environment) chain \(key.originalTransactionId) belongs to account \(owner), not \(claimed)")
-    }
-
-    /// Adds the statements of one call (claims are bound before).
-    private mutating func apply(_ batch: Statements) {
-        statistics.add(batch.statistics)
-        if let delivery = batch.delivery { note(delivery.uuid, signedDate: delivery.signedDate, count: 1) }
-        for record in batch.transactions { insert(record) }
-        for (key, statement) in batch.renewals { insert(statement, for: key) }
-        for key in batch.chains where claims[key] != nil { rekey(key) }
-    }
-
-    private mutating func note(_ uuid: String, signedDate: Int64, count: Int) {
-        deliveries[uuid] =
-            deliveries[uuid]?.adding(signedDate, count: count)
-            ?? .one(NotificationSighting(signedDate: signedDate, count: count))
-    }
-
-    /// Joins `record` into its chain and keeps the indexes up to date.
-    mutating func insert(_ record: TransactionRecord) {
-        var record = record
-        record.share(&strings)
-        let statement = record.current
-        let key = statement.chainKey
-        let newChain = chains[key] == nil
-        if newChain {
-            chainsByOriginalTransactionId[key.originalTransactionId] =
-                chainsByOriginalTransactionId[key.originalTransactionId]?.adding(key) ?? .one(key)
-            environments.insert(key.environment)
-        }
-        var added = false
-        if var known = chains[key]?[statement.transactionId] {
-            known.join(record)
-            chains[key]![statement.transactionId] = known
-        } else {
-            chains[key, default: [:]][statement.transactionId] = record
-            transactionCount += 1
-            added = true
-        }
-        if added {
-            chainsByTransactionId[statement.transactionId] =
-                chainsByTransactionId[statement.transactionId]?.adding(key) ?? .one(key)
-        }
-        // A new ownership of a chain can change whether a member's chain shares it.
-        if newChain, key.ownership != InAppOwnershipType.assigned.rawValue { rekey(key.renewalKey) } else { rekey(key) }
-    }
-
-    /// Keeps the newer of `statement` and the renewal info known of its chain.
-    mutating func insert(_ statement: RenewalStatement, for key: RenewalKey) {
-        if let known = renewals[key], !statement.isNewer(than: known) { return }
-        var statement = statement
-        statement.appAccountToken = statement.appAccountToken.map { strings.insert($0).memberAfterInsert }
-        let before = renewals[key]?.appAccountToken
-        renewals[key] = statement
-        if before != statement.appAccountToken { rekey(key) }
-    }
-
-    /// Binds a chain to an account (a stored claim); the first claim of a chain stays.
-    mutating func insert(claim token: String, for key: RenewalKey) {
-        guard claims[key] == nil else { return }
-        claims[key] = strings.insert(token).memberAfterInsert
-        rekey(key)
-    }
-
-    /// The chains of `key`, one per ownership held.
-    func chainKeys(of key: RenewalKey) -> [ChainKey] {
-        (chainsByOriginalTransactionId[key.originalTransactionId]?.keys ?? []).filter {
-            $0.environment == key.environment
-        }
-    }
-
-    /// Re-derives the account of every chain of `key` (its ownerships).
-    private mutating func rekey(_ key: RenewalKey) {
-        for chain in chainsByOriginalTransactionId[key.originalTransactionId]?.keys ?? []
-        where chain.environment == key.environment {
-            rekey(chain)
-        }
-    }
-
-    /// Re-derives the account of `key` and moves the chain between accounts when it changed.
-    private mutating func rekey(_ key: ChainKey) {
-        guard let records = chains[key] else { return }
-        let account = account(of: key, records: records)
-        let before = chainAccounts[key]
-        guard before != account else { return }
-        if let before, var list = accountChains[before] {
-            list.removeAll { $0 == key }
-            accountChains[before] = list.isEmpty ? nil : list
-        }
-        chainAccounts[key] = account
-        var list = accountChains[account] ?? []
-        let index =
-            list.firstIndex {
-                ($0.originalTransactionId, $0.ownership) > (key.originalTransactionId, key.ownership)
-            } ?? list.endIndex
-        list.insert(key, at: index)
-        accountChains[account] = list
-    }
-
-    /// A chain's account: the `appAccountToken` of its latest transaction that carries one (by
-    /// purchase date, then transaction id), else of its renewal info, else the account a caller
-    /// named for it, else the chain itself. A member's `ASSIGNED` chain that shares its
-    /// `originalTransactionId` with another ownership takes neither the renewal info's token nor
-    /// the caller's account (they are the purchaser's): the member is an account of their own.
-    private func account(of key: ChainKey, records: [String: TransactionRecord]) -> AccountKey {
-        var best: TransactionStatement?
-        for record in records.values where record.current.appAccountToken != nil {
-            if let known = best,
-                (known.purchaseDate, known.transactionId) >= (record.current.purchaseDate, record.current.transactionId)
-            {
-                continue
-            }
-            best = record.current
-        }
-        let shared = Self.isAssigned(key) && chainKeys(of: key.renewalKey).contains { !Self.isAssigned($0) }
-        let token =
-            best?.appAccountToken
-            ?? (shared ? nil : renewals[key.renewalKey]?.appAccountToken ?? claims[key.renewalKey])
-        return AccountKey(
-            environment: key.environment, appAccountToken: token, originalTransactionId: key.originalTransactionId)
-    }
-
     /// Adds everything `other` holds (statistics, deliveries and claims included; a chain both
     /// have claimed keeps this ledger's claim); the catalog stays this ledger's.
     public mutating func merge(_ other: EntitlementLedger) {
-        for records in other.chains.values {
-            for record in records.values { insert(record) }
-        }
-        for (key, statement) in other.renewals { insert(statement, for: key) }
-        for (key, token) in other.claims { insert(claim: token, for: key) }
-        for (uuid, sightings) in other.deliveries {
-            for sighting in sightings { note(uuid, signedDate: sighting.signedDate, count: sighting.count) }
-        }
-        mergeOtherChannels(other)
+        mergeChannels(other)
         statistics.add(other.statistics)
-    }
-
-    /// Counts a notification delivery read elsewhere (a store's).
-    mutating func noteDelivery(_ uuid: String, signedDate: Int64, count: Int) {
-        note(uuid, signedDate: signedDate, count: count)
     }
 
     // MARK: Accounts
 
     /// Every account known, in a stable order.
     public var accounts: [AccountKey] {
-        Set(accountChains.keys).union(accountGrants.keys).union(accountSubscriptions.keys).sorted()
+        var found = Set<AccountKey>()
+        for channel in channels { channel.forEachAccount { found.insert($0) } }
+        return found.sorted()
     }
 
-    /// Whether the ledger knows `account` from any source.
+    /// Whether the ledger knows `account` from any channel.
     func knows(_ account: AccountKey) -> Bool {
-        accountChains[account] != nil || accountGrants[account] != nil || accountSubscriptions[account] != nil
+        appStore.knows(account) || stripe.knows(account) || grants.knows(account)
     }
 
-    /// The chains of `account`, ordered by `originalTransactionId`, then ownership; `nil` for
-    /// an account not known.
-    func chains(of account: AccountKey) -> [ChainKey]? { accountChains[account] }
+    /// The environments of everything held.
+    var environments: Set<String> {
+        appStore.environments.union(stripe.environments).union(grants.environments)
+    }
 
-    /// The account of a chain.
-    func account(of chain: ChainKey) -> AccountKey? { chainAccounts[chain] }
-
-    /// The accounts an identifier names: an `appAccountToken` (in any case) or any
-    /// `originalTransactionId` of the account, in every environment.
+    /// The accounts an identifier names: an `appAccountToken` (in any case), any
+    /// `originalTransactionId` of the account, a Stripe subscription's id or a grant's id, in
+    /// every environment.
     public func accounts(matching identifier: String) -> [AccountKey] {
         var found = Set<AccountKey>()
         let lowered = identifier.lowercased()
@@ -577,10 +245,7 @@ public struct EntitlementLedger: Sendable {
             let account = AccountKey(environment: environment, appAccountToken: lowered, originalTransactionId: "")
             if knows(account) { found.insert(account) }
         }
-        for key in chainsByOriginalTransactionId[identifier]?.keys ?? [] {
-            if let account = chainAccounts[key] { found.insert(account) }
-        }
-        found.formUnion(accounts(withGrantId: identifier))
+        for channel in channels { found.formUnion(channel.accounts(identifiedBy: identifier)) }
         return found.sorted()
     }
 
@@ -593,17 +258,10 @@ public struct EntitlementLedger: Sendable {
     }
 
     /// The accounts holding a transaction `transactionId` (one per environment and ownership
-    /// that has it).
+    /// that has it), or a Stripe subscription or grant of that id.
     public func accounts(withTransactionId transactionId: String) -> [AccountKey] {
-        Set((chainsByTransactionId[transactionId]?.keys ?? []).compactMap { chainAccounts[$0] })
-            .union(accounts(withGrantId: transactionId)).sorted()
-    }
-}
-
-extension TransactionStatement {
-    /// The chain the statement belongs to.
-    var chainKey: EntitlementLedger.ChainKey {
-        EntitlementLedger.ChainKey(
-            environment: environment, originalTransactionId: originalTransactionId, ownership: ownership)
+        var found = Set<AccountKey>()
+        for channel in channels { found.formUnion(channel.accounts(withTransactionId: transactionId)) }
+        return found.sorted()
     }
 }

@@ -94,7 +94,7 @@ enum LedgerRecordJSON {
 
     /// `{"kind":"renewalInfo","channel":…,"environment":…,"originalTransactionId":…,"signedDate":…,
     /// "isInBillingRetryPeriod":…,"gracePeriodExpiresDate":…,"productId":…,"appAccountToken":…}`.
-    static func object(_ renewal: RenewalStatement, key: EntitlementLedger.RenewalKey) -> JSONValue {
+    static func object(_ renewal: RenewalStatement, key: AppStoreChannel.RenewalKey) -> JSONValue {
         .object(
             JSONObject(
                 head("renewalInfo", key) + [
@@ -107,12 +107,12 @@ enum LedgerRecordJSON {
     }
 
     /// `{"kind":"accountClaim","channel":…,"environment":…,"originalTransactionId":…,"appAccountToken":…}`.
-    static func claim(_ token: String, key: EntitlementLedger.RenewalKey) -> JSONValue {
+    static func claim(_ token: String, key: AppStoreChannel.RenewalKey) -> JSONValue {
         .object(JSONObject(head("accountClaim", key) + [.init("appAccountToken", .string(token))]))
     }
 
     /// The members every record begins with: what it is and the chain it is about.
-    private static func head(_ kind: String, _ key: EntitlementLedger.RenewalKey) -> [JSONObject.Member] {
+    private static func head(_ kind: String, _ key: AppStoreChannel.RenewalKey) -> [JSONObject.Member] {
         [
             .init("kind", .string(kind)),
             .init("channel", .string(appStore)),
@@ -221,8 +221,8 @@ enum LedgerRecordJSON {
     /// What a stored line holds.
     enum Stored {
         case transaction(TransactionRecord)
-        case renewal(EntitlementLedger.RenewalKey, RenewalStatement)
-        case claim(EntitlementLedger.RenewalKey, String)
+        case renewal(AppStoreChannel.RenewalKey, RenewalStatement)
+        case claim(AppStoreChannel.RenewalKey, String)
         case stripeSubscription(StripeKey, StripeSubscriptionRecord)
         case stripeRefund(StripeKey, StripeRefundRecord)
         case grant(EntitlementGrant)
@@ -241,7 +241,7 @@ enum LedgerRecordJSON {
         case "stripeSubscription", "stripeRefund", "grant": return try readOtherChannel(fields)
         default: break
         }
-        let key = EntitlementLedger.RenewalKey(
+        let key = AppStoreChannel.RenewalKey(
             environment: try fields.string("environment"),
             originalTransactionId: try fields.string("originalTransactionId"))
         guard try fields.string("channel") == appStore else { throw RecordFormatError(reason: "unknown channel") }

@@ -457,15 +457,15 @@ public final class LedgerStore: @unchecked Sendable {
     }
 
     private func store(_ delta: EntitlementLedger) throws(LedgerError) -> Change {
-        var touched = Set(delta.chains.keys.map(\.renewalKey))
-        touched.formUnion(delta.renewals.keys)
-        touched.formUnion(delta.claims.keys)
+        var touched = Set(delta.appStore.chains.keys.map(\.renewalKey))
+        touched.formUnion(delta.appStore.renewals.keys)
+        touched.formUnion(delta.appStore.claims.keys)
         var merged = EntitlementLedger()
         try load(touched, into: &merged, phase: .write)
         let before = merged
-        for (key, token) in delta.claims {
-            if let owner = merged.owner(of: key), owner != token {
-                throw EntitlementLedger.conflict(key, claimed: token, owner: owner)
+        for (key, token) in delta.appStore.claims {
+            if let owner = merged.appStore.owner(of: key), owner != token {
+                throw AppStoreChannel.conflict(key, claimed: token, owner: owner)
             }
         }
         merged.merge(delta)
@@ -481,9 +481,9 @@ public final class LedgerStore: @unchecked Sendable {
         let putChain = try statement("INSERT OR REPLACE INTO chain VALUES (?, ?, ?, ?, ?)", phase: .write)
         var lastSigned: Int64?
         for key in touched {
-            for chain in merged.chainKeys(of: key) {
-                for (id, record) in merged.chains[chain] ?? [:] {
-                    let known = before.chains[chain]?[id]
+            for chain in merged.appStore.chainKeys(of: key) {
+                for (id, record) in merged.appStore.chains[chain] ?? [:] {
+                    let known = before.appStore.chains[chain]?[id]
                     guard known != record else { continue }
                     if known == nil { change.newTransactions += 1 } else { change.changedTransactions += 1 }
                     for statement in [record.signed, record.receipt] {
@@ -495,15 +495,17 @@ public final class LedgerStore: @unchecked Sendable {
                         .text(JSONWriter.string(LedgerRecordJSON.object(record, inForce: false))),
                     ])
                 }
-                let account = merged.account(of: chain)?.appAccountToken
-                if account != before.account(of: chain)?.appAccountToken || before.chains[chain] == nil {
+                let account = merged.appStore.account(of: chain)?.appAccountToken
+                if account != before.appStore.account(of: chain)?.appAccountToken
+                    || before.appStore.chains[chain] == nil
+                {
                     try putChain.run([
                         .text(Self.channel), .text(chain.environment), .text(chain.originalTransactionId),
                         .text(chain.ownership), account.map(SQLiteStatement.Value.text) ?? .null,
                     ])
                 }
             }
-            if let renewal = merged.renewals[key], renewal != before.renewals[key] {
+            if let renewal = merged.appStore.renewals[key], renewal != before.appStore.renewals[key] {
                 change.renewalInfos += 1
                 lastSigned = max(lastSigned ?? renewal.signedDate, renewal.signedDate)
                 try putRenewal.run([
@@ -511,7 +513,7 @@ public final class LedgerStore: @unchecked Sendable {
                     .text(JSONWriter.string(LedgerRecordJSON.object(renewal, key: key))),
                 ])
             }
-            if let token = merged.claims[key], before.claims[key] == nil {
+            if let token = merged.appStore.claims[key], before.appStore.claims[key] == nil {
                 change.claims += 1
                 try putClaim.run([
                     .text(Self.channel), .text(key.environment), .text(key.originalTransactionId), .text(token),
@@ -557,23 +559,23 @@ public final class LedgerStore: @unchecked Sendable {
             ])
         }
         let stripe = LedgerRecordJSON.stripe
-        for (key, record) in delta.stripeSubscriptions {
+        for (key, record) in delta.stripe.subscriptions {
             var merged = try known(stripe, key.environment, refund: false, key.id)
-            let before = merged.stripeSubscriptions[key]
-            merged.insert(record, for: key)
-            guard let joined = merged.stripeSubscriptions[key], joined != before else { continue }
+            let before = merged.stripe.subscriptions[key]
+            merged.stripe.insert(record, for: key)
+            guard let joined = merged.stripe.subscriptions[key], joined != before else { continue }
             for stamp in [joined.snapshot?.stamp, joined.payment?.stamp, joined.checkout?.stamp].compactMap({ $0 }) {
                 lastSigned = max(lastSigned ?? stamp.created, stamp.created)
             }
             try write(
-                stripe, key.environment, refund: false, key.id, account: merged.subscriptionAccounts[key],
+                stripe, key.environment, refund: false, key.id, account: merged.stripe.subscriptionAccounts[key],
                 customer: joined.snapshot?.customer, LedgerRecordJSON.object(joined, key: key))
         }
-        for (key, refund) in delta.stripeRefunds {
+        for (key, refund) in delta.stripe.refunds {
             var merged = try known(stripe, key.environment, refund: true, key.id)
-            let before = merged.stripeRefunds[key]
-            merged.insert(refund, for: key)
-            guard let newest = merged.stripeRefunds[key], newest != before else { continue }
+            let before = merged.stripe.refunds[key]
+            merged.stripe.insert(refund, for: key)
+            guard let newest = merged.stripe.refunds[key], newest != before else { continue }
             lastSigned = max(lastSigned ?? newest.stamp.created, newest.stamp.created)
             let account = newest.account.map {
                 AccountKey(environment: key.environment, appAccountToken: $0, originalTransactionId: key.id)
@@ -582,11 +584,11 @@ public final class LedgerStore: @unchecked Sendable {
                 stripe, key.environment, refund: true, key.id, account: account, customer: newest.customer,
                 LedgerRecordJSON.object(newest, key: key))
         }
-        for (key, grant) in delta.grants {
+        for (key, grant) in delta.grants.grants {
             var merged = try known(key.source, key.environment, refund: false, key.id)
-            let before = merged.grants[key]
-            merged.insert(grant)
-            guard let newest = merged.grants[key], newest != before else { continue }
+            let before = merged.grants.grants[key]
+            merged.grants.insert(grant)
+            guard let newest = merged.grants.grants[key], newest != before else { continue }
             lastSigned = max(lastSigned ?? newest.signedDate.milliseconds, newest.signedDate.milliseconds)
             try write(
                 key.source, key.environment, refund: false, key.id, account: newest.account,
@@ -598,7 +600,7 @@ public final class LedgerStore: @unchecked Sendable {
         let known = try statement(
             "SELECT signed_date, seen FROM delivery WHERE channel = ? AND id = ?", phase: .write)
         let put = try statement("INSERT OR REPLACE INTO delivery VALUES (?, ?, ?, ?)", phase: .write)
-        for (uuid, sightings) in delta.deliveries {
+        for (uuid, sightings) in delta.appStore.deliveries {
             var seen: [Int64: Int64] = [:]
             try known.rows([.text(Self.channel), .text(uuid)]) { row in
                 seen[row.integer(0) ?? 0] = row.integer(1) ?? 0
@@ -647,7 +649,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// Reads every record of the chains of `keys` (each ownership), their renewal info and
     /// claims into `ledger`.
     private func load(
-        _ keys: Set<EntitlementLedger.RenewalKey>, into ledger: inout EntitlementLedger,
+        _ keys: Set<AppStoreChannel.RenewalKey>, into ledger: inout EntitlementLedger,
         phase: SQLiteConnection.Phase
     ) throws(LedgerError) {
         let transactions = try statement(
@@ -662,7 +664,7 @@ public final class LedgerStore: @unchecked Sendable {
             try transactions.rows(values) { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
             try renewal.rows(values) { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
             try claim.rows([.text(Self.channel)] + values) { row in
-                if let token = row.text(0) { ledger.insert(claim: token, for: key) }
+                if let token = row.text(0) { ledger.appStore.insert(claim: token, for: key) }
             }
         }
     }
@@ -671,12 +673,12 @@ public final class LedgerStore: @unchecked Sendable {
     private func insert(_ body: [UInt8], into ledger: inout EntitlementLedger) throws(LedgerError) {
         do {
             switch try LedgerRecordJSON.read(body) {
-            case .transaction(let record): ledger.insert(record)
-            case .renewal(let key, let statement): ledger.insert(statement, for: key)
-            case .claim(let key, let token): ledger.insert(claim: token, for: key)
-            case .stripeSubscription(let key, let record): ledger.insert(record, for: key)
-            case .stripeRefund(let key, let refund): ledger.insert(refund, for: key)
-            case .grant(let grant): ledger.insert(grant)
+            case .transaction(let record): ledger.appStore.insert(record)
+            case .renewal(let key, let statement): ledger.appStore.insert(statement, for: key)
+            case .claim(let key, let token): ledger.appStore.insert(claim: token, for: key)
+            case .stripeSubscription(let key, let record): ledger.stripe.insert(record, for: key)
+            case .stripeRefund(let key, let refund): ledger.stripe.insert(refund, for: key)
+            case .grant(let grant): ledger.grants.insert(grant)
             }
         } catch {
             throw LedgerError(.corruptStore, "\(path) holds a record that does not read: \(error.reason)")
@@ -826,7 +828,7 @@ public final class LedgerStore: @unchecked Sendable {
             try load(account, into: &ledger)
             let environment = account.environment.rawValue
             // Every record of those customers: their other subscriptions decide whose a charge is.
-            let customers = Set(ledger.stripeSubscriptions.values.compactMap { $0.snapshot?.customer })
+            let customers = Set(ledger.stripe.subscriptions.values.compactMap { $0.snapshot?.customer })
             let byCustomer = try statement(
                 "SELECT body FROM channel_record WHERE channel = 'stripe' AND environment = ? AND customer = ?",
                 phase: .read)
@@ -851,7 +853,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// Reads the records of `account` into `ledger`: its App Store chains (every ownership, with
     /// renewal info and claims) and its records of the other channels.
     private func load(_ account: AccountKey, into ledger: inout EntitlementLedger) throws(LedgerError) {
-        var keys = Set<EntitlementLedger.RenewalKey>()
+        var keys = Set<AppStoreChannel.RenewalKey>()
         let environment = account.environment.rawValue
         if let token = account.appAccountToken {
             try statement(
@@ -900,7 +902,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// holding a revocation, the refunded charges and their customers' subscriptions are read.
     public func revocations(since: Timestamp? = nil) throws(LedgerError) -> [Revocation] {
         try reading { () throws(LedgerError) -> [Revocation] in
-            var keys = Set<EntitlementLedger.RenewalKey>()
+            var keys = Set<AppStoreChannel.RenewalKey>()
             try statement(
                 "SELECT DISTINCT environment, original_transaction_id FROM app_store_transaction WHERE revoked = 1",
                 phase: .read

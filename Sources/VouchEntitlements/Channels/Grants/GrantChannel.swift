@@ -96,64 +96,64 @@ extension EntitlementLedger {
     /// Adds a grant of a source of the server's own; the newest statement of each grant wins.
     public mutating func add(_ grant: EntitlementGrant) {
         statistics.grants += 1
-        insert(grant)
+        grants.insert(grant)
     }
+}
+
+/// The channel of grants from a server's own sources (``EntitlementGrant``): the newest
+/// statement of each grant, by source, environment and id.
+struct GrantChannel: LedgerChannel {
+    /// The source of the channel's records by default; each grant names its own.
+    static let source = EntitlementSource(rawValue: "grant")
+
+    private(set) var grants: [GrantKey: EntitlementGrant] = [:]
+    private var accountGrants: [AccountKey: [GrantKey]] = [:]
+    private var grantsById: [String: Set<GrantKey>] = [:]
+    private(set) var environments: Set<String> = []
 
     mutating func insert(_ grant: EntitlementGrant) {
         let key = GrantKey(source: grant.source.rawValue, environment: grant.account.environment.rawValue, id: grant.id)
         if let known = grants[key] {
             guard grant.isNewer(than: known) else { return }
-            if known.account != grant.account { Self.remove(key, from: &accountGrants, of: known.account) }
+            if known.account != grant.account { accountGrants.remove(key, of: known.account) }
         }
         grants[key] = grant
         grantsById[key.id, default: []].insert(key)
         environments.insert(key.environment)
-        Self.insert(key, into: &accountGrants, of: grant.account)
+        accountGrants.insert(key, of: grant.account)
     }
 
-    /// Adds `other`'s grants, Stripe subscriptions and refunds.
-    mutating func mergeOtherChannels(_ other: EntitlementLedger) {
+    func forEachAccount(_ body: (AccountKey) -> Void) {
+        for account in accountGrants.keys { body(account) }
+    }
+
+    func knows(_ account: AccountKey) -> Bool { accountGrants[account] != nil }
+
+    /// The accounts of the grants whose id is `id`, of every source and environment.
+    func accounts(identifiedBy id: String) -> Set<AccountKey> {
+        Set((grantsById[id] ?? []).compactMap { grants[$0]?.account })
+    }
+
+    func entitlements(of account: AccountKey, at instant: Int64, catalog: ProductCatalog) -> [Entitlement] {
+        (accountGrants[account] ?? []).compactMap { grants[$0]?.entitlement(at: instant) }
+    }
+
+    func changeInstants(of account: AccountKey, catalog: ProductCatalog) -> Set<Int64> {
+        var instants = Set<Int64>()
+        for grant in (accountGrants[account] ?? []).compactMap({ grants[$0] }) {
+            instants.insert(grant.startDate.milliseconds)
+            if let expires = grant.expiresDate { instants.insert(expires.milliseconds) }
+        }
+        return instants
+    }
+
+    /// Grants tell no revocations: a grant ends by a newer statement of it.
+    func revocations(since: Int64?, catalog: ProductCatalog) -> [Revocation] { [] }
+
+    func revocations(of account: AccountKey, catalog: ProductCatalog) -> [Revocation] { [] }
+
+    mutating func merge(_ other: GrantChannel) {
         for grant in other.grants.values { insert(grant) }
-        for (key, record) in other.stripeSubscriptions { insert(record, for: key) }
-        for (key, record) in other.stripeRefunds { insert(record, for: key) }
-    }
-
-    /// The entitlements the grants and Stripe subscriptions of `account` give at `instant`.
-    func grantedEntitlements(of account: AccountKey, at instant: Int64) -> [Entitlement] {
-        var found = (accountGrants[account] ?? []).compactMap { grants[$0]?.entitlement(at: instant) }
-        for key in accountSubscriptions[account] ?? [] {
-            guard let record = stripeSubscriptions[key] else { continue }
-            found += record.grants(key: key, account: account, catalog: catalog).compactMap {
-                $0.entitlement(at: instant)
-            }
-        }
-        return found
-    }
-
-    /// The accounts of the grants and Stripe subscriptions whose id is `id`.
-    func accounts(withGrantId id: String) -> Set<AccountKey> {
-        var found = Set<AccountKey>()
-        for environment in environments {
-            if let account = subscriptionAccounts[StripeKey(environment: environment, id: id)] { found.insert(account) }
-        }
-        for key in grantsById[id] ?? [] {
-            if let grant = grants[key] { found.insert(grant.account) }
-        }
-        return found
-    }
-
-    static func insert<Key: Comparable>(_ key: Key, into index: inout [AccountKey: [Key]], of account: AccountKey) {
-        var list = index[account] ?? []
-        let at = list.firstIndex { $0 >= key } ?? list.endIndex
-        if at < list.endIndex, list[at] == key { return }
-        list.insert(key, at: at)
-        index[account] = list
-    }
-
-    static func remove<Key: Comparable>(_ key: Key, from index: inout [AccountKey: [Key]], of account: AccountKey) {
-        guard var list = index[account] else { return }
-        list.removeAll { $0 == key }
-        index[account] = list.isEmpty ? nil : list
     }
 }
 

@@ -194,7 +194,35 @@ extension EntitlementLedger {
     /// is an account of its own. `livemode` events are Production, test-mode events Sandbox.
     public mutating func add(_ verified: VerifiedStripeEvent, accountKey: String = defaultStripeAccountKey) {
         statistics.stripeEvents += 1
-        let event = verified.event
+        if !stripe.add(verified.event, accountKey: accountKey, statistics: &statistics) { statistics.ignored += 1 }
+    }
+}
+
+/// The Stripe channel: subscriptions and refunded charges, from verified webhook events.
+struct StripeChannel: LedgerChannel {
+    static let source = EntitlementSource.stripe
+
+    /// Subscriptions, by environment and id: what their events said; each account's, and each
+    /// subscription's account.
+    private(set) var subscriptions: [StripeKey: StripeSubscriptionRecord] = [:]
+    private var accountSubscriptions: [AccountKey: [StripeKey]] = [:]
+    private(set) var subscriptionAccounts: [StripeKey: AccountKey] = [:]
+    /// Refunded charges, by environment and charge id: the newest statement of each.
+    private(set) var refunds: [StripeKey: StripeRefundRecord] = [:]
+    /// Subscriptions and refunded charges by environment and customer id, and refunded charges
+    /// by environment and the account their own metadata names: what one account's refunds are
+    /// found through.
+    private var subscriptionsByCustomer: [StripeKey: Set<StripeKey>] = [:]
+    private var refundsByCustomer: [StripeKey: Set<StripeKey>] = [:]
+    private var refundsByAccount: [StripeKey: Set<StripeKey>] = [:]
+    /// The environments of the subscriptions and charges held.
+    private(set) var environments: Set<String> = []
+
+    /// Adds what `event` says (``EntitlementLedger/add(_:accountKey:)`` states what); `false`
+    /// when it says nothing about a subscription or refund.
+    mutating func add(_ event: StripeEvent, accountKey: String, statistics: inout EntitlementLedger.Statistics)
+        -> Bool
+    {
         let environment =
             event.livemode ? AppStoreEnvironment.production.rawValue : AppStoreEnvironment.sandbox.rawValue
         let stamp = StripeStamp(created: event.created.milliseconds, eventId: event.id)
@@ -203,7 +231,7 @@ extension EntitlementLedger {
         switch event.type {
         case .customerSubscriptionCreated, .customerSubscriptionUpdated, .customerSubscriptionDeleted,
             .customerSubscriptionPaused, .customerSubscriptionResumed:
-            guard let subscription = event.subscription else { return ignore() }
+            guard let subscription = event.subscription else { return false }
             id = subscription.id
             record.snapshot = .init(
                 stamp: stamp, status: subscription.status.rawValue,
@@ -224,31 +252,30 @@ extension EntitlementLedger {
                 statistics.incomplete += 1
             }
         case .invoicePaid, .invoicePaymentFailed:
-            guard let invoice = event.invoice, let subscription = invoice.subscription else { return ignore() }
+            guard let invoice = event.invoice, let subscription = invoice.subscription else { return false }
             id = subscription
             record.payment = .init(
                 stamp: stamp, paid: event.type == .invoicePaid, periodEnd: invoice.periodEnd?.milliseconds,
                 amountPaid: invoice.amountPaid, account: Self.stripeAccount(invoice.subscriptionMetadata[accountKey]))
         case .checkoutSessionCompleted:
-            guard let session = event.checkoutSession, let subscription = session.subscription else { return ignore() }
+            guard let session = event.checkoutSession, let subscription = session.subscription else { return false }
             id = subscription
             record.checkout = .init(
                 stamp: stamp, account: Self.stripeAccount(session.clientReferenceId ?? session.metadata[accountKey]))
         case .chargeRefunded:
-            guard let charge = event.charge, let refunded = charge.amountRefunded, refunded > 0 else { return ignore() }
+            guard let charge = event.charge, let refunded = charge.amountRefunded, refunded > 0 else { return false }
             insert(
                 StripeRefundRecord(
                     stamp: stamp, amount: charge.amount, amountRefunded: refunded,
                     currency: (charge.currency ?? "").uppercased(), customer: charge.customer, invoice: charge.invoice,
                     account: Self.stripeAccount(charge.metadata[accountKey])),
                 for: StripeKey(environment: environment, id: charge.id))
-            return
+            return true
         default:
-            return ignore()
+            return false
         }
         insert(record, for: StripeKey(environment: environment, id: id))
-
-        func ignore() { statistics.ignored += 1 }
+        return true
     }
 
     /// An account id as the ledger keeps it: a UUID in lower case, as Apple writes
@@ -259,33 +286,33 @@ extension EntitlementLedger {
     }
 
     mutating func insert(_ record: StripeSubscriptionRecord, for key: StripeKey) {
-        var joined = stripeSubscriptions[key] ?? StripeSubscriptionRecord()
+        var joined = subscriptions[key] ?? StripeSubscriptionRecord()
         joined.join(record)
-        guard joined != stripeSubscriptions[key] else { return }
+        guard joined != subscriptions[key] else { return }
         Self.move(
-            key, from: stripeSubscriptions[key]?.snapshot?.customer, to: joined.snapshot?.customer,
-            environment: key.environment, in: &stripeSubscriptionsByCustomer)
-        stripeSubscriptions[key] = joined
+            key, from: subscriptions[key]?.snapshot?.customer, to: joined.snapshot?.customer,
+            environment: key.environment, in: &subscriptionsByCustomer)
+        subscriptions[key] = joined
         environments.insert(key.environment)
         let account = AccountKey(
             environment: key.environment, appAccountToken: joined.account, originalTransactionId: key.id)
         let before = subscriptionAccounts[key]
         guard before != account else { return }
-        if let before { Self.remove(key, from: &accountSubscriptions, of: before) }
+        if let before { accountSubscriptions.remove(key, of: before) }
         subscriptionAccounts[key] = account
-        Self.insert(key, into: &accountSubscriptions, of: account)
+        accountSubscriptions.insert(key, of: account)
     }
 
     mutating func insert(_ record: StripeRefundRecord, for key: StripeKey) {
-        let before = stripeRefunds[key]
+        let before = refunds[key]
         guard let newest = StripeRefundRecord.newer(before, record), newest != before else { return }
-        stripeRefunds[key] = newest
+        refunds[key] = newest
         environments.insert(key.environment)
         Self.move(
-            key, from: before?.customer, to: newest.customer, environment: key.environment, in: &stripeRefundsByCustomer
+            key, from: before?.customer, to: newest.customer, environment: key.environment, in: &refundsByCustomer
         )
         Self.move(
-            key, from: before?.account, to: newest.account, environment: key.environment, in: &stripeRefundsByAccount)
+            key, from: before?.account, to: newest.account, environment: key.environment, in: &refundsByAccount)
     }
 
     /// Moves `key` in `index` from the entry of `old` to the entry of `new` (ids in `environment`).
@@ -304,43 +331,43 @@ extension EntitlementLedger {
 
     /// The refunded Stripe charges with an event at or after `since`: each charge once, with
     /// all that was refunded of it by its newest event, dated by that event.
-    func stripeRevocations(since: Timestamp?) -> [Revocation] {
-        stripeRefunds.compactMap { key, refund in
-            if let since, refund.stamp.created < since.milliseconds { return nil }
-            return stripeRevocation(key, refund).revocation
+    func revocations(since: Int64?, catalog: ProductCatalog) -> [Revocation] {
+        refunds.compactMap { key, refund in
+            if let since, refund.stamp.created < since { return nil }
+            return stripeRevocation(key, refund, catalog: catalog).revocation
         }
     }
 
     /// The refunded Stripe charges told with `account`: those whose metadata names it, and those
     /// of its subscriptions' customers that no other account's data claims. Only the account's
     /// subscriptions, their customers' and the charges found through them are read.
-    func stripeRevocations(of account: AccountKey) -> [Revocation] {
+    func revocations(of account: AccountKey, catalog: ProductCatalog) -> [Revocation] {
         let environment = account.environment.rawValue
         var charges = Set<StripeKey>()
         if let token = account.appAccountToken {
-            charges.formUnion(stripeRefundsByAccount[StripeKey(environment: environment, id: token)] ?? [])
+            charges.formUnion(refundsByAccount[StripeKey(environment: environment, id: token)] ?? [])
         }
         for key in accountSubscriptions[account] ?? [] {
-            guard let customer = stripeSubscriptions[key]?.snapshot?.customer else { continue }
-            charges.formUnion(stripeRefundsByCustomer[StripeKey(environment: environment, id: customer)] ?? [])
+            guard let customer = subscriptions[key]?.snapshot?.customer else { continue }
+            charges.formUnion(refundsByCustomer[StripeKey(environment: environment, id: customer)] ?? [])
         }
         return charges.compactMap { key in
-            guard let refund = stripeRefunds[key] else { return nil }
-            let told = stripeRevocation(key, refund)
+            guard let refund = refunds[key] else { return nil }
+            let told = stripeRevocation(key, refund, catalog: catalog)
             return told.account == account ? told.revocation : nil
         }
     }
 
     /// A refunded charge as a revocation, and the account it is told with: the one its metadata
     /// names, else its customer's newest subscription's.
-    private func stripeRevocation(_ key: StripeKey, _ refund: StripeRefundRecord) -> (
+    private func stripeRevocation(_ key: StripeKey, _ refund: StripeRefundRecord, catalog: ProductCatalog) -> (
         revocation: Revocation, account: AccountKey
     ) {
         let subscription = refund.customer.flatMap {
             newestSubscription(of: StripeKey(environment: key.environment, id: $0))
         }
-        let account = refund.account ?? subscription.flatMap { stripeSubscriptions[$0]?.account }
-        let item = subscription.flatMap { stripeSubscriptions[$0]?.snapshot?.items.first }
+        let account = refund.account ?? subscription.flatMap { subscriptions[$0]?.account }
+        let item = subscription.flatMap { subscriptions[$0]?.snapshot?.items.first }
         let exponent = Self.minorUnitExponent(refund.currency)
         let milliunits = { (amount: Int64) in amount * Self.power(10, 3 - exponent) }
         let full = refund.amount.map { refund.amountRefunded >= $0 } ?? true
@@ -370,8 +397,8 @@ extension EntitlementLedger {
     /// charge names no subscription (nor, since `2025-03-31.basil`, its invoice).
     private func newestSubscription(of customer: StripeKey) -> StripeKey? {
         var newest: (order: StatementOrder, key: StripeKey)?
-        for key in stripeSubscriptionsByCustomer[customer] ?? [] {
-            guard let snapshot = stripeSubscriptions[key]?.snapshot else { continue }
+        for key in subscriptionsByCustomer[customer] ?? [] {
+            guard let snapshot = subscriptions[key]?.snapshot else { continue }
             if newest.map({ snapshot.order > $0.order || (snapshot.order == $0.order && key > $0.key) }) ?? true {
                 newest = (snapshot.order, key)
             }
@@ -394,5 +421,45 @@ extension EntitlementLedger {
 
     private static func power(_ base: Int64, _ exponent: Int) -> Int64 {
         (0..<exponent).reduce(1) { result, _ in result * base }
+    }
+}
+
+extension StripeChannel {
+    func forEachAccount(_ body: (AccountKey) -> Void) {
+        for account in accountSubscriptions.keys { body(account) }
+    }
+
+    func knows(_ account: AccountKey) -> Bool { accountSubscriptions[account] != nil }
+
+    /// The accounts of the subscriptions whose id is `id`, in every environment.
+    func accounts(identifiedBy id: String) -> Set<AccountKey> {
+        Set(environments.compactMap { subscriptionAccounts[StripeKey(environment: $0, id: id)] })
+    }
+
+    /// The entitlements the subscriptions of `account` give at `instant`.
+    func entitlements(of account: AccountKey, at instant: Int64, catalog: ProductCatalog) -> [Entitlement] {
+        grants(of: account, catalog: catalog).compactMap { $0.entitlement(at: instant) }
+    }
+
+    func changeInstants(of account: AccountKey, catalog: ProductCatalog) -> Set<Int64> {
+        var instants = Set<Int64>()
+        for grant in grants(of: account, catalog: catalog) {
+            instants.insert(grant.startDate.milliseconds)
+            if let expires = grant.expiresDate { instants.insert(expires.milliseconds) }
+        }
+        return instants
+    }
+
+    /// The grants the subscriptions of `account` give.
+    private func grants(of account: AccountKey, catalog: ProductCatalog) -> [EntitlementGrant] {
+        (accountSubscriptions[account] ?? []).flatMap {
+            subscriptions[$0]?.grants(key: $0, account: account, catalog: catalog) ?? []
+        }
+    }
+
+    /// Adds `other`'s subscriptions and refunded charges.
+    mutating func merge(_ other: StripeChannel) {
+        for (key, record) in other.subscriptions { insert(record, for: key) }
+        for (key, record) in other.refunds { insert(record, for: key) }
     }
 }
