@@ -71,7 +71,7 @@ let package = Package(
         // The entitlement ledger (keyed, in memory) and its durable SQLite store.
         .target(
             name: "VouchEntitlements",
-            dependencies: ["Vouch", "VouchReceipts", "VouchStripe", "CSQLite"]
+            dependencies: ["Vouch", "VouchReceipts", "VouchStripe", "VouchBatch", "CSQLite"]
         ),
         // The test PKI: Apple-shaped authorities (token and receipt), In-App Purchase keys, the
         // signers of tokens, receipts and Stripe deliveries, and their tampered forms.

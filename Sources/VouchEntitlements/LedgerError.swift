@@ -13,6 +13,9 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible, L
         /// one (by the `appAccountToken` Apple signed, or by an earlier caller), or for a payload
         /// that carries another account's `appAccountToken`. Nothing of the call was added.
         case accountConflict = "account_conflict"
+        /// The account a caller named for App Store data is not a UUID: App Store data names
+        /// accounts by `appAccountToken`, which is one. Nothing of the call was added.
+        case invalidAccount = "invalid_account"
         /// The file is not a Vouch store: not SQLite, or SQLite of another application.
         case notAStore = "not_a_store"
         /// The file is a Vouch store of a newer schema than this version knows; it is left as it is.
@@ -54,11 +57,11 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible, L
 }
 
 extension LedgerError: WebhookError {
-    /// `WebhookStatus.refused` (400) for ``Code/accountConflict``, a verdict on the data (the
-    /// purchase is another account's); `WebhookStatus.failed` (500) for every other code: the
+    /// `WebhookStatus.refused` (400) for ``Code/accountConflict`` and ``Code/invalidAccount``,
+    /// a verdict on the data (the purchase is another account's, or named for no account); `WebhookStatus.failed` (500) for every other code: the
     /// store could not be opened, read or written, so the notification was not kept and the App
     /// Store's retry may succeed once the file is fixed.
     public var webhookStatus: Int {
-        code == .accountConflict ? WebhookStatus.refused : WebhookStatus.failed
+        code == .accountConflict || code == .invalidAccount ? WebhookStatus.refused : WebhookStatus.failed
     }
 }

@@ -6,7 +6,8 @@ import VouchEntitlements
 extension LedgerError: ReportableError {
     var report: ErrorReport {
         switch code {
-        case .notAStore, .newerSchema, .corruptStore, .accountConflict: .exit(ExitCode.invalidInput, reason)
+        case .notAStore, .newerSchema, .corruptStore, .accountConflict, .invalidAccount:
+            .exit(ExitCode.invalidInput, reason)
         case .cannotOpen: .exit(ExitCode.unreadableInput, reason)
         case .cannotWrite: .exit(ExitCode.writeError, reason)
         case .storeFailure: .exit(ExitCode.software, reason)

@@ -290,18 +290,6 @@ struct LedgerInput {
     }
 }
 
-extension EntitlementLedger {
-    /// Adds a verified token's payload, a verified receipt or a verified Stripe event (its
-    /// account named by the metadata key `stripeAccountKey`).
-    mutating func add(_ input: VerifiedInput, stripeAccountKey: String) {
-        switch input {
-        case .payload(let payload): add(payload)
-        case .receipt(let receipt): add(receipt)
-        case .stripeEvent(let event): add(event, accountKey: stripeAccountKey)
-        }
-    }
-}
-
 extension Counted {
     /// ``results(total:receipts:deliveries:)`` of a summary.
     static func results(_ summary: BatchSummary) -> String {

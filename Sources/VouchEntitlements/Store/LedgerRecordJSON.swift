@@ -184,6 +184,17 @@ enum LedgerRecordJSON {
             ]))
     }
 
+    /// `{"kind":"accountClaim","channel":"stripe","environment":…,"subscriptionId":…,"appAccountToken":…}`:
+    /// the account a caller bound a Stripe subscription to.
+    static func claim(_ token: String, key: StripeKey) -> JSONValue {
+        .object(
+            JSONObject([
+                .init("kind", "accountClaim"), .init("channel", .string(stripe)),
+                .init("environment", .string(key.environment)), .init("subscriptionId", .string(key.id)),
+                .init("appAccountToken", .string(token)),
+            ]))
+    }
+
     /// `{"kind":"stripeRefund","channel":"stripe","environment":…,"chargeId":…,"created":…,"eventId":…,
     /// "amount":…,"amountRefunded":…,"currency":…,"customer":…,"invoice":…,"account":…}`: the newest
     /// `charge.refunded` of a charge, amounts in the currency's smallest unit as Stripe states them.
@@ -225,6 +236,7 @@ enum LedgerRecordJSON {
         case claim(AppStoreChannel.RenewalKey, String)
         case stripeSubscription(StripeKey, StripeSubscriptionRecord)
         case stripeRefund(StripeKey, StripeRefundRecord)
+        case stripeClaim(StripeKey, String)
         case grant(EntitlementGrant)
     }
 
@@ -239,6 +251,10 @@ enum LedgerRecordJSON {
         let fields = Fields(object: object, path: "record")
         switch try fields.string("kind") {
         case "stripeSubscription", "stripeRefund", "grant": return try readOtherChannel(fields)
+        case "accountClaim" where try fields.string("channel") == stripe:
+            return .stripeClaim(
+                StripeKey(environment: try fields.string("environment"), id: try fields.string("subscriptionId")),
+                try fields.string("appAccountToken"))
         default: break
         }
         let key = AppStoreChannel.RenewalKey(

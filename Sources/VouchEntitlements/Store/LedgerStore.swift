@@ -559,11 +559,23 @@ public final class LedgerStore: @unchecked Sendable {
             ])
         }
         let stripe = LedgerRecordJSON.stripe
-        for (key, record) in delta.stripe.subscriptions {
+        let putClaim = try statement("INSERT OR REPLACE INTO claim VALUES (?, ?, ?, ?)", phase: .write)
+        for key in Set(delta.stripe.subscriptions.keys).union(delta.stripe.claims.keys).sorted() {
             var merged = try known(stripe, key.environment, refund: false, key.id)
+            try loadClaim(of: key, into: &merged)
             let before = merged.stripe.subscriptions[key]
-            merged.stripe.insert(record, for: key)
-            guard let joined = merged.stripe.subscriptions[key], joined != before else { continue }
+            let accountBefore = merged.stripe.subscriptionAccounts[key]
+            if let record = delta.stripe.subscriptions[key] { merged.stripe.insert(record, for: key) }
+            if let token = delta.stripe.claims[key], merged.stripe.claims[key] == nil {
+                try merged.stripe.claim(key, for: token)
+                change.claims += 1
+                try putClaim.run([.text(stripe), .text(key.environment), .text(key.id), .text(token)])
+            } else if let token = delta.stripe.claims[key], let owner = merged.stripe.owner(of: key), owner != token {
+                throw StripeChannel.conflict(key, claimed: token, owner: owner)
+            }
+            guard let joined = merged.stripe.subscriptions[key],
+                joined != before || merged.stripe.subscriptionAccounts[key] != accountBefore
+            else { continue }
             for stamp in [joined.snapshot?.stamp, joined.payment?.stamp, joined.checkout?.stamp].compactMap({ $0 }) {
                 lastSigned = max(lastSigned ?? stamp.created, stamp.created)
             }
@@ -669,19 +681,32 @@ public final class LedgerStore: @unchecked Sendable {
         }
     }
 
-    /// Reads one stored body into `ledger`.
+    /// Reads the account a caller bound the Stripe subscription `key` to, if any, into `ledger`.
+    private func loadClaim(of key: StripeKey, into ledger: inout EntitlementLedger) throws(LedgerError) {
+        try statement(
+            "SELECT account FROM claim WHERE channel = 'stripe' AND environment = ? AND chain = ?", phase: .read
+        ).rows([.text(key.environment), .text(key.id)]) { row in
+            if let token = row.text(0) { ledger.stripe.insert(claim: token, for: key) }
+        }
+    }
+
+    /// Reads one stored body into `ledger`, with the claim of a Stripe subscription.
     private func insert(_ body: [UInt8], into ledger: inout EntitlementLedger) throws(LedgerError) {
+        let stored: LedgerRecordJSON.Stored
         do {
-            switch try LedgerRecordJSON.read(body) {
-            case .transaction(let record): ledger.appStore.insert(record)
-            case .renewal(let key, let statement): ledger.appStore.insert(statement, for: key)
-            case .claim(let key, let token): ledger.appStore.insert(claim: token, for: key)
-            case .stripeSubscription(let key, let record): ledger.stripe.insert(record, for: key)
-            case .stripeRefund(let key, let refund): ledger.stripe.insert(refund, for: key)
-            case .grant(let grant): ledger.grants.insert(grant)
-            }
+            stored = try LedgerRecordJSON.read(body)
         } catch {
             throw LedgerError(.corruptStore, "\(path) holds a record that does not read: \(error.reason)")
+        }
+        if case .stripeSubscription(let key, _) = stored { try loadClaim(of: key, into: &ledger) }
+        switch stored {
+        case .transaction(let record): ledger.appStore.insert(record)
+        case .renewal(let key, let statement): ledger.appStore.insert(statement, for: key)
+        case .claim(let key, let token): ledger.appStore.insert(claim: token, for: key)
+        case .stripeSubscription(let key, let record): ledger.stripe.insert(record, for: key)
+        case .stripeRefund(let key, let refund): ledger.stripe.insert(refund, for: key)
+        case .stripeClaim(let key, let token): ledger.stripe.insert(claim: token, for: key)
+        case .grant(let grant): ledger.grants.insert(grant)
         }
     }
 
@@ -690,7 +715,7 @@ public final class LedgerStore: @unchecked Sendable {
         for sql in [
             "SELECT body FROM app_store_transaction ORDER BY environment, original_transaction_id, ownership, transaction_id",
             "SELECT body FROM app_store_renewal ORDER BY environment, original_transaction_id",
-            "SELECT \(Self.claimJSON) FROM claim WHERE channel = 'app_store' ORDER BY environment, chain",
+            "SELECT \(Self.claimJSON) FROM claim ORDER BY channel, environment, chain",
             "SELECT body FROM channel_record ORDER BY channel, environment, refund, id",
         ] {
             try statement(sql, phase: .read).rows { row throws(LedgerError) in try body(row.bytes(0)) }
@@ -700,7 +725,8 @@ public final class LedgerStore: @unchecked Sendable {
     /// A claim row as its record, made by SQLite so that every record reads through one reader.
     private static let claimJSON =
         "json_object('kind', 'accountClaim', 'channel', channel, 'environment', environment, "
-        + "'originalTransactionId', chain, 'appAccountToken', account)"
+        + "CASE channel WHEN 'app_store' THEN 'originalTransactionId' ELSE 'subscriptionId' END, chain, "
+        + "'appAccountToken', account)"
 
     /// Everything the store holds, as one ledger answering by the store's catalog (its
     /// `statistics` are its own; the store's are ``statistics()``).
@@ -728,6 +754,7 @@ public final class LedgerStore: @unchecked Sendable {
                     case .claim(let key, let token): object = LedgerRecordJSON.claim(token, key: key)
                     case .stripeSubscription(let key, let record): object = LedgerRecordJSON.object(record, key: key)
                     case .stripeRefund(let key, let refund): object = LedgerRecordJSON.object(refund, key: key)
+                    case .stripeClaim(let key, let token): object = LedgerRecordJSON.claim(token, key: key)
                     case .grant(let grant): object = LedgerRecordJSON.object(grant)
                     }
                 } catch {

@@ -190,11 +190,50 @@ extension EntitlementLedger {
     ///
     /// The account is the subscription's metadata value for `accountKey` (as a UUID, in lower
     /// case, so that it is the app's `appAccountToken`; other ids as they are), else the
-    /// Checkout session's `client_reference_id` or metadata value; a subscription without one
-    /// is an account of its own. `livemode` events are Production, test-mode events Sandbox.
+    /// Checkout session's `client_reference_id` or metadata value, else the account a caller
+    /// bound it to (``bindStripeSubscription(_:livemode:to:)``); a subscription without one is
+    /// an account of its own. `livemode` events are Production, test-mode events Sandbox.
     public mutating func add(_ verified: VerifiedStripeEvent, accountKey: String = defaultStripeAccountKey) {
         statistics.stripeEvents += 1
         if !stripe.add(verified.event, accountKey: accountKey, statistics: &statistics) { statistics.ignored += 1 }
+    }
+
+    /// Adds what a verified Stripe event says and binds the subscription it is about (its own,
+    /// its invoice's or its Checkout session's) to `account`, the caller's account id (a UUID
+    /// is kept in lower case, as `appAccountToken`s are). An event about no subscription (a
+    /// refunded charge) is added and binds nothing.
+    ///
+    /// Throws ``LedgerError/Code/accountConflict``, adding nothing, when the subscription
+    /// belongs to another account (by its own data, the event's included, or an earlier
+    /// claim): the same rule as App Store chains.
+    public mutating func add(
+        _ verified: VerifiedStripeEvent, account: String, accountKey: String = defaultStripeAccountKey
+    ) throws(LedgerError) {
+        let token = StripeChannel.stripeAccount(account) ?? account
+        guard let key = StripeChannel.subscriptionKey(of: verified.event) else {
+            return add(verified, accountKey: accountKey)
+        }
+        var told = StripeChannel()
+        var ignored = Statistics()
+        _ = told.add(verified.event, accountKey: accountKey, statistics: &ignored)
+        for owner in [told.owner(of: key), stripe.owner(of: key)].compactMap({ $0 }) where owner != token {
+            throw StripeChannel.conflict(key, claimed: token, owner: owner)
+        }
+        add(verified, accountKey: accountKey)
+        try stripe.claim(key, for: token)
+    }
+
+    /// Binds the Stripe subscription `subscriptionId` (of live mode or test mode) to `account`,
+    /// the caller's account id, whether or not its events are known yet: a subscription whose
+    /// events name no account belongs to it from then on (a UUID is kept in lower case).
+    ///
+    /// Throws ``LedgerError/Code/accountConflict``, binding nothing, when the subscription's
+    /// own data or an earlier claim names another account.
+    public mutating func bindStripeSubscription(_ subscriptionId: String, livemode: Bool, to account: String)
+        throws(LedgerError)
+    {
+        let key = StripeKey(environment: StripeChannel.environment(livemode: livemode), id: subscriptionId)
+        try stripe.claim(key, for: StripeChannel.stripeAccount(account) ?? account)
     }
 }
 
@@ -217,14 +256,16 @@ struct StripeChannel: LedgerChannel {
     private var refundsByAccount: [StripeKey: Set<StripeKey>] = [:]
     /// The environments of the subscriptions and charges held.
     private(set) var environments: Set<String> = []
+    /// The account a caller named for a subscription, by subscription: it stands when the
+    /// subscription's own data names none.
+    private(set) var claims: [StripeKey: String] = [:]
 
     /// Adds what `event` says (``EntitlementLedger/add(_:accountKey:)`` states what); `false`
     /// when it says nothing about a subscription or refund.
     mutating func add(_ event: StripeEvent, accountKey: String, statistics: inout EntitlementLedger.Statistics)
         -> Bool
     {
-        let environment =
-            event.livemode ? AppStoreEnvironment.production.rawValue : AppStoreEnvironment.sandbox.rawValue
+        let environment = Self.environment(livemode: event.livemode)
         let stamp = StripeStamp(created: event.created.milliseconds, eventId: event.id)
         var record = StripeSubscriptionRecord()
         let id: String
@@ -278,6 +319,64 @@ struct StripeChannel: LedgerChannel {
         return true
     }
 
+    /// The subscription an event is about: its own, an invoice's, a Checkout session's; `nil`
+    /// for other events (a refunded charge names no subscription).
+    static func subscriptionKey(of event: StripeEvent) -> StripeKey? {
+        let id: String? =
+            switch event.type {
+            case .customerSubscriptionCreated, .customerSubscriptionUpdated, .customerSubscriptionDeleted,
+                .customerSubscriptionPaused, .customerSubscriptionResumed:
+                event.subscription?.id
+            case .invoicePaid, .invoicePaymentFailed: event.invoice?.subscription
+            case .checkoutSessionCompleted: event.checkoutSession?.subscription
+            default: nil
+            }
+        return id.map { StripeKey(environment: environment(livemode: event.livemode), id: $0) }
+    }
+
+    /// The environment of live-mode data (Production) or test-mode data (Sandbox).
+    static func environment(livemode: Bool) -> String {
+        livemode ? AppStoreEnvironment.production.rawValue : AppStoreEnvironment.sandbox.rawValue
+    }
+
+    /// The account a subscription belongs to: what its own data names, else a caller's claim.
+    func owner(of key: StripeKey) -> String? { subscriptions[key]?.account ?? claims[key] }
+
+    /// Binds the subscription `key` to `token`, the account a caller names. Throws
+    /// ``LedgerError/Code/accountConflict``, binding nothing, when the subscription's own data
+    /// or an earlier claim names another account.
+    mutating func claim(_ key: StripeKey, for token: String) throws(LedgerError) {
+        if let owner = owner(of: key), owner != token { throw Self.conflict(key, claimed: token, owner: owner) }
+        insert(claim: token, for: key)
+    }
+
+    static func conflict(_ key: StripeKey, claimed: String, owner: String) -> LedgerError {
+        LedgerError(
+            .accountConflict,
+            "the \(key.environment) Stripe subscription \(key.id) belongs to account \(owner), not \(claimed)")
+    }
+
+    /// Binds a subscription to an account (a stored claim); the first claim stays.
+    mutating func insert(claim token: String, for key: StripeKey) {
+        guard claims[key] == nil else { return }
+        claims[key] = token
+        environments.insert(key.environment)
+        rekey(key)
+    }
+
+    /// Re-derives the account of the subscription `key`, moving it between accounts when it
+    /// changed; a subscription no event has told of is no account's yet.
+    private mutating func rekey(_ key: StripeKey) {
+        guard subscriptions[key] != nil else { return }
+        let account = AccountKey(
+            environment: key.environment, appAccountToken: owner(of: key), originalTransactionId: key.id)
+        let before = subscriptionAccounts[key]
+        guard before != account else { return }
+        if let before { accountSubscriptions.remove(key, of: before) }
+        subscriptionAccounts[key] = account
+        accountSubscriptions.insert(key, of: account)
+    }
+
     /// An account id as the ledger keeps it: a UUID in lower case, as Apple writes
     /// `appAccountToken`; any other text as it is; nothing for an empty one.
     static func stripeAccount(_ text: String?) -> String? {
@@ -294,13 +393,7 @@ struct StripeChannel: LedgerChannel {
             environment: key.environment, in: &subscriptionsByCustomer)
         subscriptions[key] = joined
         environments.insert(key.environment)
-        let account = AccountKey(
-            environment: key.environment, appAccountToken: joined.account, originalTransactionId: key.id)
-        let before = subscriptionAccounts[key]
-        guard before != account else { return }
-        if let before { accountSubscriptions.remove(key, of: before) }
-        subscriptionAccounts[key] = account
-        accountSubscriptions.insert(key, of: account)
+        rekey(key)
     }
 
     mutating func insert(_ record: StripeRefundRecord, for key: StripeKey) {
@@ -366,7 +459,7 @@ struct StripeChannel: LedgerChannel {
         let subscription = refund.customer.flatMap {
             newestSubscription(of: StripeKey(environment: key.environment, id: $0))
         }
-        let account = refund.account ?? subscription.flatMap { subscriptions[$0]?.account }
+        let account = refund.account ?? subscription.flatMap { self.owner(of: $0) }
         let item = subscription.flatMap { subscriptions[$0]?.snapshot?.items.first }
         let exponent = Self.minorUnitExponent(refund.currency)
         let milliunits = { (amount: Int64) in amount * Self.power(10, 3 - exponent) }
@@ -457,9 +550,11 @@ extension StripeChannel {
         }
     }
 
-    /// Adds `other`'s subscriptions and refunded charges.
+    /// Adds `other`'s subscriptions, refunded charges and claims (a subscription both have
+    /// claimed keeps this channel's claim).
     mutating func merge(_ other: StripeChannel) {
         for (key, record) in other.subscriptions { insert(record, for: key) }
         for (key, record) in other.refunds { insert(record, for: key) }
+        for (key, token) in other.claims { insert(claim: token, for: key) }
     }
 }
