@@ -114,6 +114,11 @@ public struct Entitlement: Sendable, Hashable {
     /// For a multiseat subscription: who hosts the invitations to its seats (`APPLE`: each
     /// member has an `ASSIGNED` transaction of their own; `DEVELOPER`: the app assigns them).
     public internal(set) var invitationManagement: InvitationManagement? = nil
+    /// When a refund last touched what grants it, at or before the instant: a Stripe charge of
+    /// the subscription refunded (which ends access only when the catalog says so,
+    /// ``ProductCatalog/refundEndsAccess``), an App Store refund since reversed, or seats of a
+    /// multiseat subscription refunded; `nil` when none did.
+    public internal(set) var refundedDate: Timestamp? = nil
 }
 
 /// A level of service, as a value: its name and rank. Tiers order by rank (higher is more

@@ -39,7 +39,8 @@ extension AccountEntitlements {
 
 extension Entitlement {
     /// `{"productId":…,"type":…,"subscriptionGroupIdentifier":…,"state":…,"expiresDate":…,"expires":…,"ownership":…,"transactionId":…,"originalTransactionId":…,"purchaseDate":…,"source":…}`,
-    /// then, for a multiseat subscription only, `"seats":…,"invitationManagement":…`.
+    /// then, for a multiseat subscription only, `"seats":…,"invitationManagement":…`, and for
+    /// an entitlement a refund touched only, `"refundedDate":…,"refunded":…`.
     public var json: JSONValue {
         var members: [JSONObject.Member] = [
             .init("productId", .string(productId)),
@@ -57,6 +58,10 @@ extension Entitlement {
         if let seats {
             members.append(.init("seats", .number(String(seats))))
             members.append(.init("invitationManagement", invitationManagement.map { .string($0.rawValue) } ?? .null))
+        }
+        if let refundedDate {
+            members.append(.init("refundedDate", date(refundedDate)))
+            members.append(.init("refunded", iso(refundedDate)))
         }
         return .object(JSONObject(members))
     }

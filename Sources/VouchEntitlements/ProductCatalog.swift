@@ -15,9 +15,16 @@ internal import Vouch
 ///   "products": {
 ///     "com.example.pro.trial": {"trialDays": 14},
 ///     "com.example.pass.month": {"lengthDays": 30}
-///   }
+///   },
+///   "refundEndsAccess": ["stripe"]
 /// }
 /// ```
+///
+/// Whether a refund ends access is decided per channel. On the App Store a refund revokes the
+/// transaction (`revocationDate`), and access ends with it, always. On Stripe a refunded charge
+/// leaves the subscription as Stripe keeps it (active until it is canceled), so by default a
+/// refund alone does not end access; a channel listed in `refundEndsAccess` ends it from the
+/// refund on. Either way an entitlement a refund touched says when (``Entitlement/refundedDate``).
 public struct ProductCatalog: Sendable, Equatable {
     /// A named level of service; a higher rank is more service.
     public struct Tier: Sendable, Hashable {
@@ -45,6 +52,9 @@ public struct ProductCatalog: Sendable, Equatable {
     public var trialDays: [String: Int]
     /// Non-renewing subscriptions: days of access from the purchase date (unbounded when absent).
     public var lengthDays: [String: Int]
+    /// The channels whose refunds end access from the refund on (see above); the App Store's
+    /// revocations always do.
+    public var refundEndsAccess: Set<EntitlementSource> = []
 
     /// A catalog from its parts; the default knows no tier, trial or length.
     public init(tiers: [Tier] = [], trialDays: [String: Int] = [:], lengthDays: [String: Int] = [:]) {
@@ -91,8 +101,20 @@ public struct ProductCatalog: Sendable, Equatable {
                 for product in products.members {
                     try readProduct(product)
                 }
+            case "refundEndsAccess":
+                let sources = member.value.arrayValue?.compactMap(\.stringValue)
+                guard let sources, sources.count == member.value.arrayValue?.count else {
+                    throw FormatError("refundEndsAccess must be an array of channel names")
+                }
+                for source in sources {
+                    guard [EntitlementSource.appStore.rawValue, EntitlementSource.stripe.rawValue].contains(source)
+                    else {
+                        throw FormatError("refundEndsAccess: unknown channel '\(source)' (expected app_store, stripe)")
+                    }
+                    refundEndsAccess.insert(EntitlementSource(rawValue: source))
+                }
             default:
-                throw FormatError("unknown member '\(member.name)' (expected tiers, products)")
+                throw FormatError("unknown member '\(member.name)' (expected tiers, products, refundEndsAccess)")
             }
         }
         var names = Set<String>()

@@ -28,7 +28,7 @@ struct TierTests {
 
     @Test(arguments: [
         ("[]", "the catalog must be a JSON object"),
-        ("{\"tier\":[]}", "unknown member 'tier' (expected tiers, products)"),
+        ("{\"tier\":[]}", "unknown member 'tier' (expected tiers, products, refundEndsAccess)"),
         ("{\"tiers\":[{\"name\":\"pro\",\"rank\":\"high\",\"products\":[]}]}", "tiers[0].rank must be an integer"),
         ("{\"tiers\":[{\"name\":\"pro\",\"products\":[]}]}", "tiers[0] needs name, rank and products"),
         (

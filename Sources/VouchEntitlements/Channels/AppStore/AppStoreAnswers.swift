@@ -61,6 +61,14 @@ extension AppStoreChannel {
             if let end, instant >= end { continue }
             found.append(Self.entitlement(statement, state: .nonRenewing, expires: end))
         }
+        for index in found.indices where found[index].refundedDate == nil {
+            let entitlement = found[index]
+            let chain = ChainKey(
+                environment: account.environment.rawValue, originalTransactionId: entitlement.originalTransactionId,
+                ownership: entitlement.ownership.rawValue)
+            found[index].refundedDate = chains[chain]?[entitlement.transactionId]?.refundTouched(at: instant)
+                .map(Timestamp.init(milliseconds:))
+        }
         return found
     }
 
@@ -82,6 +90,8 @@ extension AppStoreChannel {
                 instants.insert(statement.purchaseDate)
                 if let expires = statement.expiresDate { instants.insert(expires) }
                 if let revocation = statement.revocation { instants.insert(revocation.date) }
+                if let refund = record.newestRevocation { instants.insert(refund.facts.date) }
+                if let seats = record.newestSeatRefund { instants.insert(seats.signedDate) }
                 if let days = catalog.trialDays[statement.productId] {
                     instants.insert(statement.purchaseDate + Int64(days) * Self.day)
                 }
@@ -144,6 +154,8 @@ extension AppStoreChannel {
                 ?? period.compactMap(\.current.invitationManagement).min()
             entitlement.invitationManagement = invitations.map(InvitationManagement.init(rawValue:))
         }
+        entitlement.refundedDate = period.compactMap { $0.refundTouched(at: instant) }.max()
+            .map(Timestamp.init(milliseconds:))
         return entitlement
     }
 

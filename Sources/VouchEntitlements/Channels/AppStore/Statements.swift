@@ -423,6 +423,14 @@ struct TransactionRecord: Sendable, Equatable {
             && lhs.reversalNotified == rhs.reversalNotified && lhs.newestSeatRefund == rhs.newestSeatRefund
     }
 
+    /// When a refund last touched the transaction at or before `instant`, while it still grants:
+    /// a refund since reversed (its `revocationDate`), or its seats refunded (the seat refund's
+    /// signed date).
+    func refundTouched(at instant: Int64) -> Int64? {
+        let reversed = current.revocation == nil ? newestRevocation?.facts.date : nil
+        return [reversed, newestSeatRefund?.signedDate].compactMap { $0 }.filter { $0 <= instant }.max()
+    }
+
     /// Whether the statement in force revokes the transaction at `instant`.
     func isRevoked(at instant: Int64) -> Bool {
         guard let revocation = current.revocation else { return false }

@@ -529,13 +529,34 @@ extension StripeChannel {
         Set(environments.compactMap { subscriptionAccounts[StripeKey(environment: $0, id: id)] })
     }
 
-    /// The entitlements the subscriptions of `account` give at `instant`.
+    /// The entitlements the subscriptions of `account` give at `instant`, each with the
+    /// latest refund of its subscription's charges by then; a refund ends one only when the
+    /// catalog lists Stripe in ``ProductCatalog/refundEndsAccess``.
     func entitlements(of account: AccountKey, at instant: Int64, catalog: ProductCatalog) -> [Entitlement] {
-        grants(of: account, catalog: catalog).compactMap { $0.entitlement(at: instant) }
+        let refunds = refundDates(of: account, catalog: catalog)
+        let ends = catalog.refundEndsAccess.contains(.stripe)
+        return (accountSubscriptions[account] ?? []).flatMap { key in
+            let refunded = refunds[key.id]?.filter { $0 <= instant }.max()
+            if ends, refunded != nil { return [Entitlement]() }
+            return (subscriptions[key]?.grants(key: key, account: account, catalog: catalog) ?? []).compactMap {
+                var entitlement = $0.entitlement(at: instant)
+                entitlement?.refundedDate = refunded.map(Timestamp.init(milliseconds:))
+                return entitlement
+            }
+        }
+    }
+
+    /// The dates of the refunds told with `account`, by the subscription they are told with.
+    private func refundDates(of account: AccountKey, catalog: ProductCatalog) -> [String: [Int64]] {
+        var dates: [String: [Int64]] = [:]
+        for revocation in revocations(of: account, catalog: catalog) {
+            dates[revocation.originalTransactionId, default: []].append(revocation.revocationDate.milliseconds)
+        }
+        return dates
     }
 
     func changeInstants(of account: AccountKey, catalog: ProductCatalog) -> Set<Int64> {
-        var instants = Set<Int64>()
+        var instants = Set(refundDates(of: account, catalog: catalog).values.joined())
         for grant in grants(of: account, catalog: catalog) {
             instants.insert(grant.startDate.milliseconds)
             if let expires = grant.expiresDate { instants.insert(expires.milliseconds) }
