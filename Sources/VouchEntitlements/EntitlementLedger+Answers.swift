@@ -1,9 +1,12 @@
-public import Foundation
+internal import Foundation
 public import Vouch
 
 // The questions: entitlements of accounts at an instant, accounts by product or tier, and
 // revocations. Every channel answers for its own data; the ledger merges the answers.
-extension EntitlementLedger {
+extension EntitlementLedger: LedgerReading {
+    /// The in-memory ledger's answers cannot fail.
+    public typealias Failure = Never
+
     // MARK: Entitlements
 
     /// The entitlements of every account at `instant`, accounts in a stable order; accounts
@@ -12,53 +15,11 @@ extension EntitlementLedger {
         accounts.map { answer(of: $0, at: instant.milliseconds) }
     }
 
-    /// The entitlements of every account at `instant` (rounded down to a whole millisecond).
-    public func entitlements(at instant: Date) -> [AccountEntitlements] {
-        entitlements(at: Timestamp(instant))
-    }
-
     /// The entitlements of one account at `instant`, or `nil` for an unknown account. Only the
     /// account's own data is read.
     public func entitlements(of account: AccountKey, at instant: Timestamp) -> AccountEntitlements? {
         guard knows(account) else { return nil }
         return answer(of: account, at: instant.milliseconds)
-    }
-
-    /// The entitlements of one account at `instant` (rounded down to a whole millisecond), or
-    /// `nil` for an unknown account.
-    public func entitlements(of account: AccountKey, at instant: Date) -> AccountEntitlements? {
-        entitlements(of: account, at: Timestamp(instant))
-    }
-
-    /// The accounts entitled to `productId` at `instant`.
-    public func accounts(entitledTo productId: String, at instant: Timestamp) -> [AccountKey] {
-        entitlements(at: instant).filter { $0.entitlements.contains { $0.productId == productId } }.map(\.account)
-    }
-
-    /// The accounts entitled to `productId` at `instant` (rounded down to a whole millisecond).
-    public func accounts(entitledTo productId: String, at instant: Date) -> [AccountKey] {
-        accounts(entitledTo: productId, at: Timestamp(instant))
-    }
-
-    /// The accounts whose highest tier at `instant` is `tier`.
-    public func accounts(inTier tier: String, at instant: Timestamp) -> [AccountKey] {
-        entitlements(at: instant).filter { $0.tier?.name == tier }.map(\.account)
-    }
-
-    /// The accounts whose highest tier at `instant` (rounded down to a whole millisecond) is the
-    /// tier named `tier`.
-    public func accounts(inTier tier: String, at instant: Date) -> [AccountKey] {
-        accounts(inTier: tier, at: Timestamp(instant))
-    }
-
-    /// The accounts whose highest tier at `instant` (rounded down to a whole millisecond) is `tier`.
-    public func accounts(inTier tier: ServiceTier, at instant: Date) -> [AccountKey] {
-        entitlements(at: Timestamp(instant)).filter { $0.tier?.tier == tier }.map(\.account)
-    }
-
-    /// The accounts whose highest tier at `instant` is `tier`.
-    public func accounts(inTier tier: ServiceTier, at instant: Timestamp) -> [AccountKey] {
-        entitlements(at: instant).filter { $0.tier?.tier == tier }.map(\.account)
     }
 
     /// Every channel's entitlements of `account` at `instant`: purchased ones first, then by
@@ -72,7 +33,7 @@ extension EntitlementLedger {
         }
         return AccountEntitlements(
             account: account, originalTransactionIds: appStore.originalTransactionIds(of: account),
-            entitlements: found, tier: highestTier(found))
+            entitlements: found, tier: catalog.highestTier(found))
     }
 
     /// The instants at which the entitlements of `account` may change, ascending and distinct;
@@ -91,35 +52,11 @@ extension EntitlementLedger {
         return instants.sorted().map(Timestamp.init(milliseconds:))
     }
 
-    /// The highest rank; then the later end (none is latest); then the transaction id.
-    private func highestTier(_ entitlements: [Entitlement]) -> TierGrant? {
-        var best: TierGrant?
-        for entitlement in entitlements {
-            guard let tier = catalog.tier(of: entitlement.productId) else { continue }
-            let candidate = TierGrant(name: tier.name, rank: tier.rank, entitlement: entitlement)
-            guard let known = best else {
-                best = candidate
-                continue
-            }
-            func order(_ grant: TierGrant) -> (Int, Int64, String) {
-                (grant.rank, grant.entitlement.expiresDate?.milliseconds ?? Int64.max, grant.entitlement.transactionId)
-            }
-            if order(candidate) > order(known) { best = candidate }
-        }
-        return best
-    }
-
     // MARK: Revocations
-
-    /// Every revocation with a `revocationDate` at or after `since` (rounded down to a whole
-    /// millisecond), ordered by revocation date, then environment and transaction id.
-    public func revocations(since: Date) -> [Revocation] {
-        revocations(since: Timestamp(since))
-    }
 
     /// Every revocation with a `revocationDate` at or after `since` (all when `nil`), ordered
     /// by revocation date, then environment and transaction id.
-    public func revocations(since: Timestamp? = nil) -> [Revocation] {
+    public func revocations(since: Timestamp?) -> [Revocation] {
         var found: [Revocation] = []
         for channel in channels { found += channel.revocations(since: since?.milliseconds, catalog: catalog) }
         return Self.ordered(found)

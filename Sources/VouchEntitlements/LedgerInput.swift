@@ -17,8 +17,8 @@ extension EntitlementLedger {
         }
     }
 
-    /// Adds whatever the input layer verified and binds what it is about to `account`, the
-    /// caller's account id: the App Store chains it names (the account must then be a UUID,
+    /// Adds whatever the input layer verified and binds what it is about to `account` (when
+    /// given), the caller's account id: the App Store chains it names (the account must then be a UUID,
     /// the `appAccountToken`), or the Stripe subscription it is about (any id; a UUID is kept
     /// in lower case).
     ///
@@ -26,8 +26,9 @@ extension EntitlementLedger {
     /// another account, and ``LedgerError/Code/invalidAccount`` when App Store data is named
     /// for an account that is not a UUID; either way nothing of the call is added.
     public mutating func add(
-        _ input: VerifiedInput, account: String, stripeAccountKey: String = defaultStripeAccountKey
+        _ input: VerifiedInput, account: String?, stripeAccountKey: String = defaultStripeAccountKey
     ) throws(LedgerError) {
+        guard let account else { return add(input, stripeAccountKey: stripeAccountKey) }
         switch input {
         case .payload(let payload): try add(payload, account: Self.appAccountToken(account))
         case .receipt(let receipt): try add(receipt, account: Self.appAccountToken(account))
@@ -56,11 +57,23 @@ extension LedgerStore {
         stripeAccountKey: String = EntitlementLedger.defaultStripeAccountKey
     ) throws(LedgerError) -> Change {
         var ledger = EntitlementLedger()
-        if let account {
-            try ledger.add(input, account: account, stripeAccountKey: stripeAccountKey)
-        } else {
-            ledger.add(input, stripeAccountKey: stripeAccountKey)
-        }
+        try ledger.add(input, account: account, stripeAccountKey: stripeAccountKey)
+        return try add(contentsOf: ledger)
+    }
+
+    /// Binds a Stripe subscription to an account after the fact, in one transaction, as
+    /// ``EntitlementLedger/bindStripeSubscription(_:livemode:to:)`` does, checked against what
+    /// the store holds.
+    @discardableResult
+    public func bindStripeSubscription(_ subscriptionId: String, livemode: Bool, to account: String)
+        throws(LedgerError) -> Change
+    {
+        var ledger = EntitlementLedger()
+        try ledger.bindStripeSubscription(subscriptionId, livemode: livemode, to: account)
         return try add(contentsOf: ledger)
     }
 }
+
+extension EntitlementLedger: LedgerWriting {}
+
+extension LedgerStore: LedgerReading, LedgerWriting {}

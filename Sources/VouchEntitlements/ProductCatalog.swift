@@ -73,6 +73,24 @@ public struct ProductCatalog: Sendable, Equatable {
         tiers.filter { $0.products.contains(productId) }.max { ($0.rank, $1.name) < ($1.rank, $0.name) }
     }
 
+    /// The highest rank; then the later end (none is latest); then the transaction id.
+    func highestTier(_ entitlements: [Entitlement]) -> TierGrant? {
+        var best: TierGrant?
+        for entitlement in entitlements {
+            guard let tier = tier(of: entitlement.productId) else { continue }
+            let candidate = TierGrant(name: tier.name, rank: tier.rank, entitlement: entitlement)
+            guard let known = best else {
+                best = candidate
+                continue
+            }
+            func order(_ grant: TierGrant) -> (Int, Int64, String) {
+                (grant.rank, grant.entitlement.expiresDate?.milliseconds ?? Int64.max, grant.entitlement.transactionId)
+            }
+            if order(candidate) > order(known) { best = candidate }
+        }
+        return best
+    }
+
     /// A catalog problem, with the member at fault.
     public struct FormatError: Error, Sendable, Equatable, CustomStringConvertible {
         public let description: String

@@ -792,12 +792,6 @@ public final class LedgerStore: @unchecked Sendable {
         }
     }
 
-    /// The accounts whose `appAccountToken` is `appAccountToken`, in every environment.
-    public func accounts(matching appAccountToken: UUID) throws(LedgerError) -> [AccountKey] {
-        let token = EntitlementLedger.token(appAccountToken)
-        return try accounts(matching: token).filter { $0.appAccountToken == token }
-    }
-
     /// The accounts holding a transaction `transactionId`.
     public func accounts(withTransactionId transactionId: String) throws(LedgerError) -> [AccountKey] {
         try reading { () throws(LedgerError) -> [AccountKey] in
@@ -842,6 +836,16 @@ public final class LedgerStore: @unchecked Sendable {
             var ledger = EntitlementLedger(catalog: catalog)
             try load(account, into: &ledger)
             return ledger.entitlements(of: account, at: instant)
+        }
+    }
+
+    /// The instants at which the answer of `account` may change, as
+    /// ``EntitlementLedger/changeInstants(of:)`` gives them; only the account's records are read.
+    public func changeInstants(of account: AccountKey) throws(LedgerError) -> [Timestamp] {
+        try reading { () throws(LedgerError) -> [Timestamp] in
+            var ledger = EntitlementLedger(catalog: catalog)
+            try load(account, into: &ledger)
+            return ledger.changeInstants(of: account)
         }
     }
 
@@ -909,25 +913,15 @@ public final class LedgerStore: @unchecked Sendable {
         ]) { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
     }
 
-    /// The entitlements of one account at `instant` (rounded down to a whole millisecond).
-    public func entitlements(of account: AccountKey, at instant: Date) throws(LedgerError) -> AccountEntitlements? {
-        try entitlements(of: account, at: Timestamp(instant))
-    }
-
     /// The entitlements of every account at `instant` (every record is read).
     public func entitlements(at instant: Timestamp) throws(LedgerError) -> [AccountEntitlements] {
         try ledger().entitlements(at: instant)
     }
 
-    /// The entitlements of every account at `instant` (rounded down to a whole millisecond).
-    public func entitlements(at instant: Date) throws(LedgerError) -> [AccountEntitlements] {
-        try entitlements(at: Timestamp(instant))
-    }
-
     /// Every revocation with a `revocationDate` at or after `since` (all when `nil`), as
     /// ``EntitlementLedger/revocations(since:)-(Timestamp?)`` orders them; only the chains
     /// holding a revocation, the refunded charges and their customers' subscriptions are read.
-    public func revocations(since: Timestamp? = nil) throws(LedgerError) -> [Revocation] {
+    public func revocations(since: Timestamp?) throws(LedgerError) -> [Revocation] {
         try reading { () throws(LedgerError) -> [Revocation] in
             var keys = Set<AppStoreChannel.RenewalKey>()
             try statement(
@@ -947,11 +941,6 @@ public final class LedgerStore: @unchecked Sendable {
             ).rows { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
             return ledger.revocations(since: since)
         }
-    }
-
-    /// Every revocation dated at or after `since` (rounded down to a whole millisecond).
-    public func revocations(since: Date) throws(LedgerError) -> [Revocation] {
-        try revocations(since: Timestamp(since))
     }
 
     // MARK: Statistics
