@@ -119,6 +119,19 @@ public struct Entitlement: Sendable, Hashable {
     /// ``ProductCatalog/refundEndsAccess``), an App Store refund since reversed, or seats of a
     /// multiseat subscription refunded; `nil` when none did.
     public internal(set) var refundedDate: Timestamp? = nil
+    /// For a Stripe subscription: its id (``transactionId`` adds `/INDEX` for one item of
+    /// several) and whether it is of live mode (Production) or test mode (Sandbox); `nil` for
+    /// every other entitlement.
+    public internal(set) var stripeSubscription: StripeSubscriptionReference? = nil
+}
+
+/// Which Stripe subscription grants an entitlement: Stripe's own id and mode, not an App Store
+/// transaction.
+public struct StripeSubscriptionReference: Sendable, Hashable {
+    /// The subscription's id (`sub_…`).
+    public let id: String
+    /// Whether it is of live mode (`true`) or test mode.
+    public let livemode: Bool
 }
 
 /// A level of service, as a value: its name and rank. Tiers order by rank (higher is more

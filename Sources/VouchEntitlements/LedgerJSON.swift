@@ -40,7 +40,8 @@ extension AccountEntitlements {
 extension Entitlement {
     /// `{"productId":…,"type":…,"subscriptionGroupIdentifier":…,"state":…,"expiresDate":…,"expires":…,"ownership":…,"transactionId":…,"originalTransactionId":…,"purchaseDate":…,"source":…}`,
     /// then, for a multiseat subscription only, `"seats":…,"invitationManagement":…`, and for
-    /// an entitlement a refund touched only, `"refundedDate":…,"refunded":…`.
+    /// an entitlement a refund touched only, `"refundedDate":…,"refunded":…`, and for a Stripe
+    /// subscription only, `"subscriptionId":…,"livemode":…`.
     public var json: JSONValue {
         var members: [JSONObject.Member] = [
             .init("productId", .string(productId)),
@@ -62,6 +63,10 @@ extension Entitlement {
         if let refundedDate {
             members.append(.init("refundedDate", date(refundedDate)))
             members.append(.init("refunded", iso(refundedDate)))
+        }
+        if let stripeSubscription {
+            members.append(.init("subscriptionId", .string(stripeSubscription.id)))
+            members.append(.init("livemode", .bool(stripeSubscription.livemode)))
         }
         return .object(JSONObject(members))
     }

@@ -38,8 +38,14 @@ import VouchStripe
         #expect(after.tier?.name == "plus")
         #expect(after.entitlements[0].refundedDate == Timestamp(milliseconds: 300_000))
         let json = JSONWriter.string(after.entitlements[0].json)
-        #expect(json.hasSuffix(#","refundedDate":300000,"refunded":"1970-01-01T00:05:00.000Z"}"#))
-        #expect(!JSONWriter.string(before.entitlements[0].json).contains("refunded"))
+        #expect(
+            json.hasSuffix(
+                #","source":"stripe","refundedDate":300000,"refunded":"1970-01-01T00:05:00.000Z","subscriptionId":"sub_1","livemode":false}"#
+            ))
+        #expect(
+            JSONWriter.string(before.entitlements[0].json).hasSuffix(
+                #","source":"stripe","subscriptionId":"sub_1","livemode":false}"#))
+        #expect(before.entitlements[0].stripeSubscription?.id == "sub_1")
         #expect(ledger.changeInstants(of: account).contains(Timestamp(milliseconds: 300_000)))
     }
 

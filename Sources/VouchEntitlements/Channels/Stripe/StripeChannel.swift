@@ -541,6 +541,8 @@ extension StripeChannel {
             return (subscriptions[key]?.grants(key: key, account: account, catalog: catalog) ?? []).compactMap {
                 var entitlement = $0.entitlement(at: instant)
                 entitlement?.refundedDate = refunded.map(Timestamp.init(milliseconds:))
+                entitlement?.stripeSubscription = StripeSubscriptionReference(
+                    id: key.id, livemode: key.environment == AppStoreEnvironment.production.rawValue)
                 return entitlement
             }
         }
