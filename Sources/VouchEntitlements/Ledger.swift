@@ -5,7 +5,7 @@ public import VouchBatch
 /// The questions every ledger answers, the in-memory ``EntitlementLedger`` and the stored
 /// ``LedgerStore`` alike, so that a server moving from one to the other keeps its calls.
 ///
-/// Instants are ``Timestamp``s (whole milliseconds, as Apple writes them); the `Date` forms
+/// Instants are `Timestamp`s (whole milliseconds, as Apple writes them); the `Date` forms
 /// below round down to a whole millisecond and are written once, here, for every ledger.
 /// `Failure` is what a question may throw: nothing for the in-memory ledger (its answers need no
 /// `try`), ``LedgerError`` for a store, whose file or server may fail.
