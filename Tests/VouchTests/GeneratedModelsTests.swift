@@ -3,11 +3,16 @@ import Testing
 import VouchTestSupport
 
 /// The payload models, their enum-like types, the payload parser's vocabulary and VouchMint's
-/// member types are written by `scripts/generate-models` from `Schemas/payloads.tsv`: the
-/// committed files must be what the table gives.
+/// member types are written by `scripts/generate-models` from `Schemas/payloads.tsv`, and the
+/// Advanced Commerce request types from `Schemas/advanced-commerce-requests.tsv`: the committed
+/// files must be what the tables give.
 @Suite struct GeneratedModelsTests {
     static let table = "Schemas/payloads.tsv"
-    static let generatedFolders = ["Sources/Vouch/Models/Generated", "Sources/VouchMint/Payloads/Generated"]
+    static let requestTable = "Schemas/advanced-commerce-requests.tsv"
+    static let generatedFolders = [
+        "Sources/Vouch/Models/Generated", "Sources/VouchMint/Payloads/Generated",
+        "Sources/VouchSigning/AdvancedCommerce/Generated",
+    ]
 
     /// Runs `scripts/generate-models` with `arguments` under python3: its exit status and
     /// everything it printed. `env` exits with 127 when there is no python3 to run.
@@ -28,10 +33,10 @@ import VouchTestSupport
         return result
     }
 
-    /// A copy of the table and the generated folders in a new temporary package root.
+    /// A copy of the tables and the generated folders in a new temporary package root.
     static func copyOfTheTableAndItsFiles() throws -> URL {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-models-\(UUID().uuidString)")
-        for path in [table] + generatedFolders {
+        for path in [table, requestTable] + generatedFolders {
             let target = root.appendingPathComponent(path)
             try FileManager.default.createDirectory(
                 at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -40,7 +45,7 @@ import VouchTestSupport
         return root
     }
 
-    static func appendRow(_ row: String, toTableIn root: URL) throws {
+    static func appendRow(_ row: String, toTableIn root: URL, table: String = table) throws {
         let url = root.appendingPathComponent(table)
         let text = try String(contentsOf: url, encoding: .utf8)
         try (text + row + "\n").write(to: url, atomically: true, encoding: .utf8)
@@ -79,6 +84,28 @@ import VouchTestSupport
         #expect(model.contains("        json.add(\"newMember\", newMember)\n        self.json = json\n"))
     }
 
+    @Test func aNewRequestMemberIsOneRowThatTheGeneratorWritesEverywhere() throws {
+        let root = try Self.copyOfTheTableAndItsFiles()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Self.appendRow(
+            "member\tAdvancedCommerceSKUItem\tnote\tString\toptional\tdescription\tA member added by a test.",
+            toTableIn: root, table: Self.requestTable)
+
+        let file = "Sources/VouchSigning/AdvancedCommerce/Generated/AdvancedCommerceSKUItem.swift"
+        let stale = try Self.generate(["--check", "--root", root.path])
+        #expect(stale.status == 1)
+        #expect(stale.output.split(separator: "\n").first.map(String.init) == "differs: \(file)")
+
+        #expect(try Self.generate(["--root", root.path]).status == 0)
+        #expect(try Self.generate(["--check", "--root", root.path]).status == 0)
+        let type = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+        #expect(type.contains("    /// A member added by a test.\n    public var note: String?\n"))
+        #expect(type.contains("        sku: String,\n        note: String? = nil\n    ) {"))
+        #expect(type.contains("        self.note = note\n"))
+        #expect(type.contains("        try writer.write(\"note\", note, RequestRules.description)\n"))
+        #expect(type.contains("                note: try fields.optional(\"note\"))\n"))
+    }
+
     @Test func aFileTheTableDoesNotGiveIsStale() throws {
         let root = try Self.copyOfTheTableAndItsFiles()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -106,5 +133,20 @@ import VouchTestSupport
         #expect(refused.status == 65)
         #expect(refused.output.contains(message), "\(refused.output)")
         #expect(try Self.generate(["--check", "--root", root.path]).status == 65)
+    }
+
+    @Test(arguments: [
+        ("member\tAdvancedCommerceSKUItem\tnote\tDecimal\toptional\t-\tA member.", "unknown member type 'Decimal'"),
+        ("member\tAdvancedCommerceSKUItem\tnote\tString\tsometimes\t-\tA member.", "is not required, optional"),
+        ("member\tAdvancedCommerceSKUItem\tnote\tString\toptional\tshort\tA member.", "'short' is not - or one of"),
+        ("member\tAdvancedCommerceSKUItem\tsku:SKU\tString\trequired\t-\tA member.", "already has sku:SKU"),
+    ])
+    func aRequestTableTheTypesCannotComeFromIsRefused(row: String, message: String) throws {
+        let root = try Self.copyOfTheTableAndItsFiles()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Self.appendRow(row, toTableIn: root, table: Self.requestTable)
+        let refused = try Self.generate(["--root", root.path])
+        #expect(refused.status == 65)
+        #expect(refused.output.contains(message), "\(refused.output)")
     }
 }
