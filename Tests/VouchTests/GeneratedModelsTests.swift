@@ -3,15 +3,16 @@ import Testing
 import VouchTestSupport
 
 /// The payload models, their enum-like types, the payload parser's vocabulary and VouchMint's
-/// member types are written by `scripts/generate-models` from `Schemas/payloads.tsv`, and the
-/// Advanced Commerce request types from `Schemas/advanced-commerce-requests.tsv`: the committed
-/// files must be what the tables give.
+/// member types are written by `scripts/generate-models` from `Schemas/payloads.tsv`, the
+/// Advanced Commerce request types from `Schemas/advanced-commerce-requests.tsv` and the receipt
+/// fields from `Schemas/receipt-fields.tsv`: the committed files must be what the tables give.
 @Suite struct GeneratedModelsTests {
     static let table = "Schemas/payloads.tsv"
     static let requestTable = "Schemas/advanced-commerce-requests.tsv"
+    static let receiptTable = "Schemas/receipt-fields.tsv"
     static let generatedFolders = [
         "Sources/Vouch/Models/Generated", "Sources/VouchMint/Payloads/Generated",
-        "Sources/VouchSigning/AdvancedCommerce/Generated",
+        "Sources/VouchSigning/AdvancedCommerce/Generated", "Sources/VouchReceipts/Generated",
     ]
 
     /// Runs `scripts/generate-models` with `arguments` under python3: its exit status and
@@ -36,7 +37,7 @@ import VouchTestSupport
     /// A copy of the tables and the generated folders in a new temporary package root.
     static func copyOfTheTableAndItsFiles() throws -> URL {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-models-\(UUID().uuidString)")
-        for path in [table, requestTable] + generatedFolders {
+        for path in [table, requestTable, receiptTable] + generatedFolders {
             let target = root.appendingPathComponent(path)
             try FileManager.default.createDirectory(
                 at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -106,6 +107,34 @@ import VouchTestSupport
         #expect(type.contains("                note: try fields.optional(\"note\"))\n"))
     }
 
+    @Test func aNewReceiptFieldIsOneRowThatTheGeneratorWritesEverywhere() throws {
+        let root = try Self.copyOfTheTableAndItsFiles()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try Self.appendRow(
+            "field\tInAppPurchaseReceipt\tofferCodeRefName\t1722\tString\toptional\tA field added by a test.",
+            toTableIn: root, table: Self.receiptTable)
+
+        let file = "Sources/VouchReceipts/Generated/InAppPurchaseReceipt+Fields.swift"
+        let stale = try Self.generate(["--check", "--root", root.path])
+        #expect(stale.status == 1)
+        #expect(stale.output.split(separator: "\n").first.map(String.init) == "differs: \(file)")
+
+        #expect(try Self.generate(["--root", root.path]).status == 0)
+        #expect(try Self.generate(["--check", "--root", root.path]).status == 0)
+        let type = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+        #expect(type.contains("    let offerCodeRefNameText: Range<Int>?\n"))
+        #expect(
+            type.contains(
+                "    /// A field added by a test.\n"
+                    + "    public var offerCodeRefName: String? { offerCodeRefNameText.map(table.string) }\n"))
+        #expect(type.contains("1713, 1719, 1721, 1722]\n"))
+        #expect(type.contains("        offerCodeRefNameText = try reader.string(1722)\n"))
+        #expect(type.contains("        object.add(\"offerCodeRefName\", offerCodeRefName.map(JSONValue.string))\n"))
+        #expect(
+            type.contains(
+                "            json.key(\"offerCodeRefName\")\n            json.string(offerCodeRefNameText)\n"))
+    }
+
     @Test func aFileTheTableDoesNotGiveIsStale() throws {
         let root = try Self.copyOfTheTableAndItsFiles()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -140,11 +169,15 @@ import VouchTestSupport
         ("member\tAdvancedCommerceSKUItem\tnote\tString\tsometimes\t-\tA member.", "is not required, optional"),
         ("member\tAdvancedCommerceSKUItem\tnote\tString\toptional\tshort\tA member.", "'short' is not - or one of"),
         ("member\tAdvancedCommerceSKUItem\tsku:SKU\tString\trequired\t-\tA member.", "already has sku:SKU"),
+        ("field\tAppReceipt\tnote\t2\tString\toptional\tA field.", "already has note or attribute 2"),
+        ("field\tAppReceipt\tnote\ttwo\tString\toptional\tA field.", "the attribute type 'two' is not a number"),
+        ("field\tAppReceipt\tnote\t99\tString\tsometimes\tA field.", "is not optional or required:NAME"),
     ])
-    func aRequestTableTheTypesCannotComeFromIsRefused(row: String, message: String) throws {
+    func aTableTheGeneratedTypesCannotComeFromIsRefused(row: String, message: String) throws {
         let root = try Self.copyOfTheTableAndItsFiles()
         defer { try? FileManager.default.removeItem(at: root) }
-        try Self.appendRow(row, toTableIn: root, table: Self.requestTable)
+        let table = row.hasPrefix("field\tAppReceipt") ? Self.receiptTable : Self.requestTable
+        try Self.appendRow(row, toTableIn: root, table: table)
         let refused = try Self.generate(["--root", root.path])
         #expect(refused.status == 65)
         #expect(refused.output.contains(message), "\(refused.output)")
