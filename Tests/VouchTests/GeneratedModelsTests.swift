@@ -85,21 +85,25 @@ import VouchTestSupport
         #expect(model.contains("        json.add(\"newMember\", newMember)\n        self.json = json\n"))
     }
 
-    @Test func aNewRequestMemberIsOneRowThatTheGeneratorWritesEverywhere() throws {
-        let root = try Self.copyOfTheTableAndItsFiles()
+    /// Appends `row` to `table` in a copy of the package: the generator must then call `file`
+    /// stale, and only it first, and write it anew. What it wrote, for the caller to check.
+    static func fileAfterAdding(_ row: String, to table: String, changes file: String) throws -> String {
+        let root = try copyOfTheTableAndItsFiles()
         defer { try? FileManager.default.removeItem(at: root) }
-        try Self.appendRow(
-            "member\tAdvancedCommerceSKUItem\tnote\tString\toptional\tdescription\tA member added by a test.",
-            toTableIn: root, table: Self.requestTable)
-
-        let file = "Sources/VouchSigning/AdvancedCommerce/Generated/AdvancedCommerceSKUItem.swift"
-        let stale = try Self.generate(["--check", "--root", root.path])
+        try appendRow(row, toTableIn: root, table: table)
+        let stale = try generate(["--check", "--root", root.path])
         #expect(stale.status == 1)
         #expect(stale.output.split(separator: "\n").first.map(String.init) == "differs: \(file)")
+        #expect(try generate(["--root", root.path]).status == 0)
+        #expect(try generate(["--check", "--root", root.path]).status == 0)
+        return try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+    }
 
-        #expect(try Self.generate(["--root", root.path]).status == 0)
-        #expect(try Self.generate(["--check", "--root", root.path]).status == 0)
-        let type = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+    @Test func aNewRequestMemberIsOneRowThatTheGeneratorWritesEverywhere() throws {
+        let type = try Self.fileAfterAdding(
+            "member\tAdvancedCommerceSKUItem\tnote\tString\toptional\tdescription\tA member added by a test.",
+            to: Self.requestTable,
+            changes: "Sources/VouchSigning/AdvancedCommerce/Generated/AdvancedCommerceSKUItem.swift")
         #expect(type.contains("    /// A member added by a test.\n    public var note: String?\n"))
         #expect(type.contains("        sku: String,\n        note: String? = nil\n    ) {"))
         #expect(type.contains("        self.note = note\n"))
@@ -108,20 +112,9 @@ import VouchTestSupport
     }
 
     @Test func aNewReceiptFieldIsOneRowThatTheGeneratorWritesEverywhere() throws {
-        let root = try Self.copyOfTheTableAndItsFiles()
-        defer { try? FileManager.default.removeItem(at: root) }
-        try Self.appendRow(
+        let type = try Self.fileAfterAdding(
             "field\tInAppPurchaseReceipt\tofferCodeRefName\t1722\tString\toptional\tA field added by a test.",
-            toTableIn: root, table: Self.receiptTable)
-
-        let file = "Sources/VouchReceipts/Generated/InAppPurchaseReceipt+Fields.swift"
-        let stale = try Self.generate(["--check", "--root", root.path])
-        #expect(stale.status == 1)
-        #expect(stale.output.split(separator: "\n").first.map(String.init) == "differs: \(file)")
-
-        #expect(try Self.generate(["--root", root.path]).status == 0)
-        #expect(try Self.generate(["--check", "--root", root.path]).status == 0)
-        let type = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+            to: Self.receiptTable, changes: "Sources/VouchReceipts/Generated/InAppPurchaseReceipt+Fields.swift")
         #expect(type.contains("    let offerCodeRefNameText: Range<Int>?\n"))
         #expect(
             type.contains(
