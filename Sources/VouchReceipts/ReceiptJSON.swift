@@ -2,30 +2,6 @@ internal import Foundation
 public import Vouch
 
 extension AppReceipt {
-    /// The receipt as a JSON object with Apple's field names in camel case (as the App Store
-    /// Server API names them), dates as milliseconds since 1970, bytes as standard base64, and
-    /// the attributes Vouch does not type under `otherAttributes` (`type`, `version`, `value`
-    /// in base64), so nothing signed is hidden. Absent fields are left out.
-    public var jsonObject: JSONObject {
-        var object = JSONObject([])
-        object.add("receiptType", receiptType.map { .string($0.rawValue) })
-        object.add("appItemId", appItemId.map { .number(String($0)) })
-        object.add("bundleId", .string(bundleId))
-        object.add("applicationVersion", applicationVersion.map(JSONValue.string))
-        object.add("originalApplicationVersion", originalApplicationVersion.map(JSONValue.string))
-        object.add("opaqueValue", opaqueValue.map(JSONValue.base64))
-        object.add("sha1Hash", sha1Hash.map(JSONValue.base64))
-        object.add("receiptCreationDate", receiptCreationDate.map(JSONValue.milliseconds))
-        object.add("originalPurchaseDate", originalPurchaseDate.map(JSONValue.milliseconds))
-        object.add("receiptExpirationDate", receiptExpirationDate.map(JSONValue.milliseconds))
-        object.add("preorderDate", preorderDate.map(JSONValue.milliseconds))
-        object.add("inApp", .array(inApp.map { .object($0.jsonObject) }))
-        object.add("otherAttributes", JSONValue.otherAttributes(attributes, typed: Self.typedTypes))
-        return object
-    }
-
-    static let typedTypes: [Int] = [0, 1, 2, 3, 4, 5, 12, 17, 18, 19, 21, 32]
-
     /// The receipt in the shape of the deprecated `verifyReceipt` endpoint's response
     /// (`status` 0, `environment`, `receipt` with `in_app`), dates in its three forms
     /// (`…_date` as `yyyy-MM-dd HH:mm:ss Etc/GMT`, `…_date_ms`, `…_date_pst`), in-app values as
@@ -51,28 +27,6 @@ extension AppReceipt {
 }
 
 extension InAppPurchaseReceipt {
-    /// The purchase as a JSON object, members named as in the verifier's records.
-    public var jsonObject: JSONObject {
-        var object = JSONObject([])
-        object.add("quantity", quantity.map { .number(String($0)) })
-        object.add("productId", productId.map(JSONValue.string))
-        object.add("transactionId", transactionId.map(JSONValue.string))
-        object.add("originalTransactionId", originalTransactionId.map(JSONValue.string))
-        object.add("purchaseDate", purchaseDate.map(JSONValue.milliseconds))
-        object.add("originalPurchaseDate", originalPurchaseDate.map(JSONValue.milliseconds))
-        object.add("subscriptionExpirationDate", subscriptionExpirationDate.map(JSONValue.milliseconds))
-        object.add("cancellationDate", cancellationDate.map(JSONValue.milliseconds))
-        object.add("webOrderLineItemId", webOrderLineItemId.map { .number(String($0)) })
-        object.add("isInTrialPeriod", isInTrialPeriod.map(JSONValue.bool))
-        object.add("isInIntroOfferPeriod", isInIntroOfferPeriod.map(JSONValue.bool))
-        object.add("promotionalOfferId", promotionalOfferId.map(JSONValue.string))
-        object.add("productType", productType.map { .number(String($0)) })
-        object.add("otherAttributes", JSONValue.otherAttributes(attributes, typed: Self.typedTypes))
-        return object
-    }
-
-    static let typedTypes: [Int] = [1701, 1702, 1703, 1704, 1705, 1706, 1707, 1708, 1711, 1712, 1713, 1719, 1721]
-
     var verifyReceiptObject: JSONObject {
         var object = JSONObject([])
         object.add("quantity", quantity.map { .string(String($0)) })
@@ -159,88 +113,12 @@ extension AppReceipt {
             output = json.output
         }
     }
-
-    private func write(into json: inout ReceiptJSONWriter) {
-        table.bytes.withUnsafeBufferPointer { payload in
-            json.payload = payload
-            json.open("{")
-            json.key("receiptType")
-            json.string(receiptTypeText)
-            json.key("appItemId")
-            json.number(appItemId)
-            json.key("bundleId")
-            json.string(bundleIdText)
-            json.key("applicationVersion")
-            json.string(applicationVersionText)
-            json.key("originalApplicationVersion")
-            json.string(originalApplicationVersionText)
-            json.key("opaqueValue")
-            json.base64(opaqueValueBytes)
-            json.key("sha1Hash")
-            json.base64(sha1HashBytes)
-            json.key("receiptCreationDate")
-            json.number(receiptCreationMilliseconds)
-            json.key("originalPurchaseDate")
-            json.number(originalPurchaseMilliseconds)
-            json.key("receiptExpirationDate")
-            json.number(receiptExpirationMilliseconds)
-            json.key("preorderDate")
-            json.number(preorderMilliseconds)
-            json.key("inApp")
-            json.open("[")
-            for purchase in inApp { purchase.write(into: &json) }
-            json.close("]")
-            json.otherAttributes(table.fields, typed: Self.typedTypes)
-            json.close("}")
-        }
-    }
-}
-
-extension InAppPurchaseReceipt {
-    /// Appends ``jsonObject`` to `json`, as ``AppReceipt/writeJSON(into:)`` does for the receipt.
-    fileprivate func write(into json: inout ReceiptJSONWriter) {
-        // The receipt's payload, borrowed by the caller, comes back once this one is written.
-        let outer = json.payload
-        defer { json.payload = outer }
-        table.bytes.withUnsafeBufferPointer { payload in
-            json.payload = payload
-            json.open("{")
-            json.key("quantity")
-            json.number(quantity)
-            json.key("productId")
-            json.string(productIdText)
-            json.key("transactionId")
-            json.string(transactionIdText)
-            json.key("originalTransactionId")
-            json.string(originalTransactionIdText)
-            json.key("purchaseDate")
-            json.number(purchaseMilliseconds)
-            json.key("originalPurchaseDate")
-            json.number(originalPurchaseMilliseconds)
-            json.key("subscriptionExpirationDate")
-            json.number(subscriptionExpirationMilliseconds)
-            json.key("cancellationDate")
-            json.number(cancellationMilliseconds)
-            json.key("webOrderLineItemId")
-            json.number(webOrderLineItemId)
-            json.key("isInTrialPeriod")
-            json.bool(isInTrialPeriod)
-            json.key("isInIntroOfferPeriod")
-            json.bool(isInIntroOfferPeriod)
-            json.key("promotionalOfferId")
-            json.string(promotionalOfferIdText)
-            json.key("productType")
-            json.number(productType)
-            json.otherAttributes(table.fields, typed: Self.typedTypes)
-            json.close("}")
-        }
-    }
 }
 
 /// A receipt's members written from its payload through a `JSONOutput`: members in order,
 /// absent ones left out (a member's name is written only once its value is known to be there),
 /// text and bytes read where they lie in the payload.
-private struct ReceiptJSONWriter {
+struct ReceiptJSONWriter {
     /// Where the JSON goes: room of ``maximumLength(payload:fields:)`` bytes.
     var output: JSONOutput
     /// The payload the ranges given refer to, borrowed for the writes.

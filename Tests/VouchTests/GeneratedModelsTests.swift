@@ -3,11 +3,17 @@ import Testing
 import VouchTestSupport
 
 /// The payload models, their enum-like types, the payload parser's vocabulary and VouchMint's
-/// member types are written by `scripts/generate-models` from `Schemas/payloads.tsv`: the
-/// committed files must be what the table gives.
+/// member types are written by `scripts/generate-models` from `Schemas/payloads.tsv`, the
+/// Advanced Commerce request types from `Schemas/advanced-commerce-requests.tsv` and the receipt
+/// fields from `Schemas/receipt-fields.tsv`: the committed files must be what the tables give.
 @Suite struct GeneratedModelsTests {
     static let table = "Schemas/payloads.tsv"
-    static let generatedFolders = ["Sources/Vouch/Models/Generated", "Sources/VouchMint/Payloads/Generated"]
+    static let requestTable = "Schemas/advanced-commerce-requests.tsv"
+    static let receiptTable = "Schemas/receipt-fields.tsv"
+    static let generatedFolders = [
+        "Sources/Vouch/Models/Generated", "Sources/VouchMint/Payloads/Generated",
+        "Sources/VouchSigning/AdvancedCommerce/Generated", "Sources/VouchReceipts/Generated",
+    ]
 
     /// Runs `scripts/generate-models` with `arguments` under python3: its exit status and
     /// everything it printed. `env` exits with 127 when there is no python3 to run.
@@ -28,10 +34,10 @@ import VouchTestSupport
         return result
     }
 
-    /// A copy of the table and the generated folders in a new temporary package root.
+    /// A copy of the tables and the generated folders in a new temporary package root.
     static func copyOfTheTableAndItsFiles() throws -> URL {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-models-\(UUID().uuidString)")
-        for path in [table] + generatedFolders {
+        for path in [table, requestTable, receiptTable] + generatedFolders {
             let target = root.appendingPathComponent(path)
             try FileManager.default.createDirectory(
                 at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -40,7 +46,7 @@ import VouchTestSupport
         return root
     }
 
-    static func appendRow(_ row: String, toTableIn root: URL) throws {
+    static func appendRow(_ row: String, toTableIn root: URL, table: String = table) throws {
         let url = root.appendingPathComponent(table)
         let text = try String(contentsOf: url, encoding: .utf8)
         try (text + row + "\n").write(to: url, atomically: true, encoding: .utf8)
@@ -79,6 +85,49 @@ import VouchTestSupport
         #expect(model.contains("        json.add(\"newMember\", newMember)\n        self.json = json\n"))
     }
 
+    /// Appends `row` to `table` in a copy of the package: the generator must then call `file`
+    /// stale, and only it first, and write it anew. What it wrote, for the caller to check.
+    static func fileAfterAdding(_ row: String, to table: String, changes file: String) throws -> String {
+        let root = try copyOfTheTableAndItsFiles()
+        defer { try? FileManager.default.removeItem(at: root) }
+        try appendRow(row, toTableIn: root, table: table)
+        let stale = try generate(["--check", "--root", root.path])
+        #expect(stale.status == 1)
+        #expect(stale.output.split(separator: "\n").first.map(String.init) == "differs: \(file)")
+        #expect(try generate(["--root", root.path]).status == 0)
+        #expect(try generate(["--check", "--root", root.path]).status == 0)
+        return try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+    }
+
+    @Test func aNewRequestMemberIsOneRowThatTheGeneratorWritesEverywhere() throws {
+        let type = try Self.fileAfterAdding(
+            "member\tAdvancedCommerceSKUItem\tnote\tString\toptional\tdescription\tA member added by a test.",
+            to: Self.requestTable,
+            changes: "Sources/VouchSigning/AdvancedCommerce/Generated/AdvancedCommerceSKUItem.swift")
+        #expect(type.contains("    /// A member added by a test.\n    public var note: String?\n"))
+        #expect(type.contains("        sku: String,\n        note: String? = nil\n    ) {"))
+        #expect(type.contains("        self.note = note\n"))
+        #expect(type.contains("        try writer.write(\"note\", note, RequestRules.description)\n"))
+        #expect(type.contains("                note: try fields.optional(\"note\"))\n"))
+    }
+
+    @Test func aNewReceiptFieldIsOneRowThatTheGeneratorWritesEverywhere() throws {
+        let type = try Self.fileAfterAdding(
+            "field\tInAppPurchaseReceipt\tofferCodeRefName\t1722\tString\toptional\tA field added by a test.",
+            to: Self.receiptTable, changes: "Sources/VouchReceipts/Generated/InAppPurchaseReceipt+Fields.swift")
+        #expect(type.contains("    let offerCodeRefNameText: Range<Int>?\n"))
+        #expect(
+            type.contains(
+                "    /// A field added by a test.\n"
+                    + "    public var offerCodeRefName: String? { offerCodeRefNameText.map(table.string) }\n"))
+        #expect(type.contains("1713, 1719, 1721, 1722]\n"))
+        #expect(type.contains("        offerCodeRefNameText = try reader.string(1722)\n"))
+        #expect(type.contains("        object.add(\"offerCodeRefName\", offerCodeRefName.map(JSONValue.string))\n"))
+        #expect(
+            type.contains(
+                "            json.key(\"offerCodeRefName\")\n            json.string(offerCodeRefNameText)\n"))
+    }
+
     @Test func aFileTheTableDoesNotGiveIsStale() throws {
         let root = try Self.copyOfTheTableAndItsFiles()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -97,11 +146,22 @@ import VouchTestSupport
         ("field\tAppData\tbundleId\tString\tA member.", "AppData already has bundleId"),
         ("value\tSubscriptionStatus\tlater\tsix\tA value.", "SubscriptionStatus values are integers, not 'six'"),
         ("field\tAppData\tstatus\tString\tA member.", "status is string here but integer at"),
+        ("member\tAdvancedCommerceSKUItem\tnote\tDecimal\toptional\t-\tA member.", "unknown member type 'Decimal'"),
+        ("member\tAdvancedCommerceSKUItem\tnote\tString\tsometimes\t-\tA member.", "is not required, optional"),
+        ("member\tAdvancedCommerceSKUItem\tnote\tString\toptional\tshort\tA member.", "'short' is not - or one of"),
+        ("member\tAdvancedCommerceSKUItem\tsku:SKU\tString\trequired\t-\tA member.", "already has sku:SKU"),
+        ("field\tAppReceipt\tnote\t2\tString\toptional\tA field.", "already has note or attribute 2"),
+        ("field\tAppReceipt\tnote\ttwo\tString\toptional\tA field.", "the attribute type 'two' is not a number"),
+        ("field\tAppReceipt\tnote\t99\tString\tsometimes\tA field.", "is not optional or required:NAME"),
     ])
     func aTableTheModelsCannotComeFromIsRefused(row: String, message: String) throws {
         let root = try Self.copyOfTheTableAndItsFiles()
         defer { try? FileManager.default.removeItem(at: root) }
-        try Self.appendRow(row, toTableIn: root)
+        // Request rows are `member` rows; receipt rows are `field` rows of a receipt type.
+        let table =
+            row.hasPrefix("member\t")
+            ? Self.requestTable : row.hasPrefix("field\tAppReceipt") ? Self.receiptTable : Self.table
+        try Self.appendRow(row, toTableIn: root, table: table)
         let refused = try Self.generate(["--root", root.path])
         #expect(refused.status == 65)
         #expect(refused.output.contains(message), "\(refused.output)")

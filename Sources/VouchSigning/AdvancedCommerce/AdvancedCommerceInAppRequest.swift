@@ -1,4 +1,3 @@
-public import Foundation
 public import Vouch
 
 /// An Advanced Commerce API request an app sends through StoreKit, signed by the server with
@@ -20,94 +19,8 @@ public protocol AdvancedCommerceInAppRequest: Sendable {
     func jsonObject() throws(SigningError) -> JSONObject
 }
 
-/// The metadata of every Advanced Commerce request (`requestInfo`).
-public struct AdvancedCommerceRequestInfo: Sendable, Hashable {
-    /// A UUID identifying the request; the same one again retries it.
-    public var requestReferenceId: UUID
-    /// The app account token to associate with the transaction.
-    public var appAccountToken: UUID?
-    /// The `advancedCommerceConsistencyToken` of the subscription's renewal info, unchanged.
-    public var consistencyToken: String?
-
-    /// Request metadata; a new `requestReferenceId` by default.
-    public init(requestReferenceId: UUID = UUID(), appAccountToken: UUID? = nil, consistencyToken: String? = nil) {
-        self.requestReferenceId = requestReferenceId
-        self.appAccountToken = appAccountToken
-        self.consistencyToken = consistencyToken
-    }
-
-    var json: JSONValue {
-        var object = JSONObject([.init("requestReferenceId", .string(requestReferenceId.uuidString.lowercased()))])
-        object.appendIfPresent("appAccountToken", appAccountToken.map { .string($0.uuidString.lowercased()) })
-        object.appendIfPresent("consistencyToken", consistencyToken.map(JSONValue.string))
-        return .object(object)
-    }
-
-    static func read(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
-        try RequestFields.object(value, path) { fields throws(SigningError) in
-            Self(
-                requestReferenceId: try fields.required("requestReferenceId", RequestFields.uuid),
-                appAccountToken: try fields.optional("appAccountToken", RequestFields.uuid),
-                consistencyToken: try fields.optional("consistencyToken", RequestFields.string))
-        }
-    }
-}
-
-/// When a change to a subscription takes effect (`effective`).
-public struct AdvancedCommerceEffective: PayloadEnum {
-    /// The raw value, as sent.
-    public let rawValue: String
-
-    /// The value `rawValue`, documented or not.
-    public init(rawValue: String) {
-        self.rawValue = rawValue
-    }
-
-    /// At once.
-    public static let immediately = Self(rawValue: "IMMEDIATELY")
-    /// At the next billing cycle.
-    public static let nextBillCycle = Self(rawValue: "NEXT_BILL_CYCLE")
-
-    /// Every value Apple documents.
-    public static let knownValues: [Self] = [.immediately, .nextBillCycle]
-    /// The names of the documented values' constants.
-    public static let knownNames: [Self: String] = [.immediately: "immediately", .nextBillCycle: "nextBillCycle"]
-}
-
-/// Why an item of a subscription changes (`reason` of a change item).
-public struct AdvancedCommerceReason: PayloadEnum {
-    /// The raw value, as sent.
-    public let rawValue: String
-
-    /// The value `rawValue`, documented or not.
-    public init(rawValue: String) {
-        self.rawValue = rawValue
-    }
-
-    /// A move to a higher level of service.
-    public static let upgrade = Self(rawValue: "UPGRADE")
-    /// A move to a lower level of service.
-    public static let downgrade = Self(rawValue: "DOWNGRADE")
-    /// An offer applied to the item.
-    public static let applyOffer = Self(rawValue: "APPLY_OFFER")
-
-    /// Every value Apple documents.
-    public static let knownValues: [Self] = [.upgrade, .downgrade, .applyOffer]
-    /// The names of the documented values' constants.
-    public static let knownNames: [Self: String] = [
-        .upgrade: "upgrade", .downgrade: "downgrade", .applyOffer: "applyOffer",
-    ]
-}
-
 /// Reads any of the four request types from its JSON.
 public enum AdvancedCommerceRequests {
-    /// The operations of the request types.
-    static let operations = [
-        AdvancedCommerceOneTimeChargeCreateRequest.operation, AdvancedCommerceSubscriptionCreateRequest.operation,
-        AdvancedCommerceSubscriptionModifyInAppRequest.operation,
-        AdvancedCommerceSubscriptionReactivateInAppRequest.operation,
-    ]
-
     /// The request `json` holds, by its `operation`; `version` must be `"1"` when present.
     /// Every member must be one the request type documents, of the documented type.
     ///
@@ -121,17 +34,7 @@ public enum AdvancedCommerceRequests {
         }
         var fields = try RequestFields(.object(json), path: "")
         fields.markRead("operation", "version")
-        let request: any AdvancedCommerceInAppRequest
-        switch operation {
-        case AdvancedCommerceOneTimeChargeCreateRequest.operation:
-            request = try AdvancedCommerceOneTimeChargeCreateRequest(&fields)
-        case AdvancedCommerceSubscriptionCreateRequest.operation:
-            request = try AdvancedCommerceSubscriptionCreateRequest(&fields)
-        case AdvancedCommerceSubscriptionModifyInAppRequest.operation:
-            request = try AdvancedCommerceSubscriptionModifyInAppRequest(&fields)
-        case AdvancedCommerceSubscriptionReactivateInAppRequest.operation:
-            request = try AdvancedCommerceSubscriptionReactivateInAppRequest(&fields)
-        default:
+        guard let request = try read(operation, &fields) else {
             throw SigningError(
                 .invalidRequest,
                 "operation \"\(operation)\" is not an in-app request; expected "
@@ -141,17 +44,15 @@ public enum AdvancedCommerceRequests {
         return request
     }
 
-    /// The request's members: `operation` and `version` first, then `members`.
-    static func object<Request: AdvancedCommerceInAppRequest>(
-        _ type: Request.Type, _ members: [JSONObject.Member]
-    ) -> JSONObject {
-        JSONObject([.init("operation", .string(type.operation)), .init("version", "1")] + members)
+    /// The members every request begins with: `operation` and `version`.
+    static func object<Request: AdvancedCommerceInAppRequest>(_ type: Request.Type) -> JSONObject {
+        JSONObject([.init("operation", .string(type.operation)), .init("version", "1")])
     }
 }
 
 // MARK: Offers and descriptors, shared with the payload models
 
-extension AdvancedCommerceOffer {
+extension AdvancedCommerceOffer: RequestValue {
     /// The offer's JSON in a request, after checking that every member is there and the period
     /// count is 1 to 12.
     func requestJSON(_ path: String) throws(SigningError) -> JSONValue {
@@ -184,7 +85,7 @@ extension AdvancedCommerceOffer {
     }
 }
 
-extension AdvancedCommerceDescriptors {
+extension AdvancedCommerceDescriptors: RequestValue {
     /// The descriptors' JSON in a request, both members required and within their lengths.
     func requestJSON(_ path: String) throws(SigningError) -> JSONValue {
         guard let description else { throw SigningError(.invalidRequest, "\(path).description is missing") }

@@ -41,6 +41,16 @@ struct RequestFields {
         return try read(value, place(name))
     }
 
+    /// The member `name`, which must be there, read as its type reads it.
+    mutating func required<T: RequestValue>(_ name: String) throws(SigningError) -> T {
+        try required(name, T.request)
+    }
+
+    /// The member `name` read as its type reads it, or `nil` when it is absent or `null`.
+    mutating func optional<T: RequestValue>(_ name: String) throws(SigningError) -> T? {
+        try optional(name, T.request)
+    }
+
     /// Counts `names` as read (members checked elsewhere).
     mutating func markRead(_ names: String...) {
         known.formUnion(names)
@@ -123,57 +133,90 @@ enum RequestRules {
             value.count <= maximumDisplayNameLength, path, "is longer than \(maximumDisplayNameLength) characters")
     }
 
-    /// The JSON array of `items`, each written (and checked) at its own path.
-    static func encode<Item>(
-        _ items: [Item], _ path: String, _ json: (Item, String) throws(SigningError) -> JSONValue
-    ) throws(SigningError) -> JSONValue {
+    static func items<Item>(_ items: [Item], _ path: String) throws(SigningError) {
+        try check(!items.isEmpty, path, "is empty; at least one item is needed")
+    }
+}
+
+/// A value an Advanced Commerce request holds: written to the request's JSON at a path (after
+/// the checks of Apple's rules its type makes) and read back from it strictly. The request types
+/// and their objects are generated from Schemas/advanced-commerce-requests.tsv; the conformances
+/// below are the member types they are made of.
+protocol RequestValue {
+    /// The value's JSON at `path`, after checking Apple's rules for it.
+    func requestJSON(_ path: String) throws(SigningError) -> JSONValue
+    /// Reads the value at `path` from `value`.
+    static func request(_ value: JSONValue, _ path: String) throws(SigningError) -> Self
+}
+
+/// Writes an object's members in order: each present member, after the rule given for it, at its
+/// own path below the object's.
+struct RequestWriter {
+    private(set) var object: JSONObject
+    let path: String
+
+    init(_ object: JSONObject, path: String) {
+        self.object = object
+        self.path = path
+    }
+
+    /// Appends `name` with `value`, checked by `rule`; nothing when `value` is `nil`.
+    mutating func write<Value: RequestValue>(
+        _ name: String, _ value: Value?, _ rule: (Value, String) throws(SigningError) -> Void = { _, _ in }
+    ) throws(SigningError) {
+        guard let value else { return }
+        let place = path.isEmpty ? name : "\(path).\(name)"
+        try rule(value, place)
+        object.members.append(JSONObject.Member(name, try value.requestJSON(place)))
+    }
+}
+
+extension String: RequestValue {
+    func requestJSON(_ path: String) -> JSONValue { .string(self) }
+    static func request(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
+        try RequestFields.string(value, path)
+    }
+}
+
+extension Int64: RequestValue {
+    func requestJSON(_ path: String) -> JSONValue { .number(String(self)) }
+    static func request(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
+        try RequestFields.integer(value, path)
+    }
+}
+
+extension Bool: RequestValue {
+    func requestJSON(_ path: String) -> JSONValue { .bool(self) }
+    static func request(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
+        try RequestFields.bool(value, path)
+    }
+}
+
+/// A UUID is written in lower case, as Apple's libraries write it.
+extension UUID: RequestValue {
+    func requestJSON(_ path: String) -> JSONValue { .string(uuidString.lowercased()) }
+    static func request(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
+        try RequestFields.uuid(value, path)
+    }
+}
+
+/// A list: each element at its own path (`items[0]`).
+extension Array: RequestValue where Element: RequestValue {
+    func requestJSON(_ path: String) throws(SigningError) -> JSONValue {
         var values: [JSONValue] = []
-        for (index, item) in items.enumerated() { values.append(try json(item, "\(path)[\(index)]")) }
+        for (index, item) in enumerated() { values.append(try item.requestJSON("\(path)[\(index)]")) }
         return .array(values)
     }
 
-    static func items(_ count: Int, _ path: String) throws(SigningError) {
-        try check(count > 0, path, "is empty; at least one item is needed")
+    static func request(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
+        try RequestFields.array(value, path, Element.request)
     }
 }
 
-/// The members of every priced item (`SKU`, `description`, `displayName`, `price`): read,
-/// checked against Apple's lengths and written in one place.
-struct PricedItem {
-    let sku: String
-    let description: String
-    let displayName: String
-    let price: Int64
-
-    init(sku: String, description: String, displayName: String, price: Int64) {
-        self.sku = sku
-        self.description = description
-        self.displayName = displayName
-        self.price = price
-    }
-
-    init(_ fields: inout RequestFields) throws(SigningError) {
-        sku = try fields.required("SKU", RequestFields.string)
-        description = try fields.required("description", RequestFields.string)
-        displayName = try fields.required("displayName", RequestFields.string)
-        price = try fields.required("price", RequestFields.integer)
-    }
-
-    /// The item's members at `path`, after checking their lengths.
-    func object(_ path: String) throws(SigningError) -> JSONObject {
-        try RequestRules.sku(sku, "\(path).SKU")
-        try RequestRules.description(description, "\(path).description")
-        try RequestRules.displayName(displayName, "\(path).displayName")
-        return JSONObject([
-            .init("SKU", .string(sku)), .init("description", .string(description)),
-            .init("displayName", .string(displayName)), .init("price", .number(String(price))),
-        ])
-    }
-}
-
-extension JSONObject {
-    /// Appends `name` with `value` when there is one.
-    mutating func appendIfPresent(_ name: String, _ value: JSONValue?) {
-        if let value { members.append(Member(name, value)) }
+/// An enum-like value: its raw text, documented or not.
+extension RequestValue where Self: PayloadEnum, RawValue == String {
+    func requestJSON(_ path: String) -> JSONValue { .string(rawValue) }
+    static func request(_ value: JSONValue, _ path: String) throws(SigningError) -> Self {
+        Self(rawValue: try RequestFields.string(value, path))
     }
 }
