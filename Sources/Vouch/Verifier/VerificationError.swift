@@ -28,7 +28,9 @@ public struct VerificationError: CodedError {
 
     /// A stable identifier of one kind of failure. The raw values are part of the CLI's JSON
     /// output and never change.
-    /// The list is closed: every code is one of the constants declared by Vouch's modules.
+    /// The list is closed: every code is one of the constants declared by Vouch's modules, this
+    /// one's (``all``), VouchReceipts' (`receiptCodes`) and VouchStripe's (`stripeCodes`), each
+    /// beside the verifier that throws it.
     public struct Code: ErrorCode {
         /// The code as text, such as `wrong_bundle_id`.
         public let rawValue: String
@@ -121,7 +123,10 @@ public struct VerificationError: CodedError {
         /// (`bundleId`, `appAppleId`, `environment`, an echoed field) after tokens already verified.
         public static let documentTooLarge = Code(rawValue: "document_too_large", category: .input)
 
-        /// Every code, in documentation order.
+        /// Every code this module declares, in documentation order: those of tokens, of the input
+        /// layer and of tokens signed with a known key. The modules that verify other data
+        /// declare theirs beside their verifier: `receiptCodes` (VouchReceipts) and `stripeCodes`
+        /// (VouchStripe).
         public static let all: [Code] =
             [
                 .tokenTooLarge, .malformedToken, .badBase64URL, .badHeaderJSON, .jsonTooDeep, .unsupportedAlgorithm,
@@ -132,7 +137,7 @@ public struct VerificationError: CodedError {
                 .badSignatureLength, .badSignature, .badPayloadJSON, .unknownKind, .wrongKind, .wrongBundleId,
                 .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted, .internalError,
                 .emptyLine, .lineTooLong, .pairMismatch, .documentTooLarge,
-            ] + receiptCodes + keySignedCodes + stripeCodes
+            ] + keySignedCodes
     }
 
     /// What refused the data, as a stable identifier.

@@ -1,3 +1,5 @@
+public import Vouch
+
 extension VerificationError.Code {
     /// A Stripe command was given a unit that is not a stored webhook delivery (a bare line, a
     /// JSON document without a `Stripe-Signature`).
@@ -23,8 +25,9 @@ extension VerificationError.Code {
     /// `type`, `created`, `livemode` and `data.object`).
     public static let stripeNotAnEvent = Self(rawValue: "stripe_not_an_event", category: .format)
 
-    /// The codes only Stripe deliveries produce, in documentation order.
-    static let stripeCodes: [Self] = [
+    /// The codes only Stripe deliveries produce, in documentation order. With
+    /// `VerificationError.Code.all` and the other modules' lists, every code.
+    public static let stripeCodes: [Self] = [
         .stripeNotADelivery, .stripeMalformedDelivery, .stripeBodyTooLarge, .stripeMalformedHeader,
         .stripeNoSignature, .stripeBadSignature, .stripeTimestampOutOfTolerance, .stripeBadBodyJSON,
         .stripeNotAnEvent,

@@ -1,3 +1,5 @@
+public import Vouch
+
 extension VerificationError.Code {
     /// The input is not a PKCS #7 SignedData app receipt at all (an iOS 6 transaction receipt
     /// is named as such in the reason).
@@ -20,8 +22,9 @@ extension VerificationError.Code {
     /// The receipt's SHA-1 hash does not match the device identifier given.
     public static let receiptDeviceHashMismatch = Self(rawValue: "receipt_device_hash_mismatch", category: .claims)
 
-    /// The codes only receipts produce, in documentation order.
-    static let receiptCodes: [Self] = [
+    /// The codes only receipts produce, in documentation order. With
+    /// `VerificationError.Code.all` and the other modules' lists, every code.
+    public static let receiptCodes: [Self] = [
         .receiptNotAReceipt, .receiptTooLarge, .receiptMalformedContainer, .receiptUnsupportedAlgorithm,
         .receiptSignerNotFound, .receiptMalformedPayload, .receiptDuplicateAttribute, .receiptWrongAppVersion,
         .receiptDeviceHashMismatch,
