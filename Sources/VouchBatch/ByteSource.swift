@@ -38,8 +38,8 @@ public struct InputFailure: CodedError {
     /// An ``Code/unreadableInput`` failure described by `description`.
     public init(_ description: String) { self.init(.unreadableInput, description) }
 
-    /// ``ErrorCategory/storage`` for an input that cannot be read, ``ErrorCategory/input`` for
-    /// gzip that is truncated or corrupt, ``ErrorCategory/internal`` when zlib cannot start.
+    /// `ErrorCategory.storage` for an input that cannot be read, `ErrorCategory.input` for
+    /// gzip that is truncated or corrupt, `ErrorCategory.internal` when zlib cannot start.
     public var category: ErrorCategory {
         switch code {
         case .truncatedGzip, .corruptGzip: .input

@@ -41,8 +41,8 @@ public struct LedgerError: CodedError {
         self.reason = reason
     }
 
-    /// ``ErrorCategory/input`` for ``Code/accountConflict`` (a verdict on the data),
-    /// ``ErrorCategory/internal`` for ``Code/storeFailure``, ``ErrorCategory/storage`` for the
+    /// `ErrorCategory.input` for ``Code/accountConflict`` (a verdict on the data),
+    /// `ErrorCategory.internal` for ``Code/storeFailure``, `ErrorCategory.storage` for the
     /// other codes (the file).
     public var category: ErrorCategory {
         switch code {

@@ -83,7 +83,7 @@ public struct ProductCatalog: Sendable, Equatable {
 
         /// ``Code/invalidCatalog``.
         public var code: Code { .invalidCatalog }
-        /// ``ErrorCategory/configuration``: a catalog is the app's set-up.
+        /// `ErrorCategory.configuration`: a catalog is the app's set-up.
         public var category: ErrorCategory { .configuration }
         /// The ``reason``.
         public var description: String { reason }

@@ -40,8 +40,8 @@ public struct MintError: CodedError {
         self.reason = reason
     }
 
-    /// ``ErrorCategory/storage`` for a file that cannot be read or written,
-    /// ``ErrorCategory/internal`` for OpenSSL's failure, ``ErrorCategory/input`` for the other
+    /// `ErrorCategory.storage` for a file that cannot be read or written,
+    /// `ErrorCategory.internal` for OpenSSL's failure, `ErrorCategory.input` for the other
     /// codes (what was asked for is not what minting can use).
     public var category: ErrorCategory {
         switch code {

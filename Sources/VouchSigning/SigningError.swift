@@ -56,9 +56,9 @@ public struct SigningError: CodedError {
         self.reason = reason
     }
 
-    /// ``ErrorCategory/storage`` for a key file that cannot be read, ``ErrorCategory/configuration``
-    /// for a key that cannot be used, ``ErrorCategory/input`` for a parameter or request that
-    /// breaks a rule, ``ErrorCategory/internal`` for OpenSSL's failure and any other code.
+    /// `ErrorCategory.storage` for a key file that cannot be read, `ErrorCategory.configuration`
+    /// for a key that cannot be used, `ErrorCategory.input` for a parameter or request that
+    /// breaks a rule, `ErrorCategory.internal` for OpenSSL's failure and any other code.
     public var category: ErrorCategory {
         switch code {
         case .keyUnreadable: .storage

@@ -50,7 +50,7 @@ public protocol ErrorCode: Sendable, Hashable, CustomStringConvertible {
 }
 
 extension ErrorCode {
-    /// The ``rawValue``.
+    /// The raw value: `input`, `configuration`, `storage` or `internal`.
     public var description: String { rawValue }
 }
 
@@ -73,6 +73,6 @@ public enum ErrorCategory: String, Sendable, Hashable, CaseIterable, CustomStrin
     /// memory for instance: no verdict on anything; trying again may succeed.
     case `internal`
 
-    /// The ``rawValue``.
+    /// The raw value: `input`, `configuration`, `storage` or `internal`.
     public var description: String { rawValue }
 }

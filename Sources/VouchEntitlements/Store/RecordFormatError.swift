@@ -12,6 +12,6 @@ struct RecordFormatError: CodedError {
     let reason: String
     /// ``Code/unreadableRecord``.
     var code: Code { .unreadableRecord }
-    /// ``ErrorCategory/storage``: the store's content is damaged.
+    /// `ErrorCategory.storage`: the store's content is damaged.
     var category: ErrorCategory { .storage }
 }
