@@ -21,4 +21,18 @@ public enum CodedErrorExpectations {
         #expect(error.description == description, sourceLocation: sourceLocation)
         #expect(error.errorDescription == error.reason, sourceLocation: sourceLocation)
     }
+
+    /// Expects `codes`, a module's own verification codes, to be exactly those of `categories`
+    /// (raw value to the category's name), none of them a code of the core's list.
+    public static func expectModuleCodes(
+        _ codes: [VerificationError.Code], categories: [String: String],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        let declared = Dictionary(
+            codes.map { ($0.rawValue, VerificationError($0, "").category.rawValue) }, uniquingKeysWith: { a, _ in a })
+        #expect(declared == categories, sourceLocation: sourceLocation)
+        #expect(declared.count == codes.count, "a code is listed twice", sourceLocation: sourceLocation)
+        let core = Set(VerificationError.Code.all)
+        #expect(codes.allSatisfy { !core.contains($0) }, sourceLocation: sourceLocation)
+    }
 }
