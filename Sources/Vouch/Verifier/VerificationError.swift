@@ -89,7 +89,7 @@ public struct VerificationError: CodedError {
             rawValue: "unsupported_certificate_version", category: .chain)
         /// The verifier could not run a check (an allocation or OpenSSL context failure): no
         /// verdict on the data.
-        public static let internalError = Code(rawValue: "internal_error", category: .`internal`)
+        public static let internalError = Code(rawValue: "internal_error", category: .internal)
         /// The leaf certificate is a CA.
         public static let leafIsCA = Code(rawValue: "leaf_is_ca", category: .chain)
         /// The signature segment is not 64 bytes (raw `r‖s`).
