@@ -1,13 +1,55 @@
 internal import CZlib
 internal import Foundation
+public import Vouch
 
 /// An input that could not be read completely: a file that cannot be opened or read, a
 /// truncated or corrupt gzip stream. The one error of the input layer; what was read before it
 /// has been handed out.
-public struct InputFailure: Error, Sendable, CustomStringConvertible {
-    public let description: String
-    /// A failure described by `description`.
-    public init(_ description: String) { self.description = description }
+///
+/// Two failures are equal when their codes are. `description` is the reason alone: the command
+/// line prints it after the input's name.
+public struct InputFailure: CodedError {
+    /// A stable identifier of one kind of input failure.
+    public struct Code: ErrorCode {
+        /// The code as text, such as `unreadable_input`.
+        public let rawValue: String
+
+        /// A file cannot be opened or read, or is a directory.
+        public static let unreadableInput = Code(rawValue: "unreadable_input")
+        /// A gzip stream ends inside a member.
+        public static let truncatedGzip = Code(rawValue: "truncated_gzip")
+        /// A gzip stream is not valid gzip (zlib's message in the reason).
+        public static let corruptGzip = Code(rawValue: "corrupt_gzip")
+        /// zlib could not start decompressing (it could not allocate its state).
+        public static let gzipFailure = Code(rawValue: "gzip_failure")
+    }
+
+    /// What failed, as a stable identifier.
+    public let code: Code
+    /// What failed, for people: the file and the system's message, or zlib's.
+    public let reason: String
+
+    /// A failure of `code` described by `reason`.
+    public init(_ code: Code, _ reason: String) {
+        self.code = code
+        self.reason = reason
+    }
+
+    /// An ``Code/unreadableInput`` failure described by `description`.
+    public init(_ description: String) { self.init(.unreadableInput, description) }
+
+    /// `ErrorCategory.storage` for an input that cannot be read, `ErrorCategory.input` for
+    /// gzip that is truncated or corrupt, `ErrorCategory.internal` when zlib cannot start.
+    public var category: ErrorCategory {
+        switch code {
+        case .truncatedGzip, .corruptGzip: .input
+        case .gzipFailure: .internal
+        default: .storage
+        }
+    }
+
+    /// The ``reason``.
+    public var description: String { reason }
 }
 
 /// Where input bytes come from.
@@ -34,11 +76,13 @@ package final class FileDescriptorSource: ByteSource {
     /// ``InputFailure`` naming it.
     package convenience init(path: String) throws(InputFailure) {
         let descriptor = Foundation.open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw InputFailure("cannot read \(path): \(String(cString: strerror(errno)))") }
+        guard descriptor >= 0 else {
+            throw InputFailure(.unreadableInput, "cannot read \(path): \(String(cString: strerror(errno)))")
+        }
         self.init(descriptor: descriptor, owned: true)
         var status = stat()
         if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
-            throw InputFailure("cannot read \(path): it is a directory")
+            throw InputFailure(.unreadableInput, "cannot read \(path): it is a directory")
         }
     }
 
@@ -54,7 +98,7 @@ package final class FileDescriptorSource: ByteSource {
                 return count
             }
             if errno == EINTR { continue }
-            throw InputFailure(String(cString: strerror(errno)))
+            throw InputFailure(.unreadableInput, String(cString: strerror(errno)))
         }
     }
 }
@@ -107,7 +151,7 @@ package final class GzipSource: ByteSource {
         // 15 + 16: a gzip wrapper, the largest window.
         guard vouch_inflateInit2(&stream, 15 + 16) == Z_OK else {
             input.deallocate()
-            throw InputFailure("cannot start gzip decompression")
+            throw InputFailure(.gzipFailure, "cannot start gzip decompression")
         }
     }
 
@@ -134,7 +178,7 @@ package final class GzipSource: ByteSource {
                 if count == 0 {
                     // The end of the input: only clean after a complete member.
                     if sawData {
-                        throw InputFailure("the gzip stream is truncated")
+                        throw InputFailure(.truncatedGzip, "the gzip stream is truncated")
                     }
                     finished = true
                     return 0
@@ -155,7 +199,7 @@ package final class GzipSource: ByteSource {
                 if produced > 0 { return produced }
             default:
                 let message = stream.msg.map { String(cString: $0) } ?? "error \(status)"
-                let error = InputFailure("the gzip stream is corrupt: \(message)")
+                let error = InputFailure(.corruptGzip, "the gzip stream is corrupt: \(message)")
                 // Inflated before the corruption was found: it goes out first.
                 let produced = buffer.count - Int(stream.avail_out)
                 guard produced > 0 else { throw error }

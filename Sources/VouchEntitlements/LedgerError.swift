@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 public import Vouch
 
 /// Why the ledger or its store refused something: a stable ``Code`` for programs and a
@@ -6,9 +6,9 @@ public import Vouch
 ///
 /// Two errors are equal when their codes are equal; the reason carries the detail (the chain and
 /// both accounts, the file and SQLite's own message).
-public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public struct LedgerError: CodedError {
     /// A stable identifier of one kind of refusal. The raw values never change.
-    public enum Code: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    public enum Code: String, ErrorCode, CaseIterable {
         /// A caller named an account for a transaction chain that already belongs to another
         /// one (by the `appAccountToken` Apple signed, or by an earlier caller), or for a payload
         /// that carries another account's `appAccountToken`. Nothing of the call was added.
@@ -32,8 +32,6 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible, L
         /// SQLite failed in a way that says nothing about the file (out of memory, an
         /// interrupted call): trying again may succeed.
         case storeFailure = "store_failure"
-
-        public var description: String { rawValue }
     }
 
     /// What was refused, as a stable identifier.
@@ -46,14 +44,16 @@ public struct LedgerError: Error, Sendable, Hashable, CustomStringConvertible, L
         self.reason = reason
     }
 
-    public var description: String { "\(code): \(reason)" }
-
-    /// The reason, for `localizedDescription`.
-    public var errorDescription: String? { reason }
-
-    public static func == (lhs: LedgerError, rhs: LedgerError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    /// `ErrorCategory.input` for ``Code/accountConflict`` (a verdict on the data),
+    /// `ErrorCategory.internal` for ``Code/storeFailure``, `ErrorCategory.storage` for the
+    /// other codes (the file).
+    public var category: ErrorCategory {
+        switch code {
+        case .accountConflict: .input
+        case .storeFailure: .internal
+        case .notAStore, .newerSchema, .corruptStore, .cannotOpen, .cannotWrite: .storage
+        }
+    }
 }
 
 extension LedgerError: WebhookError {

@@ -1,4 +1,5 @@
-internal import Vouch
+internal import Foundation
+public import Vouch
 
 /// What the app decides about its products and the signed data cannot say: tiers and their
 /// ranks, the trial length of a "free non-consumable trial" product, the length of a
@@ -91,10 +92,29 @@ public struct ProductCatalog: Sendable, Equatable {
         return best
     }
 
-    /// A catalog problem, with the member at fault.
-    public struct FormatError: Error, Sendable, Equatable, CustomStringConvertible {
-        public let description: String
-        init(_ description: String) { self.description = description }
+    /// A catalog problem, with the member at fault. Two errors are equal when their codes are
+    /// (every one is ``Code/invalidCatalog``); `description` is the reason alone.
+    public struct FormatError: CodedError {
+        /// A stable identifier of the failure.
+        public struct Code: ErrorCode {
+            /// The code as text: `invalid_catalog`.
+            public let rawValue: String
+
+            /// The catalog is not JSON, or breaks a rule of its form (a member of the wrong
+            /// type, an unknown member, a tier defined twice).
+            public static let invalidCatalog = Code(rawValue: "invalid_catalog")
+        }
+
+        /// What is wrong, for people: the member at fault and what it must be.
+        public let reason: String
+        init(_ reason: String) { self.reason = reason }
+
+        /// ``Code/invalidCatalog``.
+        public var code: Code { .invalidCatalog }
+        /// `ErrorCategory.configuration`: a catalog is the app's set-up.
+        public var category: ErrorCategory { .configuration }
+        /// The ``reason``.
+        public var description: String { reason }
     }
 
     /// Reads the JSON form above. Unknown members are refused, so a misspelt one is not ignored.

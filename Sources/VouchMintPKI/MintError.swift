@@ -1,12 +1,14 @@
+internal import Foundation
+public import Vouch
 internal import VouchOpenSSL
 
 /// Why minting failed: a stable code for programs and a reason for people.
 ///
 /// Two errors are equal when their codes are equal; the reason carries the detail (the file,
 /// the field, OpenSSL's own message).
-public struct MintError: Error, Sendable, Equatable, CustomStringConvertible {
+public struct MintError: CodedError {
     /// A stable, extensible error code.
-    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    public struct Code: RawRepresentable, ErrorCode {
         public var rawValue: String
 
         public init(rawValue: String) {
@@ -25,8 +27,6 @@ public struct MintError: Error, Sendable, Equatable, CustomStringConvertible {
         public static let writeFailed = Code(rawValue: "write_failed")
         /// OpenSSL refused an operation that should not fail.
         public static let openSSLFailure = Code(rawValue: "openssl_failure")
-
-        public var description: String { rawValue }
     }
 
     /// What failed, as a stable identifier.
@@ -40,9 +40,16 @@ public struct MintError: Error, Sendable, Equatable, CustomStringConvertible {
         self.reason = reason
     }
 
-    public var description: String { "\(code): \(reason)" }
-
-    public static func == (lhs: MintError, rhs: MintError) -> Bool { lhs.code == rhs.code }
+    /// `ErrorCategory.storage` for a file that cannot be read or written,
+    /// `ErrorCategory.internal` for OpenSSL's failure, `ErrorCategory.input` for the other
+    /// codes (what was asked for is not what minting can use).
+    public var category: ErrorCategory {
+        switch code {
+        case .unreadableInput, .writeFailed: .storage
+        case .openSSLFailure: .internal
+        default: .input
+        }
+    }
 }
 
 extension MintError {

@@ -1,4 +1,5 @@
-public import Foundation
+internal import Foundation
+public import Vouch
 
 /// Why a key could not be used or a signature could not be made: a stable ``Code`` for
 /// programs and a ``reason`` for people.
@@ -6,10 +7,10 @@ public import Foundation
 /// Signing failures are not verdicts on data, so they are not `VerificationError`s. Two
 /// errors are equal when their codes are equal; the reason carries the detail (the file, the
 /// curve, the parameter or request member, OpenSSL's own message), never key material.
-public struct SigningError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public struct SigningError: CodedError {
     /// A stable identifier of one kind of failure. The raw values are part of the CLI's output
     /// and never change.
-    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: RawRepresentable, ErrorCode {
         /// The code as text, such as `key_wrong_curve`.
         public let rawValue: String
 
@@ -17,8 +18,6 @@ public struct SigningError: Error, Sendable, Hashable, CustomStringConvertible, 
         public init(rawValue: String) {
             self.rawValue = rawValue
         }
-
-        public var description: String { rawValue }
 
         /// The key file could not be read.
         public static let keyUnreadable = Code(rawValue: "key_unreadable")
@@ -57,14 +56,15 @@ public struct SigningError: Error, Sendable, Hashable, CustomStringConvertible, 
         self.reason = reason
     }
 
-    public var description: String { "\(code): \(reason)" }
-
-    /// The reason, for `localizedDescription`.
-    public var errorDescription: String? { reason }
-
-    public static func == (lhs: SigningError, rhs: SigningError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
+    /// `ErrorCategory.storage` for a key file that cannot be read, `ErrorCategory.configuration`
+    /// for a key that cannot be used, `ErrorCategory.input` for a parameter or request that
+    /// breaks a rule, `ErrorCategory.internal` for OpenSSL's failure and any other code.
+    public var category: ErrorCategory {
+        switch code {
+        case .keyUnreadable: .storage
+        case .keyMalformed, .keyEncrypted, .keyWrongType, .keyWrongCurve: .configuration
+        case .invalidParameter, .invalidRequest: .input
+        default: .internal
+        }
     }
 }

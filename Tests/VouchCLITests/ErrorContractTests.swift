@@ -3,6 +3,7 @@ import Testing
 import Vouch
 import VouchBatch
 import VouchOpenSSL
+import VouchReceipts
 import VouchSigning
 import VouchStripe
 import VouchTestSupport
@@ -375,7 +376,12 @@ import VouchTestSupport
 
     /// `internal_error` means OpenSSL could not allocate or set up a check: no input reaches it
     /// from the command line (`VerifierAPITests` covers it through the library).
-    static let reachable = VerificationError.Code.all.filter { $0 != .internalError }
+    static let reachable = every.filter { $0 != .internalError }
+
+    /// Every verification code: the core's, the receipts' and Stripe's.
+    static let every =
+        VerificationError.Code.all + VerificationError.Code.receiptCodes
+        + VerificationError.Code.stripeCodes
 
     /// Every reachable code.
     static let codes = reachable.map(\.rawValue)
@@ -384,7 +390,7 @@ import VouchTestSupport
         let examples = try Self.all.get()
         #expect(Set(examples.keys) == Set(Self.codes))
         #expect(examples.count == Self.codes.count)
-        #expect(VerificationError.Code.all.count == Self.reachable.count + 1)
+        #expect(Self.every.count == Self.reachable.count + 1)
     }
 
     @Test(arguments: ErrorContractTests.codes)
@@ -468,7 +474,7 @@ import VouchTestSupport
             contentsOf: VouchBinary.packageRoot.appendingPathComponent("docs/errors.md"), encoding: .utf8)
         for example in try Self.all.get().values {
             // The batch input's own codes are input errors; a verifier code has its category.
-            let verifierCode = VerificationError.Code.all.first { $0.rawValue == example.code }
+            let verifierCode = Self.every.first { $0.rawValue == example.code }
             let category =
                 example.code == "nested_token_invalid"
                 ? "the nested error's"

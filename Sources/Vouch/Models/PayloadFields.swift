@@ -5,7 +5,19 @@ internal import Foundation
 /// Decoding is lenient about what is missing (a missing or `null` member is `nil`) and about
 /// what is extra (unknown members are kept in the model's `json`), but never guesses at a
 /// value it cannot represent exactly.
-public struct PayloadFieldError: Error, Sendable, Hashable, CustomStringConvertible {
+///
+/// Two errors are equal when their codes are (every one is ``Code/invalidMember``): the member
+/// and what it should have been are detail for people.
+public struct PayloadFieldError: CodedError {
+    /// A stable identifier of the failure.
+    public struct Code: ErrorCode {
+        /// The code as text: `invalid_member`.
+        public let rawValue: String
+
+        /// A present member has the wrong JSON type or a value out of the range of its type.
+        public static let invalidMember = Code(rawValue: "invalid_member")
+    }
+
     /// The dotted path of the member, such as `data.bundleId` or `advancedCommerceInfo.items[0].price`.
     public let field: String
     /// What the member should have been, such as `a string` or `a 64-bit integer`.
@@ -17,7 +29,14 @@ public struct PayloadFieldError: Error, Sendable, Hashable, CustomStringConverti
         self.expected = expected
     }
 
-    public var description: String { "\(field): expected \(expected)" }
+    /// ``Code/invalidMember``.
+    public var code: Code { .invalidMember }
+    /// ``ErrorCategory/input``: the data is not what it must be.
+    public var category: ErrorCategory { .input }
+    /// `field: expected what`, such as `data.bundleId: expected a string`.
+    public var reason: String { "\(field): expected \(expected)" }
+    /// The ``reason``: it is the detail of a `bad_payload_json` verification error.
+    public var description: String { reason }
 
     /// The same error for a member found inside `parent` (a member name or an array element).
     func nested(under parent: String) -> PayloadFieldError {

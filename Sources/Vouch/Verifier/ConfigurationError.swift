@@ -1,10 +1,10 @@
-public import Foundation
+internal import Foundation
 
 /// Why a ``Verifier`` (or a `ReceiptVerifier`) could not be made from its configuration: a
 /// mistake in the set-up, never a verdict on data (those are ``VerificationError``s).
-public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public struct ConfigurationError: CodedError {
     /// A stable identifier of one configuration mistake.
-    public enum Code: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+    public enum Code: String, ErrorCode, CaseIterable {
         /// Neither the app's identity (`bundleId` and `environment`) nor
         /// ``TrustConfiguration/acceptsAnyApp`` was given.
         case missingAppIdentity = "missing_app_identity"
@@ -25,8 +25,6 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
         case emptyStripeSecret = "empty_stripe_secret"
         /// A Stripe timestamp tolerance is negative or not a number.
         case invalidTolerance = "invalid_tolerance"
-
-        public var description: String { rawValue }
     }
 
     /// What is wrong, as a stable identifier.
@@ -34,18 +32,11 @@ public struct ConfigurationError: Error, Sendable, Hashable, CustomStringConvert
     /// What is wrong, for people: which entry, and what to set.
     public let reason: String
 
+    /// Always ``ErrorCategory/configuration``: a mistake in the set-up.
+    public var category: ErrorCategory { .configuration }
+
     package init(_ code: Code, _ reason: String) {
         self.code = code
         self.reason = reason
     }
-
-    public var description: String { "\(code): \(reason)" }
-
-    /// The reason, for `localizedDescription`.
-    public var errorDescription: String? { reason }
-
-    /// Two errors are equal when their codes are: the reason is detail for people.
-    public static func == (lhs: ConfigurationError, rhs: ConfigurationError) -> Bool { lhs.code == rhs.code }
-
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
 }

@@ -1,10 +1,10 @@
-public import Foundation
+internal import Foundation
 
 /// Why a token was rejected: a stable ``Code`` for programs and a ``reason`` for people.
 ///
 /// Two errors are equal when their codes are equal; the reason carries the detail (OpenSSL's
 /// verify error text, the field, the expected and actual values).
-public struct VerificationError: Error, Sendable, Hashable, CustomStringConvertible, LocalizedError {
+public struct VerificationError: CodedError {
     /// Which step refused the data: the size or shape of the input, the token's encoding, its
     /// signature, its certificate chain, or its claims. ``VerificationError/category`` names it.
     public enum Category: String, Sendable, Hashable, CaseIterable, CustomStringConvertible {
@@ -28,86 +28,105 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
 
     /// A stable identifier of one kind of failure. The raw values are part of the CLI's JSON
     /// output and never change.
-    /// The list is closed: every code is one of the constants below.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    /// The list is closed: every code is one of the constants declared by Vouch's modules, this
+    /// one's (``all``), VouchReceipts' (`receiptCodes`) and VouchStripe's (`stripeCodes`), each
+    /// beside the verifier that throws it.
+    public struct Code: ErrorCode {
         /// The code as text, such as `wrong_bundle_id`.
         public let rawValue: String
-        init(rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
+        /// The step this code belongs to; `nil` for ``nestedTokenInvalid``, whose category is
+        /// the nested error's.
+        let category: Category?
+
+        /// The code `rawValue` of the step `category`, for the constants of Vouch's modules.
+        package init(rawValue: String, category: Category?) {
+            self.rawValue = rawValue
+            self.category = category
+        }
+
+        /// Two codes are equal when their texts are.
+        public static func == (lhs: Code, rhs: Code) -> Bool { lhs.rawValue == rhs.rawValue }
+
+        /// Hashes the text, as equality compares it only.
+        public func hash(into hasher: inout Hasher) { hasher.combine(rawValue) }
 
         /// The token is larger than the verifier's size limit.
-        public static let tokenTooLarge = Code(rawValue: "token_too_large")
+        public static let tokenTooLarge = Code(rawValue: "token_too_large", category: .input)
         /// Not a compact JWS: not exactly three non-empty dot-separated segments.
-        public static let malformedToken = Code(rawValue: "malformed_token")
+        public static let malformedToken = Code(rawValue: "malformed_token", category: .input)
         /// A segment is not canonical unpadded base64url.
-        public static let badBase64URL = Code(rawValue: "bad_base64url")
+        public static let badBase64URL = Code(rawValue: "bad_base64url", category: .format)
         /// The protected header is not a strict UTF-8 JSON object, or a member has the wrong type.
-        public static let badHeaderJSON = Code(rawValue: "bad_header_json")
+        public static let badHeaderJSON = Code(rawValue: "bad_header_json", category: .format)
         /// A JSON document (header, payload or JSON input) nests arrays and objects deeper than
         /// its limit.
-        public static let jsonTooDeep = Code(rawValue: "json_too_deep")
+        public static let jsonTooDeep = Code(rawValue: "json_too_deep", category: .format)
         /// `alg` is anything but `ES256`.
-        public static let unsupportedAlgorithm = Code(rawValue: "unsupported_algorithm")
+        public static let unsupportedAlgorithm = Code(rawValue: "unsupported_algorithm", category: .format)
         /// The header carries `crit`.
-        public static let critPresent = Code(rawValue: "crit_present")
+        public static let critPresent = Code(rawValue: "crit_present", category: .format)
         /// The header has no `x5c` member.
-        public static let missingX5C = Code(rawValue: "missing_x5c")
+        public static let missingX5C = Code(rawValue: "missing_x5c", category: .format)
         /// `x5c` does not hold exactly three certificates.
-        public static let wrongChainLength = Code(rawValue: "wrong_chain_length")
+        public static let wrongChainLength = Code(rawValue: "wrong_chain_length", category: .format)
         /// An `x5c` entry is not standard base64 of exactly one DER certificate.
-        public static let badCertificateEncoding = Code(rawValue: "bad_certificate_encoding")
+        public static let badCertificateEncoding = Code(rawValue: "bad_certificate_encoding", category: .format)
         /// An `x5c` entry is larger than the certificate size limit.
-        public static let certificateTooLarge = Code(rawValue: "certificate_too_large")
+        public static let certificateTooLarge = Code(rawValue: "certificate_too_large", category: .format)
         /// The chain does not lead to a trust anchor (OpenSSL's reason in the text).
-        public static let untrustedChain = Code(rawValue: "untrusted_chain")
+        public static let untrustedChain = Code(rawValue: "untrusted_chain", category: .chain)
         /// A certificate of the chain had expired at the validation time.
-        public static let certificateExpired = Code(rawValue: "certificate_expired")
+        public static let certificateExpired = Code(rawValue: "certificate_expired", category: .chain)
         /// A certificate of the chain was not yet valid at the validation time.
-        public static let certificateNotYetValid = Code(rawValue: "certificate_not_yet_valid")
+        public static let certificateNotYetValid = Code(rawValue: "certificate_not_yet_valid", category: .chain)
         /// The leaf or intermediate lacks Apple's marker extension.
-        public static let missingMarkerOID = Code(rawValue: "missing_marker_oid")
+        public static let missingMarkerOID = Code(rawValue: "missing_marker_oid", category: .chain)
         /// The leaf key is not an EC P-256 key.
-        public static let wrongKeyType = Code(rawValue: "wrong_key_type")
+        public static let wrongKeyType = Code(rawValue: "wrong_key_type", category: .chain)
         /// A certificate of the chain is X.509 v1 or v2; only v3 certificates carry the
         /// extensions Apple's policy needs.
-        public static let unsupportedCertificateVersion = Code(rawValue: "unsupported_certificate_version")
+        public static let unsupportedCertificateVersion = Code(
+            rawValue: "unsupported_certificate_version", category: .chain)
         /// The verifier could not run a check (an allocation or OpenSSL context failure): no
         /// verdict on the data.
-        public static let internalError = Code(rawValue: "internal_error")
+        public static let internalError = Code(rawValue: "internal_error", category: .internal)
         /// The leaf certificate is a CA.
-        public static let leafIsCA = Code(rawValue: "leaf_is_ca")
+        public static let leafIsCA = Code(rawValue: "leaf_is_ca", category: .chain)
         /// The signature segment is not 64 bytes (raw `r‖s`).
-        public static let badSignatureLength = Code(rawValue: "bad_signature_length")
+        public static let badSignatureLength = Code(rawValue: "bad_signature_length", category: .signature)
         /// The ES256 signature does not verify with the leaf key over `header.payload`.
-        public static let badSignature = Code(rawValue: "bad_signature")
+        public static let badSignature = Code(rawValue: "bad_signature", category: .signature)
         /// The payload is not a strict UTF-8 JSON object, or a known field has the wrong type.
-        public static let badPayloadJSON = Code(rawValue: "bad_payload_json")
+        public static let badPayloadJSON = Code(rawValue: "bad_payload_json", category: .format)
         /// The payload's kind could not be told (or is not the kind that was asked for).
-        public static let unknownKind = Code(rawValue: "unknown_kind")
+        public static let unknownKind = Code(rawValue: "unknown_kind", category: .format)
         /// The payload is of another kind than the one required.
-        public static let wrongKind = Code(rawValue: "wrong_kind")
+        public static let wrongKind = Code(rawValue: "wrong_kind", category: .claims)
         /// `bundleId` differs from the expected one.
-        public static let wrongBundleId = Code(rawValue: "wrong_bundle_id")
+        public static let wrongBundleId = Code(rawValue: "wrong_bundle_id", category: .claims)
         /// `appAppleId` differs from the expected one (checked in Production).
-        public static let wrongAppAppleId = Code(rawValue: "wrong_app_apple_id")
+        public static let wrongAppAppleId = Code(rawValue: "wrong_app_apple_id", category: .claims)
         /// The environment differs from the expected one.
-        public static let wrongEnvironment = Code(rawValue: "wrong_environment")
+        public static let wrongEnvironment = Code(rawValue: "wrong_environment", category: .claims)
         /// A token nested in a notification failed; ``VerificationError/nested`` holds why.
-        public static let nestedTokenInvalid = Code(rawValue: "nested_token_invalid")
+        public static let nestedTokenInvalid = Code(rawValue: "nested_token_invalid", category: nil)
         /// The token was signed by Xcode's StoreKit testing certificate, which is not trusted.
-        public static let xcodeNotTrusted = Code(rawValue: "xcode_not_trusted")
+        public static let xcodeNotTrusted = Code(rawValue: "xcode_not_trusted", category: .chain)
         /// Line input: the line is empty, or only whitespace.
-        public static let emptyLine = Code(rawValue: "empty_line")
+        public static let emptyLine = Code(rawValue: "empty_line", category: .input)
         /// Line input: the line is longer than the limit; its bytes were skipped.
-        public static let lineTooLong = Code(rawValue: "line_too_long")
+        public static let lineTooLong = Code(rawValue: "line_too_long", category: .input)
         /// Document input: a transaction and a renewal info of one object disagree
         /// (`originalTransactionId` or environment).
-        public static let pairMismatch = Code(rawValue: "pair_mismatch")
+        public static let pairMismatch = Code(rawValue: "pair_mismatch", category: .claims)
         /// Document input: a document larger than the buffer names a response member
         /// (`bundleId`, `appAppleId`, `environment`, an echoed field) after tokens already verified.
-        public static let documentTooLarge = Code(rawValue: "document_too_large")
+        public static let documentTooLarge = Code(rawValue: "document_too_large", category: .input)
 
-        /// Every code, in documentation order.
+        /// Every code this module declares, in documentation order: those of tokens, of the input
+        /// layer and of tokens signed with a known key. The modules that verify other data
+        /// declare theirs beside their verifier: `receiptCodes` (VouchReceipts) and `stripeCodes`
+        /// (VouchStripe).
         public static let all: [Code] =
             [
                 .tokenTooLarge, .malformedToken, .badBase64URL, .badHeaderJSON, .jsonTooDeep, .unsupportedAlgorithm,
@@ -118,37 +137,7 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
                 .badSignatureLength, .badSignature, .badPayloadJSON, .unknownKind, .wrongKind, .wrongBundleId,
                 .wrongAppAppleId, .wrongEnvironment, .nestedTokenInvalid, .xcodeNotTrusted, .internalError,
                 .emptyLine, .lineTooLong, .pairMismatch, .documentTooLarge,
-            ] + receiptCodes + keySignedCodes + stripeCodes
-
-        /// The step this code belongs to; `nil` for ``nestedTokenInvalid``, whose category is
-        /// the nested error's.
-        var category: Category? {
-            switch self {
-            case .tokenTooLarge, .malformedToken, .emptyLine, .lineTooLong, .documentTooLarge: .input
-            case .badBase64URL, .badHeaderJSON, .jsonTooDeep, .unsupportedAlgorithm, .critPresent, .missingX5C,
-                .wrongChainLength, .badCertificateEncoding, .certificateTooLarge, .badPayloadJSON, .unknownKind:
-                .format
-            case .badSignatureLength, .badSignature: .signature
-            case .untrustedChain, .certificateExpired, .certificateNotYetValid, .unsupportedCertificateVersion,
-                .missingMarkerOID, .wrongKeyType, .leafIsCA, .xcodeNotTrusted:
-                .chain
-            case .wrongKind, .wrongBundleId, .wrongAppAppleId, .wrongEnvironment, .pairMismatch: .claims
-            case .receiptNotAReceipt, .receiptTooLarge: .input
-            case .receiptMalformedContainer, .receiptUnsupportedAlgorithm, .receiptMalformedPayload,
-                .receiptDuplicateAttribute:
-                .format
-            case .receiptSignerNotFound: .chain
-            case .receiptWrongAppVersion, .receiptDeviceHashMismatch: .claims
-            case .tokenExpired, .tokenNotYetValid: .claims
-            case .stripeNotADelivery, .stripeMalformedDelivery, .stripeBodyTooLarge: .input
-            case .stripeMalformedHeader, .stripeBadBodyJSON, .stripeNotAnEvent: .format
-            case .stripeNoSignature, .stripeBadSignature: .signature
-            case .stripeTimestampOutOfTolerance: .claims
-            case .nestedTokenInvalid: nil
-            case .internalError: .internal
-            default: .internal
-            }
-        }
+            ] + keySignedCodes
     }
 
     /// What refused the data, as a stable identifier.
@@ -198,16 +187,9 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
         return code.category ?? .internal
     }
 
-    public var description: String { "\(code): \(reason)" }
-
+    /// Two errors are equal when their codes are, and for ``Code/nestedTokenInvalid`` the
+    /// nested errors' codes too.
     public static func == (lhs: VerificationError, rhs: VerificationError) -> Bool {
         lhs.code == rhs.code && lhs.nested?.error.code == rhs.nested?.error.code
     }
-
-    public func hash(into hasher: inout Hasher) {
-        hasher.combine(code)
-    }
-
-    /// The reason, for `localizedDescription`.
-    public var errorDescription: String? { reason }
 }

@@ -5,11 +5,6 @@ internal import Vouch
 // published as Schemas/ledger-export.schema.json). One writer and one reader, so a stored
 // record reads back as the record that was written, and the export is what the store holds.
 
-/// A stored record that cannot be read back.
-struct RecordFormatError: Error {
-    let reason: String
-}
-
 enum LedgerRecordJSON {
     /// `channel` of every App Store record.
     static let appStore = "app_store"
