@@ -141,7 +141,7 @@ public struct VerificationError: Error, Sendable, Hashable, CustomStringConverti
             case .receiptWrongAppVersion, .receiptDeviceHashMismatch: .claims
             case .tokenExpired, .tokenNotYetValid: .claims
             case .stripeNotADelivery, .stripeMalformedDelivery, .stripeBodyTooLarge: .input
-            case .stripeMalformedHeader, .stripeBadBodyJSON, .stripeNotAnEvent: .format
+            case .stripeMalformedHeader, .stripeBadBodyJSON, .stripeNotAnEvent, .stripeBadObject: .format
             case .stripeNoSignature, .stripeBadSignature: .signature
             case .stripeTimestampOutOfTolerance: .claims
             case .nestedTokenInvalid: nil
