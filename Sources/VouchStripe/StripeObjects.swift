@@ -65,7 +65,7 @@ public struct StripeSubscription: Sendable {
 
     /// Reads `object` as a subscription; `nil` when it is another object or has no id.
     ///
-    /// - Throws: ``PayloadFieldError`` naming a member of the wrong type (its path from the
+    /// - Throws: `PayloadFieldError` naming a member of the wrong type (its path from the
     ///   subscription, such as `items.data[0].current_period_end`).
     public init?(_ object: JSONObject) throws(PayloadFieldError) {
         try self.init(PayloadFields(object))
@@ -147,7 +147,7 @@ public struct StripeCheckoutSession: Sendable {
 
     /// Reads `object` as a Checkout session; `nil` when it is another object or has no id.
     ///
-    /// - Throws: ``PayloadFieldError`` naming a member of the wrong type.
+    /// - Throws: `PayloadFieldError` naming a member of the wrong type.
     public init?(_ object: JSONObject) throws(PayloadFieldError) {
         try self.init(PayloadFields(object))
     }
@@ -194,7 +194,7 @@ public struct StripeInvoice: Sendable {
 
     /// Reads `object` as an invoice; `nil` when it is another object or has no id.
     ///
-    /// - Throws: ``PayloadFieldError`` naming a member of the wrong type (its path from the
+    /// - Throws: `PayloadFieldError` naming a member of the wrong type (its path from the
     ///   invoice, such as `lines.data[0].period.end`).
     public init?(_ object: JSONObject) throws(PayloadFieldError) {
         try self.init(PayloadFields(object))
@@ -260,7 +260,7 @@ public struct StripeCharge: Sendable {
 
     /// Reads `object` as a charge; `nil` when it is another object or has no id.
     ///
-    /// - Throws: ``PayloadFieldError`` naming a member of the wrong type.
+    /// - Throws: `PayloadFieldError` naming a member of the wrong type.
     public init?(_ object: JSONObject) throws(PayloadFieldError) {
         try self.init(PayloadFields(object))
     }
