@@ -98,9 +98,9 @@ extension PayloadEnum {
 }
 
 /// Reads typed members from one payload object: the one place that maps JSON types to model
-/// types (the models', and the records the entitlement ledger stores). A missing member or JSON
-/// `null` reads as `nil`; a present member of the wrong type throws ``PayloadFieldError``
-/// naming it.
+/// types (the models', the records the entitlement ledger stores, and Stripe's objects). A
+/// missing member or JSON `null` reads as `nil`; a present member of the wrong type throws
+/// ``PayloadFieldError`` naming it, with its path from this object when it is nested.
 package struct PayloadFields {
     package let object: JSONObject
     private let index: JSONObject.NameIndex
