@@ -44,12 +44,13 @@ public struct LedgerError: CodedError {
         self.reason = reason
     }
 
-    /// `ErrorCategory.input` for ``Code/accountConflict`` (a verdict on the data),
+    /// `ErrorCategory.input` for ``Code/accountConflict`` and ``Code/invalidAccount`` (verdicts
+    /// on the data),
     /// `ErrorCategory.internal` for ``Code/storeFailure``, `ErrorCategory.storage` for the
     /// other codes (the file).
     public var category: ErrorCategory {
         switch code {
-        case .accountConflict: .input
+        case .accountConflict, .invalidAccount: .input
         case .storeFailure: .internal
         case .notAStore, .newerSchema, .corruptStore, .cannotOpen, .cannotWrite: .storage
         }
@@ -58,9 +59,10 @@ public struct LedgerError: CodedError {
 
 extension LedgerError: WebhookError {
     /// `WebhookStatus.refused` (400) for ``Code/accountConflict`` and ``Code/invalidAccount``,
-    /// a verdict on the data (the purchase is another account's, or named for no account); `WebhookStatus.failed` (500) for every other code: the
-    /// store could not be opened, read or written, so the notification was not kept and the App
-    /// Store's retry may succeed once the file is fixed.
+    /// a verdict on the data (the purchase is another account's, or named for no account);
+    /// `WebhookStatus.failed` (500) for every other code: the store could not be opened, read
+    /// or written, so the notification was not kept and the App Store's retry may succeed once
+    /// the file is fixed.
     public var webhookStatus: Int {
         code == .accountConflict || code == .invalidAccount ? WebhookStatus.refused : WebhookStatus.failed
     }

@@ -24,12 +24,16 @@ extension VerificationError.Code {
     /// The signed body is JSON but not a Stripe event (`"object":"event"` with its `id`,
     /// `type`, `created`, `livemode` and `data.object`).
     public static let stripeNotAnEvent = Self(rawValue: "stripe_not_an_event", category: .format)
+    /// The signed body is a Stripe event whose object (a subscription, a Checkout session, an
+    /// invoice, a charge) has a member of the wrong type: the reason names its path, such as
+    /// `data.object.items.data[0].current_period_end`.
+    public static let stripeBadObject = Self(rawValue: "stripe_bad_object", category: .format)
 
     /// The codes only Stripe deliveries produce, in documentation order. With
     /// `VerificationError.Code.all` and the other modules' lists, every code.
     public static let stripeCodes: [Self] = [
         .stripeNotADelivery, .stripeMalformedDelivery, .stripeBodyTooLarge, .stripeMalformedHeader,
         .stripeNoSignature, .stripeBadSignature, .stripeTimestampOutOfTolerance, .stripeBadBodyJSON,
-        .stripeNotAnEvent,
+        .stripeNotAnEvent, .stripeBadObject,
     ]
 }

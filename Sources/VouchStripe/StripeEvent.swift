@@ -40,49 +40,105 @@ public struct StripeEvent: Sendable {
     /// The connected account the event is about (Connect), when there is one.
     public let account: String?
 
-    /// Reads an event; throws `stripe_not_an_event` when `json` is not one.
+    /// The object typed, when it is one this version reads.
+    private let content: Content
+
+    /// Reads an event: throws `stripe_not_an_event` when `json` is not one, and
+    /// `stripe_bad_object` when its object is a subscription, Checkout session, invoice or
+    /// charge with a member of the wrong type (the reason names the member's path).
     package init(_ json: JSONObject) throws(VerificationError) {
         func fail(_ reason: String) -> VerificationError {
             VerificationError(.stripeNotAnEvent, "the signed body is not a Stripe event: \(reason)")
         }
-        guard let kind = json["object"]?.stringValue else { throw fail("it has no \"object\" member") }
+        let fields = PayloadFields(json)
+        guard let kind = try? fields.string("object") else { throw fail("it has no \"object\" member") }
         guard kind == "event" else {
             throw fail(
                 "its object is \"\(kind)\""
                     + (kind == "v2.core.event" ? " (a thin event: fetch it from Stripe to get its data)" : ""))
         }
-        guard let id = json["id"]?.stringValue, !id.isEmpty else { throw fail("it has no id") }
-        guard let type = json["type"]?.stringValue, !type.isEmpty else { throw fail("it has no type") }
-        guard let created = StripeTime.timestamp(json["created"]) else {
+        guard let id = try? fields.string("id"), !id.isEmpty else { throw fail("it has no id") }
+        guard let type = try? fields.string("type"), !type.isEmpty else { throw fail("it has no type") }
+        guard let created = try? fields.seconds("created", in: StripeTime.seconds) else {
             throw fail("its created is not a number of seconds from 1970 to 9999")
         }
-        guard let livemode = json["livemode"]?.boolValue else { throw fail("its livemode is not true or false") }
-        guard let data = json["data"]?.objectValue, let object = data["object"]?.objectValue else {
+        guard let livemode = try? fields.bool("livemode") else { throw fail("its livemode is not true or false") }
+        guard let data = try? fields.jsonObject("data"), let object = try? PayloadFields(data).jsonObject("object")
+        else {
             throw fail("it has no data.object")
         }
-        let version = json["api_version"]
-        guard version == nil || version!.isNull || version!.stringValue != nil else {
+        let apiVersion: String?
+        let previousAttributes: JSONObject?
+        let account: String?
+        do {
+            apiVersion = try fields.string("api_version")
+        } catch {
             throw fail("its api_version is not a string")
+        }
+        do {
+            previousAttributes = try PayloadFields(data).jsonObject("previous_attributes")
+        } catch {
+            throw fail("its data.previous_attributes is not an object")
+        }
+        do {
+            account = try fields.string("account")
+        } catch {
+            throw fail("its account is not a string")
+        }
+        do {
+            content = try Content(PayloadFields(object))
+        } catch {
+            throw VerificationError(
+                .stripeBadObject, "the event's object has a member of the wrong type: data.object.\(error)")
         }
         self.json = json
         self.id = id
         self.type = StripeEventType(rawValue: type)
         self.created = created
         self.livemode = livemode
-        self.apiVersion = version?.stringValue
+        self.apiVersion = apiVersion
         self.object = object
-        self.previousAttributes = data["previous_attributes"]?.objectValue
-        self.account = json["account"]?.stringValue
+        self.previousAttributes = previousAttributes
+        self.account = account
     }
 
     /// The subscription of a `customer.subscription.*` event (any event whose object is one).
-    public var subscription: StripeSubscription? { StripeSubscription(object) }
+    public var subscription: StripeSubscription? {
+        if case .subscription(let subscription) = content { subscription } else { nil }
+    }
     /// The Checkout session of a `checkout.session.*` event.
-    public var checkoutSession: StripeCheckoutSession? { StripeCheckoutSession(object) }
+    public var checkoutSession: StripeCheckoutSession? {
+        if case .checkoutSession(let session) = content { session } else { nil }
+    }
     /// The invoice of an `invoice.*` event.
-    public var invoice: StripeInvoice? { StripeInvoice(object) }
+    public var invoice: StripeInvoice? {
+        if case .invoice(let invoice) = content { invoice } else { nil }
+    }
     /// The charge of a `charge.*` event.
-    public var charge: StripeCharge? { StripeCharge(object) }
+    public var charge: StripeCharge? {
+        if case .charge(let charge) = content { charge } else { nil }
+    }
+
+    /// An event's object, read by its `object` member when this version models it.
+    private enum Content: Sendable {
+        case subscription(StripeSubscription)
+        case checkoutSession(StripeCheckoutSession)
+        case invoice(StripeInvoice)
+        case charge(StripeCharge)
+        /// Another object, or a modelled one without an id.
+        case other
+
+        init(_ fields: PayloadFields) throws(PayloadFieldError) {
+            self =
+                switch try fields.string("object") {
+                case "subscription": try StripeSubscription(fields).map(Self.subscription) ?? .other
+                case "checkout.session": try StripeCheckoutSession(fields).map(Self.checkoutSession) ?? .other
+                case "invoice": try StripeInvoice(fields).map(Self.invoice) ?? .other
+                case "charge": try StripeCharge(fields).map(Self.charge) ?? .other
+                default: .other
+                }
+        }
+    }
 }
 
 /// An event's `type`, with the ones a subscription server reads named. Any other type keeps
@@ -114,30 +170,9 @@ public struct StripeEventType: RawRepresentable, Sendable, Hashable, CustomStrin
     public static let chargeRefunded = Self(rawValue: "charge.refunded")
 }
 
-/// Stripe's instants: whole seconds since 1970.
+/// Stripe's instants: whole seconds since 1970, read by `PayloadFields.seconds(_:in:)`.
 enum StripeTime {
     /// The seconds a Stripe instant may have: from 1970 to the end of 9999. Stripe writes no
     /// other, and a larger one would read as a period that never ends.
     static let seconds: ClosedRange<Int64> = 0...253_402_300_799
-
-    /// The instant of a number of seconds in ``seconds``, or `nil` for anything else (a
-    /// fraction, `null`, a negative number, one past 9999).
-    static func timestamp(_ value: JSONValue?) -> Timestamp? {
-        guard let seconds = value?.int64Value, Self.seconds.contains(seconds) else { return nil }
-        return Timestamp(milliseconds: seconds * 1000)
-    }
-
-    /// An id member that Stripe may expand into its object: the string, or the object's `id`.
-    static func id(_ value: JSONValue?) -> String? {
-        value?.stringValue ?? value?.objectValue?["id"]?.stringValue
-    }
-
-    /// A metadata object's string values (Stripe's metadata holds only strings).
-    static func metadata(_ value: JSONValue?) -> [String: String] {
-        var metadata: [String: String] = [:]
-        for member in value?.objectValue?.members ?? [] {
-            if let text = member.value.stringValue { metadata[member.name] = text }
-        }
-        return metadata
-    }
 }

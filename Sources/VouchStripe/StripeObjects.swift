@@ -21,6 +21,19 @@ public struct StripeSubscription: Sendable {
         public let currentPeriodStart: Timestamp?
         /// End of the item's billing period (since API version `2025-03-31.basil`).
         public let currentPeriodEnd: Timestamp?
+
+        /// Reads one element of `items.data`. The price is an object (not expandable); its
+        /// product is expandable.
+        init(_ fields: PayloadFields) throws(PayloadFieldError) {
+            let price = try fields.object("price", StripePrice.init)
+            let plan = try fields.object("plan", StripePrice.init)
+            id = try fields.string("id")
+            self.price = price?.id ?? plan?.id
+            product = price?.product ?? plan?.product
+            quantity = try fields.int64("quantity")
+            currentPeriodStart = try fields.seconds("current_period_start", in: StripeTime.seconds)
+            currentPeriodEnd = try fields.seconds("current_period_end", in: StripeTime.seconds)
+        }
     }
 
     /// The subscription object.
@@ -51,32 +64,30 @@ public struct StripeSubscription: Sendable {
     public let startDate: Timestamp?
 
     /// Reads `object` as a subscription; `nil` when it is another object or has no id.
-    public init?(_ object: JSONObject) {
-        guard object["object"]?.stringValue == "subscription", let id = object["id"]?.stringValue else { return nil }
-        json = object
+    ///
+    /// - Throws: `PayloadFieldError` naming a member of the wrong type (its path from the
+    ///   subscription, such as `items.data[0].current_period_end`).
+    public init?(_ object: JSONObject) throws(PayloadFieldError) {
+        try self.init(PayloadFields(object))
+    }
+
+    init?(_ fields: PayloadFields) throws(PayloadFieldError) {
+        guard try fields.string("object") == "subscription", let id = try fields.string("id") else { return nil }
+        json = fields.object
         self.id = id
-        customer = StripeTime.id(object["customer"])
-        status = Status(rawValue: object["status"]?.stringValue ?? "")
-        items = (object["items"]?.objectValue?["data"]?.arrayValue ?? []).compactMap { value in
-            guard let item = value.objectValue else { return nil }
-            let price = item["price"]?.objectValue
-            let plan = item["plan"]?.objectValue
-            return Item(
-                id: item["id"]?.stringValue,
-                price: price?["id"]?.stringValue ?? plan?["id"]?.stringValue,
-                product: StripeTime.id(price?["product"]) ?? StripeTime.id(plan?["product"]),
-                quantity: item["quantity"]?.int64Value,
-                currentPeriodStart: StripeTime.timestamp(item["current_period_start"]),
-                currentPeriodEnd: StripeTime.timestamp(item["current_period_end"]))
-        }
-        metadata = StripeTime.metadata(object["metadata"])
-        cancelAtPeriodEnd = object["cancel_at_period_end"]?.boolValue ?? false
-        cancelAt = StripeTime.timestamp(object["cancel_at"])
-        canceledAt = StripeTime.timestamp(object["canceled_at"])
-        endedAt = StripeTime.timestamp(object["ended_at"])
-        trialEnd = StripeTime.timestamp(object["trial_end"])
-        subscriptionPeriodEnd = StripeTime.timestamp(object["current_period_end"])
-        startDate = StripeTime.timestamp(object["start_date"])
+        customer = try fields.idOrObject("customer")
+        status = Status(rawValue: try fields.string("status") ?? "")
+        items =
+            try fields.object("items") { (list) throws(PayloadFieldError) in try list.objects("data", Item.init) }
+            .flatMap { $0 } ?? []
+        metadata = try fields.stringValues("metadata") ?? [:]
+        cancelAtPeriodEnd = try fields.bool("cancel_at_period_end") ?? false
+        cancelAt = try fields.seconds("cancel_at", in: StripeTime.seconds)
+        canceledAt = try fields.seconds("canceled_at", in: StripeTime.seconds)
+        endedAt = try fields.seconds("ended_at", in: StripeTime.seconds)
+        trialEnd = try fields.seconds("trial_end", in: StripeTime.seconds)
+        subscriptionPeriodEnd = try fields.seconds("current_period_end", in: StripeTime.seconds)
+        startDate = try fields.seconds("start_date", in: StripeTime.seconds)
     }
 
     /// Until when the subscription is paid: its own period end in API versions before
@@ -135,19 +146,23 @@ public struct StripeCheckoutSession: Sendable {
     public let paymentStatus: String?
 
     /// Reads `object` as a Checkout session; `nil` when it is another object or has no id.
-    public init?(_ object: JSONObject) {
-        guard object["object"]?.stringValue == "checkout.session", let id = object["id"]?.stringValue else {
-            return nil
-        }
-        json = object
+    ///
+    /// - Throws: `PayloadFieldError` naming a member of the wrong type.
+    public init?(_ object: JSONObject) throws(PayloadFieldError) {
+        try self.init(PayloadFields(object))
+    }
+
+    init?(_ fields: PayloadFields) throws(PayloadFieldError) {
+        guard try fields.string("object") == "checkout.session", let id = try fields.string("id") else { return nil }
+        json = fields.object
         self.id = id
-        clientReferenceId = object["client_reference_id"]?.stringValue
-        metadata = StripeTime.metadata(object["metadata"])
-        subscription = StripeTime.id(object["subscription"])
-        customer = StripeTime.id(object["customer"])
-        mode = object["mode"]?.stringValue
-        status = object["status"]?.stringValue
-        paymentStatus = object["payment_status"]?.stringValue
+        clientReferenceId = try fields.string("client_reference_id")
+        metadata = try fields.stringValues("metadata") ?? [:]
+        subscription = try fields.idOrObject("subscription")
+        customer = try fields.idOrObject("customer")
+        mode = try fields.string("mode")
+        status = try fields.string("status")
+        paymentStatus = try fields.string("payment_status")
     }
 }
 
@@ -178,21 +193,48 @@ public struct StripeInvoice: Sendable {
     public let amountPaid: Int64?
 
     /// Reads `object` as an invoice; `nil` when it is another object or has no id.
-    public init?(_ object: JSONObject) {
-        guard object["object"]?.stringValue == "invoice", let id = object["id"]?.stringValue else { return nil }
-        json = object
+    ///
+    /// - Throws: `PayloadFieldError` naming a member of the wrong type (its path from the
+    ///   invoice, such as `lines.data[0].period.end`).
+    public init?(_ object: JSONObject) throws(PayloadFieldError) {
+        try self.init(PayloadFields(object))
+    }
+
+    init?(_ fields: PayloadFields) throws(PayloadFieldError) {
+        guard try fields.string("object") == "invoice", let id = try fields.string("id") else { return nil }
+        json = fields.object
         self.id = id
-        customer = StripeTime.id(object["customer"])
-        let details = object["parent"]?.objectValue?["subscription_details"]?.objectValue
-        subscription = StripeTime.id(details?["subscription"]) ?? StripeTime.id(object["subscription"])
-        subscriptionMetadata = StripeTime.metadata(
-            details?["metadata"] ?? object["subscription_details"]?.objectValue?["metadata"])
-        status = object["status"]?.stringValue
-        billingReason = object["billing_reason"]?.stringValue
-        amountPaid = object["amount_paid"]?.int64Value
-        periodEnd = (object["lines"]?.objectValue?["data"]?.arrayValue ?? []).compactMap {
-            StripeTime.timestamp($0.objectValue?["period"]?.objectValue?["end"])
-        }.max()
+        customer = try fields.idOrObject("customer")
+        let details = try fields.object("parent") { (parent) throws(PayloadFieldError) in
+            try parent.object("subscription_details", SubscriptionDetails.init)
+        }.flatMap { $0 }
+        let olderDetails = try fields.object("subscription_details", SubscriptionDetails.init)
+        let olderSubscription = try fields.idOrObject("subscription")
+        subscription = details?.subscription ?? olderSubscription
+        subscriptionMetadata = details?.metadata ?? olderDetails?.metadata ?? [:]
+        status = try fields.string("status")
+        billingReason = try fields.string("billing_reason")
+        amountPaid = try fields.int64("amount_paid")
+        let ends = try fields.object("lines") { (lines) throws(PayloadFieldError) in
+            try lines.objects("data") { (line) throws(PayloadFieldError) in
+                try line.object("period") { (period) throws(PayloadFieldError) in
+                    try period.seconds("end", in: StripeTime.seconds)
+                }
+            }
+        }
+        periodEnd = (ends.flatMap { $0 } ?? []).compactMap { $0.flatMap { $0 } }.max()
+    }
+
+    /// `parent.subscription_details` (and, before API version `2025-03-31.basil`, the
+    /// invoice's own `subscription_details`).
+    private struct SubscriptionDetails {
+        let subscription: String?
+        let metadata: [String: String]?
+
+        init(_ fields: PayloadFields) throws(PayloadFieldError) {
+            subscription = try fields.idOrObject("subscription")
+            metadata = try fields.stringValues("metadata")
+        }
     }
 }
 
@@ -217,15 +259,33 @@ public struct StripeCharge: Sendable {
     public let metadata: [String: String]
 
     /// Reads `object` as a charge; `nil` when it is another object or has no id.
-    public init?(_ object: JSONObject) {
-        guard object["object"]?.stringValue == "charge", let id = object["id"]?.stringValue else { return nil }
-        json = object
+    ///
+    /// - Throws: `PayloadFieldError` naming a member of the wrong type.
+    public init?(_ object: JSONObject) throws(PayloadFieldError) {
+        try self.init(PayloadFields(object))
+    }
+
+    init?(_ fields: PayloadFields) throws(PayloadFieldError) {
+        guard try fields.string("object") == "charge", let id = try fields.string("id") else { return nil }
+        json = fields.object
         self.id = id
-        amount = object["amount"]?.int64Value
-        amountRefunded = object["amount_refunded"]?.int64Value
-        currency = object["currency"]?.stringValue
-        customer = StripeTime.id(object["customer"])
-        invoice = StripeTime.id(object["invoice"])
-        metadata = StripeTime.metadata(object["metadata"])
+        amount = try fields.int64("amount")
+        amountRefunded = try fields.int64("amount_refunded")
+        currency = try fields.string("currency")
+        customer = try fields.idOrObject("customer")
+        invoice = try fields.idOrObject("invoice")
+        metadata = try fields.stringValues("metadata") ?? [:]
+    }
+}
+
+/// A subscription item's `price` (or, for older subscriptions, its `plan`): its id and its
+/// product, which is expandable.
+private struct StripePrice {
+    let id: String?
+    let product: String?
+
+    init(_ fields: PayloadFields) throws(PayloadFieldError) {
+        id = try fields.string("id")
+        product = try fields.idOrObject("product")
     }
 }

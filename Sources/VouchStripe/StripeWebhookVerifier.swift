@@ -10,7 +10,8 @@ internal import VouchOpenSSL
 /// compared in constant time; other schemes (`v0`) are ignored. Then, as Stripe's libraries do,
 /// its timestamp `t` must not be older than ``Configuration/tolerance`` at the validation
 /// instant (a later `t` is accepted), and only then is the body read: a strict JSON object
-/// that is a Stripe event. A server verifying a live webhook keeps the defaults, 300 seconds
+/// that is a Stripe event, whose object (a subscription, a Checkout session, an invoice, a
+/// charge) has Stripe's type in every member Vouch reads (`stripe_bad_object`). A server verifying a live webhook keeps the defaults, 300 seconds
 /// against the current time; stored deliveries (a dump, a queue) are best checked with no
 /// tolerance, since Stripe retries a delivery for days with a new timestamp each time.
 ///

@@ -179,6 +179,19 @@ import VouchTestSupport
         return delivery.storedJSON + [0x0A]
     }
 
+    /// A minted subscription event whose object's `customer` is the number 7, signed as it is.
+    static func stripeDeliveryWithANumberCustomer() throws -> [UInt8] {
+        let event = MintStripe(seed: 1, date: Date(timeIntervalSince1970: 1_756_684_800)).subscription(0).events[0]
+        var json = event.json
+        var data = json["data"]?.objectValue ?? [:]
+        var object = data["object"]?.objectValue ?? [:]
+        object["customer"] = 7
+        data["object"] = .object(object)
+        json["data"] = .object(data)
+        let signer = try MintStripeSigner(secrets: ["whsec_contract"])
+        return try signer.delivery(event: json, created: event.created).storedJSON + [0x0A]
+    }
+
     static func stripeExamples() throws -> [Example] {
         let verify = ["stripe", "verify", "--stripe-secret-file", stripeSecretFile]
         return [
@@ -215,6 +228,9 @@ import VouchTestSupport
                 code: "stripe_not_an_event",
                 input: "a minted delivery whose signed body is a subscription, not an event",
                 arguments: verify, stdin: try stripeDelivery(.notEvent)),
+            Example(
+                code: "stripe_bad_object", input: "a minted subscription event whose `customer` is a number",
+                arguments: verify, stdin: try stripeDeliveryWithANumberCustomer()),
         ]
     }
 

@@ -85,6 +85,16 @@ struct RecordSchemaTests {
         #expect(seen == Set(order))
     }
 
+    /// A token's or a Stripe delivery's every code is one the schema allows.
+    @Test func theSchemaListsEveryCodeARecordOfATokenOrStripeDeliveryCanCarry() throws {
+        let properties = Self.schema["properties"]?.objectValue
+        let error = properties?["error"]?.objectValue?["properties"]?.objectValue
+        let allowed = Set((error?["code"]?.objectValue?["enum"]?.arrayValue ?? []).compactMap(\.stringValue))
+        let codes = (VerificationError.Code.all + VerificationError.Code.stripeCodes).map(\.rawValue)
+            .filter { $0 != VerificationError.Code.internalError.rawValue }
+        #expect(codes.filter { !allowed.contains($0) } == [])
+    }
+
     @Test func theSparkDDLNamesTheSchemasMembersInOrderWithMatchingTypes() throws {
         let fields = Self.topLevelFields(Self.ddl)
         let order = Self.memberOrder

@@ -63,13 +63,13 @@ struct MintStripeTests {
     @Test func aPastDueSubscriptionComesBackActiveAndACanceledOneEndsAtItsPeriodEnd() throws {
         var generator = MintStripe(seed: 4, date: Self.date)
         generator.story = .paymentRecovered
-        let statuses = generator.subscription(0).events.compactMap {
-            StripeSubscription(($0.json["data"]?.objectValue?["object"]?.objectValue)!)?.status
+        let statuses = try generator.subscription(0).events.compactMap {
+            try StripeSubscription(($0.json["data"]?.objectValue?["object"]?.objectValue)!)?.status
         }
         #expect(statuses == [.active, .pastDue, .active])
         generator.story = .canceledAtPeriodEnd
-        let canceled = generator.subscription(0).events.compactMap {
-            StripeSubscription(($0.json["data"]?.objectValue?["object"]?.objectValue)!)
+        let canceled = try generator.subscription(0).events.compactMap {
+            try StripeSubscription(($0.json["data"]?.objectValue?["object"]?.objectValue)!)
         }
         #expect(canceled.map(\.cancelAtPeriodEnd) == [false, true, false])
         #expect(canceled.last?.status == .canceled)

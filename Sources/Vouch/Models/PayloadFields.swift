@@ -117,9 +117,9 @@ extension PayloadEnum {
 }
 
 /// Reads typed members from one payload object: the one place that maps JSON types to model
-/// types (the models', and the records the entitlement ledger stores). A missing member or JSON
-/// `null` reads as `nil`; a present member of the wrong type throws ``PayloadFieldError``
-/// naming it.
+/// types (the models', the records the entitlement ledger stores, and Stripe's objects). A
+/// missing member or JSON `null` reads as `nil`; a present member of the wrong type throws
+/// ``PayloadFieldError`` naming it, with its path from this object when it is nested.
 package struct PayloadFields {
     package let object: JSONObject
     private let index: JSONObject.NameIndex
@@ -188,6 +188,79 @@ package struct PayloadFields {
         try array(name) { (element, path) throws(PayloadFieldError) in try Self.model(element, at: path) }
     }
 
+    /// An object member read by `read`: a failure inside it names the member as its parent
+    /// (`parent.subscription_details.subscription`).
+    package func object<Value>(
+        _ name: StaticString,
+        _ read: (PayloadFields) throws(PayloadFieldError) -> Value
+    ) throws(PayloadFieldError) -> Value? {
+        guard let value = present(name) else { return nil }
+        return try Self.object(value, at: "\(name)", read)
+    }
+
+    /// An array of objects, each read by `read`: a failure names the element
+    /// (`items.data[0].current_period_end`).
+    package func objects<Value>(
+        _ name: StaticString,
+        _ read: (PayloadFields) throws(PayloadFieldError) -> Value
+    ) throws(PayloadFieldError) -> [Value]? {
+        try array(name) { (element, path) throws(PayloadFieldError) in try Self.object(element, at: path, read) }
+    }
+
+    /// An object member as it is, for members whose contents a model keeps unread.
+    package func jsonObject(_ name: StaticString) throws(PayloadFieldError) -> JSONObject? {
+        guard let value = present(name) else { return nil }
+        guard case .object(let object) = value else { throw PayloadFieldError(field: "\(name)", expected: "an object") }
+        return object
+    }
+
+    /// An object member whose values are all strings (Stripe's `metadata`), as a dictionary; a
+    /// `null` value is absent, any other value throws naming it (`metadata.account_id`).
+    package func stringValues(_ name: StaticString) throws(PayloadFieldError) -> [String: String]? {
+        guard let object = try jsonObject(name) else { return nil }
+        var result: [String: String] = [:]
+        result.reserveCapacity(object.members.count)
+        for member in object.members where !member.value.isNull {
+            guard case .string(let string) = member.value else {
+                throw PayloadFieldError(field: "\(name).\(member.name)", expected: "a string")
+            }
+            result[member.name] = string
+        }
+        return result
+    }
+
+    /// A member that names another object by its id, or holds that object itself (Stripe's
+    /// expandable members: `customer` is `"cus_…"`, or the customer when expanded): the string,
+    /// or the object's `id`, which must then be a string. Any other type throws.
+    package func idOrObject(_ name: StaticString) throws(PayloadFieldError) -> String? {
+        guard let value = present(name) else { return nil }
+        switch value {
+        case .string(let id):
+            return id
+        case .object(let object):
+            guard case .string(let id)? = object.value("id") else {
+                throw PayloadFieldError(field: "\(name).id", expected: "a string (the expanded object's id)")
+            }
+            return id
+        default:
+            throw PayloadFieldError(field: "\(name)", expected: "an id string or an object with an id")
+        }
+    }
+
+    /// An instant written as whole seconds since 1970 (Stripe's timestamps), when it lies in
+    /// `range`. A number that is not a whole number of seconds in `range` (a fraction, an
+    /// exponent, a negative number, one past the range) reads as `nil`, as a missing member does:
+    /// such an instant is unusable, and the caller decides what that means. Any other type throws.
+    package func seconds(_ name: StaticString, in range: ClosedRange<Int64>) throws(PayloadFieldError) -> Timestamp? {
+        guard let value = present(name) else { return nil }
+        guard case .number(let text) = value else {
+            throw PayloadFieldError(field: "\(name)", expected: "a number of seconds since 1970")
+        }
+        guard let seconds = Int64(text), range.contains(seconds) else { return nil }
+        let (milliseconds, overflow) = seconds.multipliedReportingOverflow(by: 1000)
+        return overflow ? nil : Timestamp(milliseconds: milliseconds)
+    }
+
     private func present(_ name: StaticString) -> JSONValue? {
         guard let value = index.value(name), !value.isNull else { return nil }
         return value
@@ -211,6 +284,19 @@ package struct PayloadFields {
     private static func string(_ value: JSONValue, at path: String) throws(PayloadFieldError) -> String {
         guard case .string(let string) = value else { throw PayloadFieldError(field: path, expected: "a string") }
         return string
+    }
+
+    private static func object<Value>(
+        _ value: JSONValue,
+        at path: String,
+        _ read: (PayloadFields) throws(PayloadFieldError) -> Value
+    ) throws(PayloadFieldError) -> Value {
+        guard case .object(let object) = value else { throw PayloadFieldError(field: path, expected: "an object") }
+        do {
+            return try read(PayloadFields(object))
+        } catch {
+            throw error.nested(under: path)
+        }
     }
 
     private static func model<Model: PayloadModel>(
