@@ -152,6 +152,41 @@ import VouchTestSupport
         #expect(unclaim.signedDate == bought.expiresDate)
     }
 
+    /// Each owner's steps (the purchaser's, each member's) come in the order they happen, each
+    /// dated as Apple dates it.
+    @Test(arguments: [AppStoreEnvironment.production, .sandbox])
+    func everyTeamPlanIsToldInOrder(environment: AppStoreEnvironment) throws {
+        for story in MintHistoryGenerator.storiesOnRequest {
+            var generator = MintHistoryGenerator(seed: 11, date: Self.end, environment: environment)
+            generator.story = story
+            for index in 0..<40 {
+                var previous: [String: Int64] = [:]
+                for item in generator.history(index).items {
+                    var transaction: JSONObject?
+                    switch item {
+                    case .transaction(let payload):
+                        transaction = payload
+                        #expect(MintDateOrder.transaction(payload) == [], "\(story) \(index)")
+                    case .renewalInfo(let payload):
+                        transaction = payload
+                    case .notification(let outer, let nested, let renewal):
+                        transaction = nested
+                        #expect(
+                            MintDateOrder.notification(outer, transaction: nested, renewal: renewal) == [],
+                            "\(story) \(index)")
+                    }
+                    let owner =
+                        (transaction?["inAppOwnershipType"]?.stringValue ?? "")
+                        + (transaction?["appAccountToken"]?.stringValue ?? "")
+                    let signed = item.signedDate.milliseconds
+                    #expect(signed >= previous[owner, default: 0], "\(story) \(index)")
+                    previous[owner] = signed
+                }
+                #expect(throws: Never.self) { try generator.history(index).tokens(signer: Support.signer) }
+            }
+        }
+    }
+
     /// The seed never picks the team plans: the accounts of a seed are as before.
     @Test func theSeedNeverPicksATeamPlan() {
         let generator = MintHistoryGenerator(seed: 21, date: Self.end)

@@ -19,7 +19,7 @@ public import Vouch
 /// | `consumables` | buys coin packs, one is refunded; the subscription expires |
 /// | `trial` | takes the 14-day trial product, then buys the lifetime product |
 ///
-/// Two more stories, of a multiseat team plan, are minted when ``story`` asks for them (the
+/// Two more stories, of a multiseat team plan, are minted when `story` asks for them (the
 /// seed never picks them, so each seed's accounts stay as they are):
 ///
 /// | story | what happens |
@@ -36,7 +36,7 @@ public struct MintHistoryGenerator: Sendable {
         "renewing", "upgrade", "grace-period", "expired", "refund-reversed", "family-sharing", "consumables", "trial",
     ]
 
-    /// The stories minted only when ``story`` names them.
+    /// The stories minted only when `story` names them.
     public static let storiesOnRequest = ["multiseat", "multiseat-claims"]
 
     /// What every account is derived from.
