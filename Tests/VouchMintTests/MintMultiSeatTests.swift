@@ -199,16 +199,6 @@ import VouchTestSupport
     }
 
     @Test func seatStepsOutOfOrderAreRefusedWhenSigned() {
-        func refusal(_ steps: (inout MintHistory) -> Void) -> MintError? {
-            var history = MintHistory()
-            steps(&history)
-            do {
-                _ = try history.tokens(signer: Support.signer)
-                return nil
-            } catch {
-                return error
-            }
-        }
         func day(_ n: Int64) -> Timestamp { Timestamp(milliseconds: 1_767_225_600_000 + n * 86_400_000) }
         let five = [MultiSeatPriceTier(price: 9_990, quantity: 5)]
         let cases: [(String, (inout MintHistory) -> Void)] = [
@@ -253,10 +243,6 @@ import VouchTestSupport
                 }
             ),
         ]
-        for (step, steps) in cases {
-            let error = refusal(steps)
-            #expect(error?.code == .unsupported, "\(step)")
-            #expect(error?.reason.contains(step) == true, "\(error?.reason ?? "")")
-        }
+        MintHistoryTests.expectRefused(cases)
     }
 }
