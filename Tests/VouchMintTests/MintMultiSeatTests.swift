@@ -203,7 +203,7 @@ import VouchTestSupport
         let five = [MultiSeatPriceTier(price: 9_990, quantity: 5)]
         let cases: [(String, (inout MintHistory) -> Void)] = [
             (
-                "seat addition of",
+                "not before its expiry",
                 { history in
                     var bought = history.purchaseSeats(
                         "t", at: day(0), expires: day(30), tiers: five, invitations: .apple)
@@ -227,11 +227,20 @@ import VouchTestSupport
                 }
             ),
             (
-                "seat refund of",
+                "5 of its 5 seats refunded",
                 { history in
                     let bought = history.purchaseSeats(
                         "t", at: day(0), expires: day(30), tiers: five, invitations: .apple)
-                    history.refundSeats(bought, seats: 5, at: day(3))
+                    let some = history.refundSeats(bought, seats: 2, at: day(3))
+                    history.refundSeats(some, seats: 3, at: day(4))
+                }
+            ),
+            (
+                "no seats refunded",
+                { history in
+                    let bought = history.purchaseSeats(
+                        "t", at: day(0), expires: day(30), tiers: five, invitations: .apple)
+                    history.refundSeats(bought, seats: 0, at: day(3))
                 }
             ),
             (

@@ -101,10 +101,12 @@ extension MintHistory {
         var info = transaction.payload["multiSeatInfo"]?.objectValue ?? JSONObject()
         let refunded = (info["revokedSeatQuantity"]?.int64Value ?? 0) + Int64(seats)
         let quantity = transaction.payload["quantity"]?.int64Value ?? 1
-        if seats < 1 || refunded >= quantity {
+        if seats < 1 {
+            problems.append("seat refund of \(transaction.transactionId): no seats refunded")
+        } else if refunded >= quantity {
+            // Refunding every seat is a refund of the transaction (`refund`).
             problems.append(
-                "seat refund of \(transaction.transactionId): \(seats) of its \(quantity) seats leaves none, or none are refunded"
-            )
+                "seat refund of \(transaction.transactionId): \(refunded) of its \(quantity) seats refunded")
         }
         info["revokedSeatQuantity"] = .number(String(refunded))
         var revoked = restated(transaction, at: at)

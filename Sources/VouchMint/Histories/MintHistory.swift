@@ -3,7 +3,8 @@ public import VouchMintPKI
 
 /// The signed data of one account's life with an app, in the order Apple would send it:
 /// purchases, renewals, an upgrade, billing retry with a grace period, expiry, refunds and
-/// their reversal, Family Sharing and its revocation, consumables, a test notification.
+/// their reversal, Family Sharing and its revocation, consumables, a test notification, and the
+/// seats of a multiseat subscription: bought, added, refunded, given to members, released.
 ///
 /// Each step adds what Apple signs for it: the transaction (as the App Store Server API returns
 /// it), and for events the server is notified of, the notification with its nested
@@ -359,6 +360,7 @@ public struct MintHistory: Sendable {
     public mutating func append(_ other: MintHistory) {
         items += other.items
         problems += other.problems
+        renewalSeats.merge(other.renewalSeats) { _, theirs in theirs }
     }
 
     // MARK: Signing
@@ -418,13 +420,13 @@ public struct MintHistory: Sendable {
         return nextId
     }
 
-    func isSubscription(_ transaction: Transaction) -> Bool {
+    private func isSubscription(_ transaction: Transaction) -> Bool {
         transaction.payload["type"]?.stringValue == ProductType.autoRenewableSubscription.rawValue
     }
 
     /// The expiry of a subscription a step needs one of; a step about a purchase that does not
     /// expire is out of order, and keeps its purchase date.
-    mutating func expiry(of transaction: Transaction, _ step: String) -> Int64 {
+    private mutating func expiry(of transaction: Transaction, _ step: String) -> Int64 {
         guard let expires = transaction.expiresMilliseconds else {
             problems.append("\(step) of \(transaction.transactionId): it does not expire")
             return transaction.purchaseMilliseconds
