@@ -152,6 +152,42 @@ import VouchTestSupport
         #expect(unclaim.signedDate == bought.expiresDate)
     }
 
+    /// Notifications and renewal info about an existing multiseat transaction (`vouch mint
+    /// notification --transaction FILE`) carry its seats: a restatement as it stated them, a
+    /// renewal its price tiers without refunded seats, and renewal info the seats that renew.
+    @Test func dataAboutAnExistingMultiseatTransactionCarriesItsSeats() throws {
+        let (_, payloads) = try Self.verified("multiseat")
+        let refunded = try #require(Self.transaction(payloads[3]))
+        #expect(refunded.multiSeatInfo?.revokedSeatQuantity == 2)
+        let generator = MintGenerator(
+            seed: 4, date: try #require(refunded.expiresDate).date.addingTimeInterval(86_400),
+            transaction: refunded.json)
+        var renewed = 0
+        var renewing = 0
+        for index in 0..<60 {
+            let payload = try Self.verifier.verify(
+                try generator.token(.notification, index: index, signer: Support.signer))
+            let transaction = try #require(Self.transaction(payload))
+            #expect(transaction.quantity == 3)
+            #expect(transaction.multiSeatInfo?.invitationManagement == .apple)
+            #expect(transaction.multiSeatInfo?.priceTiers?.map(\.price) == [8_990])
+            if transaction.transactionId == refunded.transactionId {
+                #expect(transaction.multiSeatInfo?.revokedSeatQuantity == 2)
+                #expect(transaction.additionalTransactionReason == .seatAddition)
+            } else {
+                #expect(transaction.multiSeatInfo?.revokedSeatQuantity == nil)
+                renewed += 1
+            }
+            if let renewal = Self.renewalInfo(payload), renewal.autoRenewStatus == .on {
+                #expect(renewal.renewalQuantity == 3)
+                #expect(renewal.multiSeatInfo?.renewalPriceTiers?.map(\.quantity) == [3])
+                renewing += 1
+            }
+        }
+        #expect(renewed > 0)
+        #expect(renewing > 0)
+    }
+
     /// Each owner's steps (the purchaser's, each member's) come in the order they happen, each
     /// dated as Apple dates it.
     @Test(arguments: [AppStoreEnvironment.production, .sandbox])
