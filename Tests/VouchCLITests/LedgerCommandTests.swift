@@ -342,4 +342,33 @@ import VouchMint
             #expect(refunds.stdout.contains(kind), "no \(kind)")
         }
     }
+
+    @Test func mintedTeamPlansFeedTheLedgerWithTheirSeats() throws {
+        let ca = Self.directory.appendingPathComponent("team-ca").path
+        #expect(try VouchBinary.run(["mint", "ca", "--out", ca, "--not-before", "2025-01-01"]).status == 0)
+        let out = Self.directory.appendingPathComponent("team.jwsl").path
+        let mint = try VouchBinary.run([
+            "mint", "history", "--ca", ca, "--count", "3", "--story", "multiseat", "--date", "2026-06-01", "--out", out,
+        ])
+        #expect(mint.status == 0, "\(mint.stderr)")
+        let result = try VouchBinary.run([
+            "entitlements", "--root", "\(ca)/root.der", "--at", "2026-06-01", "--json", out,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n")
+        // Each of the three purchasers renews four seats; one member of each keeps a seat.
+        #expect(lines.filter { $0.contains("\"ownership\":\"PURCHASED\"") }.count == 3)
+        #expect(lines.filter { $0.contains("\"seats\":4,\"invitationManagement\":\"APPLE\"") }.count == 3)
+        #expect(lines.filter { $0.contains("\"ownership\":\"ASSIGNED\"") }.count == 3)
+        let refunds = try VouchBinary.run(["refunds", "--root", "\(ca)/root.der", "--json", out])
+        #expect(refunds.status == 0, "\(refunds.stderr)")
+        let seatRefunds = refunds.stdout.split(separator: "\n").filter { $0.contains("\"kind\":\"seat_refund\"") }
+        #expect(seatRefunds.count == 3)
+        #expect(seatRefunds.allSatisfy { $0.contains("\"revokedSeatQuantity\":2") })
+
+        let unknown = try VouchBinary.run(["mint", "history", "--ca", ca, "--story", "teams", "--out", out])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.hasPrefix("Error: --story must be one of renewing, upgrade,"), "\(unknown.stderr)")
+        #expect(unknown.stderr.contains("multiseat, multiseat-claims; got 'teams'"), "\(unknown.stderr)")
+    }
 }

@@ -86,17 +86,28 @@ import VouchTestSupport
         #expect(subscribed["signedTransactionInfo"]?.objectValue?["offerDiscountType"] == "FREE_TRIAL")
     }
 
-    @Test func stepsOutOfOrderAreRefusedWhenSigned() throws {
-        func refusal(_ steps: (inout MintHistory) -> Void) -> MintError? {
-            var history = MintHistory()
-            steps(&history)
-            do {
-                _ = try history.tokens(signer: Support.signer)
-                return nil
-            } catch {
-                return error
-            }
+    /// The error signing refuses the history of `steps` with, or `nil` when it signs.
+    static func refusal(_ steps: (inout MintHistory) -> Void) -> MintError? {
+        var history = MintHistory()
+        steps(&history)
+        do {
+            _ = try history.tokens(signer: Support.signer)
+            return nil
+        } catch {
+            return error
         }
+    }
+
+    /// Each history of steps is refused when signed (`unsupported`), the reason naming its step.
+    static func expectRefused(_ cases: [(String, (inout MintHistory) -> Void)]) {
+        for (step, steps) in cases {
+            let error = refusal(steps)
+            #expect(error?.code == .unsupported, "\(step)")
+            #expect(error?.reason.contains(step) == true, "\(error?.reason ?? "")")
+        }
+    }
+
+    @Test func stepsOutOfOrderAreRefusedWhenSigned() throws {
         let cases: [(String, (inout MintHistory) -> Void)] = [
             (
                 "refund of",
@@ -142,13 +153,9 @@ import VouchTestSupport
                 }
             ),
         ]
-        for (step, steps) in cases {
-            let error = refusal(steps)
-            #expect(error?.code == .unsupported, "\(step)")
-            #expect(error?.reason.contains(step) == true, "\(error?.reason ?? "")")
-        }
+        Self.expectRefused(cases)
         #expect(
-            refusal { history in
+            Self.refusal { history in
                 let bought = history.purchase("p", type: .nonConsumable, at: Self.day(10), price: 990)
                 history.refund(bought, at: Self.day(11))
             } == nil)

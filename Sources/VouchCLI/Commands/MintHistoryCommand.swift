@@ -13,8 +13,12 @@ struct MintHistoryCommand: Command {
         Writes N accounts' histories (default 1), one token per line, account after account.
         Each account lives a story of about four months ending at DATE, picked by the seed:
         renewing, upgrade, grace-period, expired, refund-reversed, family-sharing, consumables
-        or trial. Purchases, renewals, notifications with their nested transaction and
-        renewal info, refunds and their reversal, a family member's shared transaction and its
+        or trial. --story names the story every account lives, among those and two the seed
+        never picks: multiseat (a team plan: seats bought, added, refunded by seat, given to
+        members with transactions of their own, fewer renewing) and multiseat-claims (a team
+        plan whose app hosts the invitations: fewer seats renew and the App Store releases seat
+        claims). Purchases, renewals, notifications with their nested transaction and renewal
+        info, refunds and their reversal, a family member's shared transaction and its
         revocation: data for vouch entitlements and vouch refunds. The same seed and DATE give
         the same payloads (ECDSA signatures differ per run). Tokens verify at their signed
         date, so the CA must be valid over those months, as one minted by 'vouch mint ca' with
@@ -30,6 +34,9 @@ struct MintHistoryCommand: Command {
             .value("--count", "N", help: "Mint the histories of N accounts (default 1)"),
             .value("--seed", "S", help: "A number or any text (default 1)"),
             .value("--date", "DATE", help: "Histories end at DATE (default: now)"),
+            .value(
+                "--story", "STORY",
+                help: "Every account lives STORY, such as multiseat or\nmultiseat-claims (default: from the seed)"),
             .value("--environment", "ENV", help: "Production (default), Sandbox, Xcode or LocalTesting"),
             .value("--bundle-id", "ID", help: "The app's bundleId (default com.example.app)"),
             .value("--app-apple-id", "N", help: "The app's appAppleId (default 1234567890)"),
@@ -51,6 +58,11 @@ struct MintHistoryCommand: Command {
         if let text = arguments.value("--environment") {
             let known: [AppStoreEnvironment] = [.production, .sandbox, .xcode, .localTesting]
             generator.environment = try Spelling.choice(text, option: "--environment", among: known, name: \.rawValue)
+        }
+        if let text = arguments.value("--story") {
+            generator.story = try Spelling.choice(
+                text, option: "--story", among: MintHistoryGenerator.stories + MintHistoryGenerator.storiesOnRequest,
+                name: { $0 })
         }
         if let bundleId = arguments.value("--bundle-id") { generator.bundleId = bundleId }
         if let text = arguments.value("--app-apple-id") {

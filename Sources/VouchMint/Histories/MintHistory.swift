@@ -3,7 +3,8 @@ public import VouchMintPKI
 
 /// The signed data of one account's life with an app, in the order Apple would send it:
 /// purchases, renewals, an upgrade, billing retry with a grace period, expiry, refunds and
-/// their reversal, Family Sharing and its revocation, consumables, a test notification.
+/// their reversal, Family Sharing and its revocation, consumables, a test notification, and the
+/// seats of a multiseat subscription: bought, added, refunded, given to members, released.
 ///
 /// Each step adds what Apple signs for it: the transaction (as the App Store Server API returns
 /// it), and for events the server is notified of, the notification with its nested
@@ -77,11 +78,13 @@ public struct MintHistory: Sendable {
     /// `notificationUUID`s are made of it and their number.
     public let firstTransactionId: Int64
     /// What to sign, in the order Apple would send it.
-    public private(set) var items: [Item] = []
+    public internal(set) var items: [Item] = []
     private var nextId: Int64
     private var notificationCount = 0
     /// The steps that were out of order, in the order taken.
-    private var problems: [String] = []
+    var problems: [String] = []
+    /// The seats that renew, by price, of each multiseat subscription (by `originalTransactionId`).
+    var renewalSeats: [String: [MultiSeatPriceTier]] = [:]
 
     /// Starts an empty history of one account.
     /// - Parameters:
@@ -135,13 +138,10 @@ public struct MintHistory: Sendable {
         expires: Timestamp? = nil, group: String? = nil, freeTrial: Bool = false, quantity: Int = 1,
         notify: Bool = true
     ) -> Transaction {
-        let id = newId()
         let at = date.milliseconds
-        if let expires, expires <= date { problems.append("purchase of \(productId): expires before it starts") }
-        var transaction = transactionPayload(
-            id: id, originalId: id, productId: productId, type: type, purchase: at, originalPurchase: at,
-            expires: expires?.milliseconds, group: type == .autoRenewableSubscription ? (group ?? "21000001") : nil,
-            price: price, currency: currency, quantity: quantity, reason: .purchase, signed: at)
+        var transaction = newPurchase(
+            productId, type: type, at: date, price: price, currency: currency, expires: expires, group: group,
+            quantity: quantity)
         if freeTrial {
             transaction["offerType"] = .number(String(OfferType.introductoryOffer.rawValue))
             transaction["offerDiscountType"] = .string(OfferDiscountType.freeTrial.rawValue)
@@ -156,7 +156,9 @@ public struct MintHistory: Sendable {
     }
 
     /// The next period of a subscription, from the previous one's expiry until `expires`, at
-    /// `price` (by default what the previous period cost without an offer).
+    /// `price` (by default what the previous period cost without an offer). The next period of a
+    /// multiseat subscription is one transaction of the seats that renew, at their average price
+    /// by default.
     @discardableResult
     public mutating func renew(_ previous: Transaction, until expires: Timestamp, price: Int64? = nil) -> Transaction {
         guard let start = previous.expiresMilliseconds else {
@@ -176,6 +178,10 @@ public struct MintHistory: Sendable {
         transaction["offerType"] = nil
         transaction["offerDiscountType"] = nil
         if let cost = price ?? previous.regularPrice { transaction["price"] = .number(String(cost)) }
+        if let tiers = renewalSeats[previous.originalTransactionId] {
+            Self.setSeats(tiers, of: &transaction, price: price)
+            transaction["additionalTransactionReason"] = nil
+        }
         let minted = Transaction(payload: transaction)
         record(minted, at: start, notify: true, type: .didRenew, subtype: nil)
         return minted
@@ -354,6 +360,7 @@ public struct MintHistory: Sendable {
     public mutating func append(_ other: MintHistory) {
         items += other.items
         problems += other.problems
+        renewalSeats.merge(other.renewalSeats) { _, theirs in theirs }
     }
 
     // MARK: Signing
@@ -408,7 +415,7 @@ public struct MintHistory: Sendable {
 
     // MARK: Payloads
 
-    private mutating func newId() -> Int64 {
+    mutating func newId() -> Int64 {
         defer { nextId += 1 }
         return nextId
     }
@@ -427,19 +434,19 @@ public struct MintHistory: Sendable {
         return expires
     }
 
-    private mutating func checkAfterPurchase(_ transaction: Transaction, _ date: Int64, _ step: String) {
+    mutating func checkAfterPurchase(_ transaction: Transaction, _ date: Int64, _ step: String) {
         if date <= transaction.purchaseMilliseconds {
             problems.append("\(step) of \(transaction.transactionId): not after its purchase")
         }
     }
 
-    private func restated(_ transaction: Transaction, at date: Int64) -> JSONObject {
+    func restated(_ transaction: Transaction, at date: Int64) -> JSONObject {
         var payload = transaction.payload
         payload["signedDate"] = .number(String(date))
         return payload
     }
 
-    private mutating func record(
+    mutating func record(
         _ transaction: Transaction, at date: Int64, notify: Bool, type: NotificationType,
         subtype: NotificationSubtype?
     ) {
@@ -452,6 +459,20 @@ public struct MintHistory: Sendable {
             .notification(
                 notification(type, subtype: subtype, at: date, status: renewal == nil ? nil : .active),
                 transaction: transaction.payload, renewalInfo: renewal))
+    }
+
+    /// A new purchase's transaction, its ids the next ones.
+    mutating func newPurchase(
+        _ productId: String, type: ProductType, at date: Timestamp, price: Int64, currency: String,
+        expires: Timestamp?, group: String?, quantity: Int
+    ) -> JSONObject {
+        let id = newId()
+        let at = date.milliseconds
+        if let expires, expires <= date { problems.append("purchase of \(productId): expires before it starts") }
+        return transactionPayload(
+            id: id, originalId: id, productId: productId, type: type, purchase: at, originalPurchase: at,
+            expires: expires?.milliseconds, group: type == .autoRenewableSubscription ? (group ?? "21000001") : nil,
+            price: price, currency: currency, quantity: quantity, reason: .purchase, signed: at)
     }
 
     private func transactionPayload(
@@ -494,7 +515,7 @@ public struct MintHistory: Sendable {
         return JSONObject(members)
     }
 
-    private func renewalPayload(_ transaction: Transaction, signed: Int64, autoRenew: Bool) -> JSONObject {
+    func renewalPayload(_ transaction: Transaction, signed: Int64, autoRenew: Bool) -> JSONObject {
         let payload = transaction.payload
         var members: [JSONObject.Member] = [
             .init("originalTransactionId", payload["originalTransactionId"] ?? .null),
@@ -511,10 +532,17 @@ public struct MintHistory: Sendable {
             .init("renewalPrice", transaction.regularPrice.map { .number(String($0)) } ?? payload["price"] ?? .null),
         ]
         if let appAccountToken { members.append(.init("appAccountToken", .string(appAccountToken))) }
-        return JSONObject(members)
+        var renewal = JSONObject(members)
+        // A multiseat subscription renews the seats its purchaser kept, at their average price.
+        if let tiers = renewalSeats[transaction.originalTransactionId] {
+            renewal["renewalPrice"] = .number(String(Self.averagePrice(tiers)))
+            renewal["renewalQuantity"] = .number(String(Self.seatCount(tiers)))
+            renewal["multiSeatInfo"] = .object(RenewalMultiSeatInfo(renewalPriceTiers: tiers).json)
+        }
+        return renewal
     }
 
-    private mutating func notification(
+    mutating func notification(
         _ type: NotificationType, subtype: NotificationSubtype?, at date: Int64, status: SubscriptionStatus?
     ) -> JSONObject {
         notificationCount += 1

@@ -19,6 +19,14 @@ public import Vouch
 /// | `consumables` | buys coin packs, one is refunded; the subscription expires |
 /// | `trial` | takes the 14-day trial product, then buys the lifetime product |
 ///
+/// Two more stories, of a multiseat team plan, are minted when `story` asks for them (the
+/// seed never picks them, so each seed's accounts stay as they are):
+///
+/// | story | what happens |
+/// |---|---|
+/// | `multiseat` | buys 5 seats with invitations Apple hosts, adds 3 on day 10; two members join (`ASSIGNED`, each an account with its own token); 2 added seats are refunded (`REFUND`, `SEATS`); 4 seats renew from day 30 (`DECREASE_QUANTITY`), one member's with them |
+/// | `multiseat-claims` | buys 4 seats with invitations the app hosts; 2 seats renew from day 30 (`DECREASE_QUANTITY`), when the App Store releases two seat claims (`UNCLAIM_SEATS`) |
+///
 /// One account in five has no `appAccountToken`; the others get a UUID made from the seed.
 /// Transaction ids are the seed's (``MintHistory/firstTransactionId(environment:namespace:account:)``),
 /// so histories of two seeds can be fed to one ledger and each account answers as it does alone.
@@ -28,8 +36,20 @@ public struct MintHistoryGenerator: Sendable {
         "renewing", "upgrade", "grace-period", "expired", "refund-reversed", "family-sharing", "consumables", "trial",
     ]
 
+    /// The stories minted only when `story` names them.
+    public static let storiesOnRequest = ["multiseat", "multiseat-claims"]
+
     /// What every account is derived from.
     public var seed: UInt64
+    /// The story every account lives, one of ``stories`` or ``storiesOnRequest``; `nil` picks
+    /// one per account from the seed (among ``stories``).
+    public var story: String? = nil {
+        willSet {
+            precondition(
+                newValue.map { (Self.stories + Self.storiesOnRequest).contains($0) } ?? true,
+                "\(newValue ?? "") is not a story of MintHistoryGenerator")
+        }
+    }
     /// Histories end at or before this instant.
     public var date: Date
     /// `environment` of every payload.
@@ -67,6 +87,7 @@ public struct MintHistoryGenerator: Sendable {
 
     /// The story account `index` lives.
     public func story(of index: Int) -> String {
+        if let story { return story }
         var random = SplitMix64(seed: seed, index: UInt64(index))
         return Self.stories[Int(random.next() % UInt64(Self.stories.count))]
     }
@@ -76,6 +97,20 @@ public struct MintHistoryGenerator: Sendable {
         var random = SplitMix64(seed: seed, index: UInt64(index))
         _ = random.next()
         guard random.next() % 5 != 0 else { return nil }
+        return Self.uuid(&random)
+    }
+
+    /// The account tokens of the two members of account `index`'s team plan (stories
+    /// `multiseat`), and the seat claims of its `multiseat-claims` plan: version 4 UUIDs drawn
+    /// from the seed.
+    public func seatHolders(of index: Int) -> (members: [String], claims: [String]) {
+        var random = SplitMix64(seed: seed, index: UInt64(index) &+ 0x5EA7_0000_0000)
+        let uuids = (0..<4).map { _ in Self.uuid(&random) }
+        return (Array(uuids[0..<2]), Array(uuids[2..<4]))
+    }
+
+    /// A version 4 UUID (lowercase) of the next two numbers of `random`.
+    static func uuid(_ random: inout SplitMix64) -> String {
         let high = random.next()
         let low = random.next()
         let hex = String(high, radix: 16).leftPadded(16) + String(low, radix: 16).leftPadded(16)
@@ -105,6 +140,10 @@ public struct MintHistoryGenerator: Sendable {
         let pro = "com.example.pro.monthly"
         let lifetime = "com.example.pro.lifetime"
         let month = 30 * day
+        if Self.storiesOnRequest.contains(story) {
+            teamPlan(story, of: index, in: &history, from: start, until: end)
+            return history
+        }
         var current = history.purchase(
             plus, type: .autoRenewableSubscription, at: at(start), price: 4_990, expires: at(start + month),
             freeTrial: story == "renewing" && index % 2 == 0)
@@ -155,6 +194,59 @@ public struct MintHistoryGenerator: Sendable {
             history.purchase(lifetime, type: .nonConsumable, at: at(start + 50 * day), price: 29_990)
         }
         return history
+    }
+}
+
+extension MintHistoryGenerator {
+    /// A multiseat team plan from `start`, renewing monthly through `end`: the purchaser's steps
+    /// in `history`, and for `multiseat` each member's history (ids from the account's first id
+    /// plus 50 and plus 75) appended after.
+    private func teamPlan(
+        _ story: String, of index: Int, in history: inout MintHistory, from start: Int64, until end: Int64
+    ) {
+        let day: Int64 = 86_400_000
+        let month = 30 * day
+        func at(_ milliseconds: Int64) -> Timestamp { Timestamp(milliseconds: milliseconds) }
+        let holders = seatHolders(of: index)
+        let team = "com.example.team.monthly"
+        let group = "21000002"
+        guard story == "multiseat" else {
+            // Invitations the app hosts: members hold claims, not transactions.
+            let bought = history.purchaseSeats(
+                team, at: at(start), expires: at(start + month), tiers: [MultiSeatPriceTier(price: 9_990, quantity: 4)],
+                invitations: .developer, group: group)
+            history.reduceRenewalSeats(
+                bought, to: [MultiSeatPriceTier(price: 9_990, quantity: 2)], at: at(start + 20 * day))
+            var current = history.renew(bought, until: at(start + 2 * month))
+            // Two members' claims no longer fit the seats that renewed.
+            history.unclaimSeats(holders.claims, of: bought, at: at(start + month))
+            while let expires = current.expiresDate?.milliseconds, expires <= end {
+                current = history.renew(current, until: at(expires + month))
+            }
+            return
+        }
+        var current = history.purchaseSeats(
+            team, at: at(start), expires: at(start + month), tiers: [MultiSeatPriceTier(price: 9_990, quantity: 5)],
+            invitations: .apple, group: group)
+        let added = history.addSeats(
+            &current, at: at(start + 10 * day), tiers: [MultiSeatPriceTier(price: 8_990, quantity: 3)])
+        var members = holders.members.enumerated().map { number, token in
+            MintHistory(
+                environment: environment, bundleId: bundleId, appAppleId: appAppleId, appAccountToken: token,
+                firstTransactionId: history.firstTransactionId + 50 + 25 * Int64(number))
+        }
+        var kept = members[0].assignSeat(of: current, at: at(start + 11 * day))
+        let left = members[1].assignSeat(of: current, at: at(start + 12 * day))
+        history.refundSeats(added, seats: 2, at: at(start + 20 * day))
+        history.reduceRenewalSeats(
+            current, to: [MultiSeatPriceTier(price: 9_990, quantity: 4)], at: at(start + 25 * day))
+        members[1].expire(left)
+        current = added
+        while let expires = current.expiresDate?.milliseconds, expires <= end {
+            current = history.renew(current, until: at(expires + month))
+            kept = members[0].renew(kept, until: at(expires + month))
+        }
+        for member in members { history.append(member) }
     }
 }
 

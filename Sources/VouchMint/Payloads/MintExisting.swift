@@ -206,7 +206,7 @@ extension PayloadBuilder {
             revocation: nil, isUpgraded: model.isUpgraded ?? false,
             appAccountToken: existing.payload["appAccountToken"],
             appTransactionId: existing.payload["appTransactionId"],
-            statement: existing.payload, regularPrice: regular)
+            statement: existing.payload, regularPrice: regular, seats: model.multiSeatInfo)
     }
 
     /// The next period of `previous`: a new transaction from its expiry, at the regular price.
@@ -222,6 +222,10 @@ extension PayloadBuilder {
         next.price = previous.regularPrice ?? previous.price
         next.isUpgraded = false
         next.statement = nil
+        // The next period is one transaction of the seats that renew: no seat of it refunded yet.
+        next.seats = previous.seats.map {
+            TransactionMultiSeatInfo(invitationManagement: $0.invitationManagement, priceTiers: $0.priceTiers)
+        }
         return next
     }
 

@@ -36,6 +36,7 @@ enum MintLayout {
         "appAccountToken", "inAppOwnershipType", "signedDate", "revocationReason", "revocationDate", "isUpgraded",
         "offerType", "offerIdentifier", "environment", "transactionReason", "storefront", "storefrontId", "price",
         "currency", "offerDiscountType", "offerPeriod", "revocationType", "revocationPercentage", "appTransactionId",
+        "multiSeatInfo",
     ]
 
     static let xcodeTransaction = [
@@ -51,6 +52,7 @@ enum MintLayout {
         "renewalPrice", "currency", "isInBillingRetryPeriod", "priceIncreaseStatus", "gracePeriodExpiresDate",
         "offerType", "offerIdentifier", "offerDiscountType", "offerPeriod", "signedDate", "environment",
         "recentSubscriptionStartDate", "renewalDate", "eligibleWinBackOfferIds", "appTransactionId", "appAccountToken",
+        "renewalQuantity", "multiSeatInfo",
     ]
 
     static let xcodeRenewalInfo = [

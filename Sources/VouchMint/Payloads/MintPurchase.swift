@@ -70,6 +70,9 @@ struct Purchase {
     var statement: JSONObject? = nil
     /// What a period costs without an offer, when it differs from the catalogue's price.
     var regularPrice: Int64? = nil
+    /// The seats of an existing multiseat transaction (`multiSeatInfo`): its periods and their
+    /// renewal info carry them.
+    var seats: TransactionMultiSeatInfo? = nil
 
     var isSubscription: Bool { product.type == MintCatalog.autoRenewable }
 }

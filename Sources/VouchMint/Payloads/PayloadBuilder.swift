@@ -209,6 +209,7 @@ struct PayloadBuilder {
         v["price"] = Self.number(p.price)
         v["currency"] = .string(p.storefront.currency)
         v["appTransactionId"] = p.appTransactionId
+        v["multiSeatInfo"] = p.seats.map { .object($0.json) }
         if xcode { (v["deviceVerification"], v["deviceVerificationNonce"]) = xcodeDeviceVerification }
         return MintLayout.object(v, .transaction, style: style)
     }
@@ -286,6 +287,11 @@ struct PayloadBuilder {
         if winBack { v["eligibleWinBackOfferIds"] = .array(app.winBackOffers.map { .string($0) }) }
         v["appTransactionId"] = p.appTransactionId
         v["appAccountToken"] = p.appAccountToken
+        // A multiseat subscription renews the seats its transaction states, by price.
+        if let tiers = p.seats?.priceTiers, autoRenewStatus == .on {
+            v["renewalQuantity"] = Self.number(tiers.reduce(0) { $0 + Int($1.quantity ?? 0) })
+            v["multiSeatInfo"] = .object(RenewalMultiSeatInfo(renewalPriceTiers: tiers).json)
+        }
         if xcode { (v["deviceVerification"], v["deviceVerificationNonce"]) = xcodeDeviceVerification }
         return MintLayout.object(v, .renewalInfo, style: style)
     }
