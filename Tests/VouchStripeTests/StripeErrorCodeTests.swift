@@ -13,7 +13,7 @@ struct StripeErrorCodeTests {
                 "stripe_body_too_large": "input", "stripe_malformed_header": "format",
                 "stripe_no_signature": "signature", "stripe_bad_signature": "signature",
                 "stripe_timestamp_out_of_tolerance": "claims", "stripe_bad_body_json": "format",
-                "stripe_not_an_event": "format",
+                "stripe_not_an_event": "format", "stripe_bad_object": "format",
             ])
     }
 }
