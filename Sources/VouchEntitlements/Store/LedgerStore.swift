@@ -692,22 +692,14 @@ public final class LedgerStore: @unchecked Sendable {
 
     /// Reads one stored body into `ledger`, with the claim of a Stripe subscription.
     private func insert(_ body: [UInt8], into ledger: inout EntitlementLedger) throws(LedgerError) {
-        let stored: LedgerRecordJSON.Stored
+        let stored: any StoredRecord
         do {
             stored = try LedgerRecordJSON.read(body)
         } catch {
             throw LedgerError(.corruptStore, "\(path) holds a record that does not read: \(error.reason)")
         }
-        if case .stripeSubscription(let key, _) = stored { try loadClaim(of: key, into: &ledger) }
-        switch stored {
-        case .transaction(let record): ledger.appStore.insert(record)
-        case .renewal(let key, let statement): ledger.appStore.insert(statement, for: key)
-        case .claim(let key, let token): ledger.appStore.insert(claim: token, for: key)
-        case .stripeSubscription(let key, let record): ledger.stripe.insert(record, for: key)
-        case .stripeRefund(let key, let refund): ledger.stripe.insert(refund, for: key)
-        case .stripeClaim(let key, let token): ledger.stripe.insert(claim: token, for: key)
-        case .grant(let grant): ledger.grants.insert(grant)
-        }
+        if case .subscription(let key, _)? = stored as? StripeRecord { try loadClaim(of: key, into: &ledger) }
+        stored.insert(into: &ledger)
     }
 
     /// Every record of every table, in the export's order, to `body`.
@@ -748,15 +740,7 @@ public final class LedgerStore: @unchecked Sendable {
                 guard failure == nil else { return }
                 let object: JSONValue
                 do throws(RecordFormatError) {
-                    switch try LedgerRecordJSON.read(bytes) {
-                    case .transaction(let record): object = LedgerRecordJSON.object(record, inForce: true)
-                    case .renewal(let key, let statement): object = LedgerRecordJSON.object(statement, key: key)
-                    case .claim(let key, let token): object = LedgerRecordJSON.claim(token, key: key)
-                    case .stripeSubscription(let key, let record): object = LedgerRecordJSON.object(record, key: key)
-                    case .stripeRefund(let key, let refund): object = LedgerRecordJSON.object(refund, key: key)
-                    case .stripeClaim(let key, let token): object = LedgerRecordJSON.claim(token, key: key)
-                    case .grant(let grant): object = LedgerRecordJSON.object(grant)
-                    }
+                    object = try LedgerRecordJSON.read(bytes).exported
                 } catch {
                     throw LedgerError(.corruptStore, "\(path) holds a record that does not read: \(error.reason)")
                 }
