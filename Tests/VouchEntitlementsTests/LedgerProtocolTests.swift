@@ -78,3 +78,31 @@ import VouchMint
         #expect(ledger.entitlements(ofUser: "nobody", at: F.time(10)).environments.isEmpty)
     }
 }
+
+/// A store closes: its connection goes, and every later call says so.
+@Suite struct LedgerStoreCloseTests {
+    @Test func aClosedStoreRefusesEveryCallWithCannotOpenAndClosesOnce() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vouch-close-\(UUID().uuidString).sqlite"
+        ).path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let store = try LedgerStore(path: path)
+        try store.add(
+            EntitlementGrant(
+                source: EntitlementSource(rawValue: "manual"), id: "g1",
+                account: AccountKey(environment: .production, appAccountToken: LedgerFixtures.account),
+                productId: "pro",
+                startDate: Timestamp(milliseconds: 0), expiresDate: nil, signedDate: Timestamp(milliseconds: 1)))
+        #expect(try store.accounts().count == 1)
+        store.close()
+        store.close()
+        do {
+            _ = try store.accounts()
+            Issue.record("a closed store answered")
+        } catch {
+            #expect(error.code == .cannotOpen)
+        }
+        // The file is whole: another store opens it and answers.
+        #expect(try LedgerStore(path: path, access: .readOnly).accounts().count == 1)
+    }
+}

@@ -9,10 +9,11 @@ internal import Vouch
 /// from its own data only, reads only what concerns the account asked about, and keeps the
 /// newest statement of each of its records by ``StatementOrder``.
 ///
-/// Adding a channel: a folder under `Channels/` holding its statement types, its feeding
-/// (`EntitlementLedger.add(…)` for its verified input), this conformance and its record codec
-/// (`LedgerRecordCodec`); then one stored property of ``EntitlementLedger`` and one entry in
-/// `EntitlementLedger.channels` and `EntitlementLedger.mergeChannels(_:)`, and one entry in
+/// Adding a channel (CONTRIBUTING.md says it step by step): a folder under `Channels/` holding
+/// its statement types, its feeding (`EntitlementLedger.add(…)` for its verified input), this
+/// conformance, and its records (`LedgerRecordJSON.object(_:…)` writers, a ``StoredRecord``
+/// and a ``LedgerRecordCodec``); then one stored property of ``EntitlementLedger`` and one entry
+/// in `EntitlementLedger.channels` and `mergeChannels(_:)`, and its codec in
 /// `LedgerRecordJSON.codecs`.
 protocol LedgerChannel: Sendable {
     /// The source its entitlements and revocations name.
