@@ -117,6 +117,22 @@ import VouchTestSupport
                 #expect(found.isNull(0, 1) == (body == nil))
                 #expect(found.bytes(0, 2) == raw)
             }
+            // The same rows through a prepared statement, prepared once for the connection.
+            let select = try connection.prepare("SELECT body, raw FROM \(table) WHERE id = $1", phase: .read)
+            #expect(
+                try connection.prepare("SELECT body, raw FROM \(table) WHERE id = $1", phase: .read).name == select.name
+            )
+            for (id, body, raw) in rows {
+                let found = try select.rows([.integer(id)])
+                #expect(found.count == 1 && found.text(0, 0) == body && found.bytes(0, 1) == raw)
+            }
+            #expect(try select.rows([.integer(42)]).count == 0)
+            let wrong = #expect(throws: PostgreSQLError.self) {
+                try connection.prepare("SELECT FROM WHERE \(table)", phase: .read)
+            }
+            #expect(wrong?.error.code == .storeFailure)
+            #expect(wrong?.sqlState == "42601")
+
             let byText = try connection.query(
                 "SELECT id FROM \(table) WHERE body = $1", [.text(rows[0].1!)], phase: .read)
             #expect(byText.count == 1 && byText.integer(0, 0) == 1)

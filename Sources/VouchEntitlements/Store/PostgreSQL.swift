@@ -55,6 +55,8 @@ package final class PostgreSQLConnection {
     package let target: String
     /// What no reason may contain: the password of the connection string and `PGPASSWORD`.
     private let secrets: [String]
+    /// The server-side names of the statements prepared on this connection, by their SQL.
+    private var prepared: [String: String] = [:]
 
     /// Connects to the server `connectionString` names.
     ///
@@ -152,6 +154,40 @@ package final class PostgreSQLConnection {
     @discardableResult
     package func query(_ sql: String, _ values: [Value] = [], phase: Phase) throws(PostgreSQLError) -> PostgreSQLRows {
         let connection = try open(phase: phase)
+        let result = try withParameters(values) { count, pointers, lengths, formats in
+            PQexecParams(connection, sql, count, nil, pointers, lengths, formats, 0)
+        }
+        return try check(result, phase: phase)
+    }
+
+    /// Prepares `sql` (one statement with parameters `$1`, `$2`, …) on the server, once per
+    /// connection: preparing the same text again returns a statement of the same server-side
+    /// name, without a round trip. A prepared statement outlives transactions, committed or not,
+    /// and lasts as long as the connection.
+    package func prepare(_ sql: String, phase: Phase) throws(PostgreSQLError) -> PostgreSQLStatement {
+        if let name = prepared[sql] { return PostgreSQLStatement(name: name, connection: self, phase: phase) }
+        let connection = try open(phase: phase)
+        let name = "vouch_\(prepared.count + 1)"
+        _ = try check(PQprepare(connection, name, sql, 0, nil), phase: phase)
+        prepared[sql] = name
+        return PostgreSQLStatement(name: name, connection: self, phase: phase)
+    }
+
+    /// Runs the prepared statement `name` with `values`.
+    func run(prepared name: String, _ values: [Value], phase: Phase) throws(PostgreSQLError) -> PostgreSQLRows {
+        let connection = try open(phase: phase)
+        let result = try withParameters(values) { count, pointers, lengths, formats in
+            PQexecPrepared(connection, name, count, pointers, lengths, formats, 0)
+        }
+        return try check(result, phase: phase)
+    }
+
+    /// Calls `body` with `values` as libpq's parameter arrays (count, values, lengths, formats),
+    /// valid during the call: text and integers as text, bytes as binary, `NULL` for SQL NULL.
+    private func withParameters(
+        _ values: [Value],
+        _ body: (Int32, UnsafePointer<UnsafePointer<CChar>?>?, [Int32], [Int32]) -> OpaquePointer?
+    ) throws(PostgreSQLError) -> OpaquePointer? {
         var parameters: [UnsafeMutablePointer<CChar>?] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
@@ -186,13 +222,11 @@ package final class PostgreSQLConnection {
                 formats.append(0)
             }
         }
-        let result = parameters.withUnsafeBufferPointer { pointers in
+        return parameters.withUnsafeBufferPointer { pointers in
             pointers.withMemoryRebound(to: UnsafePointer<CChar>?.self) { constPointers in
-                PQexecParams(
-                    connection, sql, Int32(values.count), nil, constPointers.baseAddress, lengths, formats, 0)
+                body(Int32(values.count), constPointers.baseAddress, lengths, formats)
             }
         }
-        return try check(result, phase: phase)
     }
 
     /// Runs `body` in one transaction: `BEGIN` (at `isolation`), then `COMMIT` when `body`
@@ -389,6 +423,27 @@ package final class PostgreSQLConnection {
         let copies: [UnsafePointer<CChar>?] = strings.map { UnsafePointer(strdup($0)) } + [nil]
         defer { for copy in copies { free(UnsafeMutablePointer(mutating: copy)) } }
         return copies.withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+}
+
+/// A statement prepared on its connection (``PostgreSQLConnection/prepare(_:phase:)``), run any
+/// number of times with other parameters; it keeps its connection alive.
+package final class PostgreSQLStatement {
+    /// The statement's server-side name.
+    package let name: String
+    let connection: PostgreSQLConnection
+    let phase: PostgreSQLConnection.Phase
+
+    init(name: String, connection: PostgreSQLConnection, phase: PostgreSQLConnection.Phase) {
+        self.name = name
+        self.connection = connection
+        self.phase = phase
+    }
+
+    /// Runs the statement with `values` bound to `$1`, `$2`, … in order, and returns its rows.
+    @discardableResult
+    package func rows(_ values: [PostgreSQLConnection.Value] = []) throws(PostgreSQLError) -> PostgreSQLRows {
+        try connection.run(prepared: name, values, phase: phase)
     }
 }
 
