@@ -309,6 +309,74 @@ import VouchTestSupport
             #expect(try first.query("SELECT n FROM \(table) WHERE id = 1", phase: .read).integer(0, 0) == 2)
         }
 
+        @Test func aDeadlockEndsOneOfTheTwoTransactionsAsRetryable() throws {
+            let url = try PostgreSQLServer.url()
+            let first = try Self.connect()
+            defer { first.close() }
+            let table = try Self.table(first, "(id bigint PRIMARY KEY, n bigint NOT NULL)")
+            defer { try? first.execute("DROP TABLE \(table)", phase: .write) }
+            try first.query("INSERT INTO \(table) VALUES (1, 0), (2, 0)", phase: .write)
+
+            // The first holds row 1 and the second row 2; each then asks for the other's row.
+            try first.execute("BEGIN", phase: .write)
+            try first.query("UPDATE \(table) SET n = n + 1 WHERE id = 1", phase: .write)
+            let outcome = Outcome()
+            Thread.detachNewThread {
+                do {
+                    let second = try PostgreSQLConnection(url)
+                    defer { second.close() }
+                    do throws(PostgreSQLError) {
+                        try second.execute("BEGIN", phase: .write)
+                        try second.query("UPDATE \(table) SET n = n + 1 WHERE id = 2", phase: .write)
+                        try second.query("UPDATE \(table) SET n = n + 1 WHERE id = 1", phase: .write)
+                        try second.execute("COMMIT", phase: .write)
+                        outcome.finish(nil)
+                    } catch {
+                        outcome.finish("\(error.sqlState ?? "none") \(error.isRetryable) \(error.error.code)")
+                    }
+                } catch {
+                    outcome.finish("cannot connect: \(error)")
+                }
+            }
+            // The second waits for row 1 (a transaction lock not granted), within 10 s.
+            let watcher = try Self.connect()
+            var waiting = false
+            for _ in 0..<200 {
+                let requests = try watcher.query(
+                    "SELECT count(*) FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid "
+                        + "WHERE NOT l.granted AND a.query LIKE $1",
+                    [.text("%\(table)%id = 1%")], phase: .read)
+                if requests.integer(0, 0) ?? 0 > 0 {
+                    waiting = true
+                    break
+                }
+                usleep(50_000)
+            }
+            #expect(waiting)
+            var firstFailure: PostgreSQLError?
+            do throws(PostgreSQLError) {
+                try first.query("UPDATE \(table) SET n = n + 1 WHERE id = 2", phase: .write)
+                try first.execute("COMMIT", phase: .write)
+            } catch {
+                firstFailure = error
+                try first.execute("ROLLBACK", phase: .write)
+            }
+            // The server finds the cycle after deadlock_timeout (1 s by default).
+            #expect(outcome.wait(seconds: 20))
+            let secondFailure = outcome.failure
+            // Exactly one of the two was ended, with 40P01, retryable, cannot_write.
+            #expect((firstFailure == nil) != (secondFailure == nil))
+            if let firstFailure {
+                #expect(firstFailure.sqlState == "40P01")
+                #expect(firstFailure.isRetryable)
+                #expect(firstFailure.error.code == .cannotWrite)
+            }
+            if let secondFailure { #expect(secondFailure == "40P01 true cannot_write") }
+            // The transaction that was not ended committed both its changes.
+            let n = try first.query("SELECT sum(n) FROM \(table)", phase: .read).integer(0, 0)
+            #expect(n == 2)
+        }
+
         @Test func aSerializationFailureIsRetryableAndATransactionRetriesIt() throws {
             let first = try Self.connect()
             let second = try Self.connect()

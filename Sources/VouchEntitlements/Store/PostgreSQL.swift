@@ -233,7 +233,9 @@ package final class PostgreSQLConnection {
     /// returns, `ROLLBACK` when it throws. A serialization failure or a deadlock
     /// (``PostgreSQLError/isRetryable``), in `body` or at `COMMIT`, runs the whole transaction
     /// again, up to `attempts` times in all; any other failure is thrown at once. `body` must
-    /// therefore do nothing outside the database that cannot be done twice.
+    /// therefore do nothing outside the database that cannot be done twice. A connection lost
+    /// during `COMMIT` leaves it unknown whether the server committed: writes made idempotent
+    /// (keyed, as the store's are) make running them again safe either way.
     package func transaction<T>(
         _ isolation: Isolation = .readCommitted, attempts: Int = 1, phase: Phase = .write,
         _ body: () throws(PostgreSQLError) -> T
