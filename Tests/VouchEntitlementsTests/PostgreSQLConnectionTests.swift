@@ -64,6 +64,15 @@ import VouchTestSupport
         #expect(PostgreSQLError.code(sqlState: nil, connectionLost: false, phase: .write) == .storeFailure)
     }
 
+    @Test func aURIOfEitherSchemeNamesAServerAndAPathDoesNot() {
+        #expect(PostgreSQLConnection.isConnectionURI("postgresql://ledger@db.internal/vouch"))
+        #expect(PostgreSQLConnection.isConnectionURI("postgres://"))
+        #expect(!PostgreSQLConnection.isConnectionURI("ledger.sqlite"))
+        #expect(!PostgreSQLConnection.isConnectionURI("/var/lib/vouch/postgresql://x"))
+        #expect(!PostgreSQLConnection.isConnectionURI("host=db dbname=vouch"))
+        #expect(!PostgreSQLConnection.isConnectionURI("file:ledger.sqlite?mode=ro"))
+    }
+
     @Test func theLockKeyOfANameIsItsFNV1aHash() {
         // FNV-1a 64 of "" is the offset basis; of "a", 0xaf63dc4c8601ec8c (the published vectors).
         #expect(PostgreSQLConnection.lockKey("") == Int64(bitPattern: 0xcbf2_9ce4_8422_2325))

@@ -58,6 +58,13 @@ package final class PostgreSQLConnection {
     /// The server-side names of the statements prepared on this connection, by their SQL.
     private var prepared: [String: String] = [:]
 
+    /// Whether `database` (what `--db` was given) names a PostgreSQL server rather than a file:
+    /// a `postgresql://` or `postgres://` URI, the two prefixes libpq reads as one. The keyword
+    /// form (`host=… dbname=…`) opens too, but is not told apart here: a file's path may hold `=`.
+    package static func isConnectionURI(_ database: String) -> Bool {
+        database.hasPrefix("postgresql://") || database.hasPrefix("postgres://")
+    }
+
     /// Connects to the server `connectionString` names.
     ///
     /// - Throws: ``PostgreSQLError`` with ``LedgerError/Code/cannotOpen``: a connection string
