@@ -32,6 +32,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // The ledger's PostgreSQL connection: libpq, PostgreSQL's client library.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // Owns every OpenSSL object (certificates, keys, the trust store, the fixed-key P-256 tables,
         // SHA-256 midstates) for Vouch and VouchMint: the only Swift importer of the C crypto modules.
         .target(
@@ -68,10 +74,10 @@ let package = Package(
             name: "VouchBatch",
             dependencies: ["Vouch", "VouchReceipts", "VouchStripe", "CZlib"]
         ),
-        // The entitlement ledger (keyed, in memory) and its durable SQLite store.
+        // The entitlement ledger (keyed, in memory) and its durable stores (SQLite, PostgreSQL).
         .target(
             name: "VouchEntitlements",
-            dependencies: ["Vouch", "VouchReceipts", "VouchStripe", "VouchBatch", "CSQLite"]
+            dependencies: ["Vouch", "VouchReceipts", "VouchStripe", "VouchBatch", "CSQLite", "CLibPQ"]
         ),
         // The test PKI: Apple-shaped authorities (token and receipt), In-App Purchase keys, the
         // signers of tokens, receipts and Stripe deliveries, and their tampered forms.

@@ -27,7 +27,7 @@ public enum CompiledExample {
 
     /// Compiles `source` as a program in `folder`, linked with the objects of `targets` (the
     /// library and the targets of this package it depends on), the C targets' objects, and
-    /// OpenSSL, zlib and SQLite. Returns the executable.
+    /// OpenSSL, zlib, SQLite and libpq. Returns the executable.
     public static func compile(_ source: String, linking targets: [String], in folder: URL) throws -> URL {
         let products = try productsDirectory()
         let main = folder.appendingPathComponent("main.swift")
@@ -60,10 +60,15 @@ public enum CompiledExample {
             let cObjects = (try? FileManager.default.contentsOfDirectory(atPath: objects.path)) ?? []
             arguments += cObjects.filter { $0.hasSuffix(".o") }.sorted().map { objects.appendingPathComponent($0).path }
         }
+        // libpq's headers sit in a folder of their own (Debian: /usr/include/postgresql), which
+        // pkg-config names, as it does for the build.
+        let libpq = try Subprocess.run(["pkg-config", "--cflags-only-I", "libpq"])
+        guard libpq.status == 0 else { throw TestFailure("pkg-config cannot find libpq: \(libpq.stderr)") }
+        arguments += libpq.stdout.split(whereSeparator: \.isWhitespace).flatMap { ["-Xcc", String($0)] }
         let path = products.path
         if path.contains("sanitize-address") { arguments.append("-sanitize=address") }
         if path.contains("sanitize-thread") { arguments.append("-sanitize=thread") }
-        arguments += [main.path, "-lcrypto", "-lz", "-lsqlite3", "-o", executable.path]
+        arguments += [main.path, "-lcrypto", "-lz", "-lsqlite3", "-lpq", "-o", executable.path]
         let result = try Subprocess.run(arguments)
         guard result.status == 0 else { throw TestFailure("the example does not compile:\n\(result.stderr)") }
         return executable
