@@ -1,5 +1,6 @@
 internal import CLibPQ
 internal import Foundation
+internal import Vouch
 
 /// One PostgreSQL connection through libpq: the only owner of its `PGconn`, closed by
 /// ``close()`` or in `deinit`. Used by one thread at a time, like ``SQLiteConnection``.
