@@ -24,10 +24,17 @@ public struct AccountKey: Sendable, Hashable, Comparable, CustomStringConvertibl
             originalTransactionId: "")
     }
 
-    /// The account whose `appAccountToken` is `appAccountToken` (in any case) in `environment`.
+    /// The account whose `appAccountToken` is `appAccountToken` in `environment`: a UUID in any
+    /// case, or a server's own account id (a Stripe metadata value, a grant's account) as it is.
     public init(environment: AppStoreEnvironment, appAccountToken: String) {
         self.init(
-            environment: environment.rawValue, appAccountToken: appAccountToken.lowercased(), originalTransactionId: "")
+            environment: environment.rawValue, appAccountToken: Self.token(appAccountToken), originalTransactionId: "")
+    }
+
+    /// An account id as the ledger keeps it: a UUID in lower case, as Apple writes
+    /// `appAccountToken`; any other id as it is.
+    static func token(_ text: String) -> String {
+        UUID(uuidString: text) != nil ? text.lowercased() : text
     }
 
     /// The account known by its chain `originalTransactionId` in `environment` (a chain whose

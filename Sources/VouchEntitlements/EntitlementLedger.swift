@@ -240,7 +240,7 @@ public struct EntitlementLedger: Sendable {
     /// every environment.
     public func accounts(matching identifier: String) -> [AccountKey] {
         var found = Set<AccountKey>()
-        let lowered = identifier.lowercased()
+        let lowered = AccountKey.token(identifier)
         for environment in environments {
             let account = AccountKey(environment: environment, appAccountToken: lowered, originalTransactionId: "")
             if knows(account) { found.insert(account) }

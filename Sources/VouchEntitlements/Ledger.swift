@@ -165,7 +165,7 @@ extension LedgerReading {
         environments: [AppStoreEnvironment] = [.production, .sandbox],
         tierEnvironments: Set<AppStoreEnvironment>? = nil
     ) throws(Failure) -> UserEntitlements {
-        let token = UUID(uuidString: account) != nil ? account.lowercased() : account
+        let token = AccountKey.token(account)
         var answers: [AccountEntitlements] = []
         for environment in environments {
             let key = AccountKey(environment: environment.rawValue, appAccountToken: token, originalTransactionId: "")

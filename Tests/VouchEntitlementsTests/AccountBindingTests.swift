@@ -158,3 +158,34 @@ import VouchStripe
             ))
     }
 }
+
+/// A server's own account ids are kept as they are: only UUIDs (Apple's `appAccountToken`s) are
+/// folded to lower case, so an id in mixed case finds its account everywhere.
+@Suite struct ServerAccountIdTests {
+    typealias S = StripeLedgerTests
+
+    @Test func aMixedCaseServerIdFindsItsStripeSubscriptionAndGrantsAsOneAccount() throws {
+        var ledger = EntitlementLedger(
+            catalog: ProductCatalog(tiers: [
+                .init(name: "plus", rank: 1, products: ["price_plus"]), .init(name: "pro", rank: 2, products: ["pro"]),
+            ]))
+        ledger.add(
+            try S.verified(
+                S.subscription(status: "active", created: 100, periodEnd: 10_000, metadata: ["account_id": "User-42"])))
+        let account = AccountKey(environment: .sandbox, appAccountToken: "User-42")
+        ledger.add(
+            EntitlementGrant(
+                source: EntitlementSource(rawValue: "manual"), id: "g1", account: account, productId: "pro",
+                startDate: Timestamp(milliseconds: 0), expiresDate: nil, signedDate: Timestamp(milliseconds: 1)))
+        #expect(ledger.accounts == [account])
+        #expect(account.appAccountToken == "User-42")
+        #expect(ledger.accounts(matching: "User-42") == [account])
+        #expect(ledger.accounts(matching: "user-42") == [])
+        let answer = try #require(ledger.entitlements(of: account, at: Timestamp(milliseconds: 200_000)))
+        #expect(answer.entitlements.map(\.source.rawValue) == ["manual", "stripe"])  // by source, then product
+        #expect(ledger.entitlements(ofUser: "User-42", at: Timestamp(milliseconds: 200_000)).tier?.name == "pro")
+        // A UUID is one account in any case.
+        let uuid = AccountKey(environment: .sandbox, appAccountToken: LedgerFixtures.account.uppercased())
+        #expect(uuid.appAccountToken == LedgerFixtures.account)
+    }
+}

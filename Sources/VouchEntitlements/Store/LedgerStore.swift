@@ -296,7 +296,7 @@ public final class LedgerStore: @unchecked Sendable {
                 "SELECT environment, account, chain FROM chain WHERE account = ?1 AND channel = 'app_store' "
                     + "UNION SELECT environment, account, chain FROM chain WHERE chain = ?2 AND channel = 'app_store'",
                 phase: .read
-            ).rows([.text(identifier.lowercased()), .text(identifier)]) { row in
+            ).rows([.text(AccountKey.token(identifier)), .text(identifier)]) { row in
                 found.insert(Self.account(row))
             }
             try statement(
@@ -304,7 +304,7 @@ public final class LedgerStore: @unchecked Sendable {
                     + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND chain = ?2 "
                     + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND id = ?2",
                 phase: .read
-            ).rows([.text(identifier.lowercased()), .text(identifier)]) { row in
+            ).rows([.text(AccountKey.token(identifier)), .text(identifier)]) { row in
                 found.insert(Self.account(row))
             }
             return found.sorted()

@@ -381,7 +381,7 @@ struct StripeChannel: LedgerChannel {
     /// `appAccountToken`; any other text as it is; nothing for an empty one.
     static func stripeAccount(_ text: String?) -> String? {
         guard let text, !text.isEmpty else { return nil }
-        return UUID(uuidString: text) != nil ? text.lowercased() : text
+        return AccountKey.token(text)
     }
 
     mutating func insert(_ record: StripeSubscriptionRecord, for key: StripeKey) {
