@@ -4,15 +4,20 @@ import VouchTestSupport
 
 /// The payload models, their enum-like types, the payload parser's vocabulary and VouchMint's
 /// member types are written by `scripts/generate-models` from `Schemas/payloads.tsv`, the
-/// Advanced Commerce request types from `Schemas/advanced-commerce-requests.tsv` and the receipt
-/// fields from `Schemas/receipt-fields.tsv`: the committed files must be what the tables give.
+/// Advanced Commerce request types from `Schemas/advanced-commerce-requests.tsv`, the receipt
+/// fields from `Schemas/receipt-fields.tsv` and the ledger's statements (with the export schema's
+/// statement members) from `Schemas/ledger-statements.tsv`: the committed files must be what the
+/// tables give.
 @Suite struct GeneratedModelsTests {
     static let table = "Schemas/payloads.tsv"
     static let requestTable = "Schemas/advanced-commerce-requests.tsv"
     static let receiptTable = "Schemas/receipt-fields.tsv"
+    static let statementTable = "Schemas/ledger-statements.tsv"
+    static let exportSchema = "Schemas/ledger-export.schema.json"
     static let generatedFolders = [
         "Sources/Vouch/Models/Generated", "Sources/VouchMint/Payloads/Generated",
         "Sources/VouchSigning/AdvancedCommerce/Generated", "Sources/VouchReceipts/Generated",
+        "Sources/VouchEntitlements/Channels/AppStore/Generated",
     ]
 
     /// Runs `scripts/generate-models` with `arguments` under python3: its exit status and
@@ -37,7 +42,7 @@ import VouchTestSupport
     /// A copy of the tables and the generated folders in a new temporary package root.
     static func copyOfTheTableAndItsFiles() throws -> URL {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("vouch-models-\(UUID().uuidString)")
-        for path in [table, requestTable, receiptTable] + generatedFolders {
+        for path in [table, requestTable, receiptTable, statementTable, exportSchema] + generatedFolders {
             let target = root.appendingPathComponent(path)
             try FileManager.default.createDirectory(
                 at: target.deletingLastPathComponent(), withIntermediateDirectories: true)
@@ -128,6 +133,41 @@ import VouchTestSupport
                 "            json.key(\"offerCodeRefName\")\n            json.string(offerCodeRefNameText)\n"))
     }
 
+    @Test func aNewStatementMemberIsOneRowThatTheGeneratorWritesEverywhere() throws {
+        let root = try Self.copyOfTheTableAndItsFiles()
+        defer { try? FileManager.default.removeItem(at: root) }
+        let file = "Sources/VouchEntitlements/Channels/AppStore/Generated/TransactionStatement.swift"
+        try Self.appendRow(
+            "member\tTransactionStatement\tofferIdentifier\tString?\trecord\tpayload.offerIdentifier\tshared"
+                + "\tA member added by a test.\tThe offer.",
+            toTableIn: root, table: Self.statementTable)
+        let stale = try Self.generate(["--check", "--root", root.path])
+        #expect(stale.status == 1)
+        #expect(stale.output.hasPrefix("differs: \(Self.exportSchema)\ndiffers: \(file)\n"), "\(stale.output)")
+        #expect(try Self.generate(["--root", root.path]).status == 0)
+        #expect(try Self.generate(["--check", "--root", root.path]).status == 0)
+
+        let type = try String(contentsOf: root.appendingPathComponent(file), encoding: .utf8)
+        #expect(type.contains("    /// A member added by a test.\n    var offerIdentifier: String?\n"))
+        #expect(
+            type.contains("        revokedSeatQuantity: Int32? = nil,\n        offerIdentifier: String? = nil\n    ) {")
+        )
+        #expect(type.contains("            offerIdentifier: payload.offerIdentifier)\n"))
+        #expect(type.contains("        offerIdentifier = offerIdentifier.map(shared)\n"))
+        #expect(type.contains("            offerIdentifier ?? \"\",\n        ]\n"))
+        #expect(type.contains("            offerIdentifier: try fields.optionalString(\"offerIdentifier\"))\n"))
+        #expect(type.contains("        members.append(.init(\"offerIdentifier\", text(statement.offerIdentifier)))\n"))
+
+        let schemaText = try Data(contentsOf: root.appendingPathComponent(Self.exportSchema))
+        let schema = try #require(try JSONSerialization.jsonObject(with: schemaText) as? [String: Any])
+        let statement = try #require((schema["$defs"] as? [String: Any])?["statement"] as? [String: Any])
+        #expect((statement["x-member-order"] as? [String])?.suffix(2) == ["revokedSeatQuantity", "offerIdentifier"])
+        #expect((statement["required"] as? [String])?.last == "offerIdentifier")
+        let property = try #require((statement["properties"] as? [String: Any])?["offerIdentifier"] as? [String: Any])
+        #expect(property["type"] as? [String] == ["string", "null"])
+        #expect(property["description"] as? String == "The offer.")
+    }
+
     @Test func aFileTheTableDoesNotGiveIsStale() throws {
         let root = try Self.copyOfTheTableAndItsFiles()
         defer { try? FileManager.default.removeItem(at: root) }
@@ -153,14 +193,33 @@ import VouchTestSupport
         ("field\tAppReceipt\tnote\t2\tString\toptional\tA field.", "already has note or attribute 2"),
         ("field\tAppReceipt\tnote\ttwo\tString\toptional\tA field.", "the attribute type 'two' is not a number"),
         ("field\tAppReceipt\tnote\t99\tString\tsometimes\tA field.", "is not optional or required:NAME"),
+        (
+            "member\tTransactionStatement\tnote\tDecimal?\trecord\tpayload.note\t-\tA member.\t-",
+            "'Decimal?' is not a scalar or an optional group"
+        ),
+        (
+            "member\tTransactionStatement\tproductId\tString\trecord\tpayload.productId\t-\tA member.\t-",
+            "TransactionStatement already has productId"
+        ),
+        (
+            "member\tTransactionStatement\tnote\tString?\tstored\tpayload.note\t-\tA member.\t-",
+            "'stored' is not record or head"
+        ),
+        (
+            "member\tTransactionStatement\tnote\tInt64?\trecord\tpayload.note\tshared\tA member.\t-",
+            "only text is shared"
+        ),
     ])
     func aTableTheModelsCannotComeFromIsRefused(row: String, message: String) throws {
         let root = try Self.copyOfTheTableAndItsFiles()
         defer { try? FileManager.default.removeItem(at: root) }
-        // Request rows are `member` rows; receipt rows are `field` rows of a receipt type.
+        // Statement rows are `member` rows of a statement, request rows the other `member` rows;
+        // receipt rows are `field` rows of a receipt type.
         let table =
-            row.hasPrefix("member\t")
-            ? Self.requestTable : row.hasPrefix("field\tAppReceipt") ? Self.receiptTable : Self.table
+            row.hasPrefix("member\tTransactionStatement")
+            ? Self.statementTable
+            : row.hasPrefix("member\t")
+                ? Self.requestTable : row.hasPrefix("field\tAppReceipt") ? Self.receiptTable : Self.table
         try Self.appendRow(row, toTableIn: root, table: table)
         let refused = try Self.generate(["--root", root.path])
         #expect(refused.status == 65)

@@ -30,7 +30,7 @@ extension LedgerRecordJSON {
                     .init(
                         "newestRevocation",
                         record.newestRevocation.map {
-                            .object(JSONObject([.init("signedDate", number($0.signedDate))] + revocation($0.facts)))
+                            .object(JSONObject([.init("signedDate", number($0.signedDate))] + members($0.facts)))
                         } ?? .null),
                     .init("reversalNotifiedDate", record.reversalNotified.map(number) ?? .null),
                     .init(
@@ -47,37 +47,7 @@ extension LedgerRecordJSON {
 
     /// What one statement says; the keys are the record's.
     private static func statement(_ statement: TransactionStatement) -> JSONValue {
-        .object(
-            JSONObject(
-                [
-                    .init("signedDate", number(statement.signedDate)),
-                    .init("productId", .string(statement.productId)),
-                    .init("type", .string(statement.type)),
-                    .init(
-                        "subscriptionGroupIdentifier",
-                        statement.subscriptionGroupIdentifier.map(JSONValue.string) ?? .null),
-                    .init("purchaseDate", number(statement.purchaseDate)),
-                    .init("expiresDate", statement.expiresDate.map(number) ?? .null),
-                    .init("isUpgraded", .bool(statement.isUpgraded)),
-                    .init("appAccountToken", statement.appAccountToken.map(JSONValue.string) ?? .null),
-                ] + (statement.revocation.map(revocation) ?? revocation(nil)) + [
-                    .init("price", statement.price.map(number) ?? .null),
-                    .init("currency", statement.currency.map(JSONValue.string) ?? .null),
-                    .init("quantity", statement.quantity.map { number(Int64($0)) } ?? .null),
-                    .init("isFreeTrial", .bool(statement.isFreeTrial)),
-                    .init("additionalTransactionReason", text(statement.additionalTransactionReason)),
-                    .init("invitationManagement", text(statement.invitationManagement)),
-                    .init("revokedSeatQuantity", statement.revokedSeatQuantity.map { number(Int64($0)) } ?? .null),
-                ]))
-    }
-
-    private static func revocation(_ facts: RevocationFacts?) -> [JSONObject.Member] {
-        [
-            .init("revocationDate", facts.map { number($0.date) } ?? .null),
-            .init("revocationReason", facts?.reason.map { number(Int64($0)) } ?? .null),
-            .init("revocationType", facts?.type.map(JSONValue.string) ?? .null),
-            .init("revocationPercentage", facts?.percentage.map { number(Int64($0)) } ?? .null),
-        ]
+        .object(JSONObject(members(statement)))
     }
 
     /// `{"kind":"renewalInfo","channel":…,"environment":…,"originalTransactionId":…,"signedDate":…,
@@ -85,13 +55,7 @@ extension LedgerRecordJSON {
     static func object(_ renewal: RenewalStatement, key: AppStoreChannel.RenewalKey) -> JSONValue {
         .object(
             JSONObject(
-                head("renewalInfo", key) + [
-                    .init("signedDate", number(renewal.signedDate)),
-                    .init("isInBillingRetryPeriod", .bool(renewal.isInBillingRetryPeriod)),
-                    .init("gracePeriodExpiresDate", renewal.gracePeriodExpiresDate.map(number) ?? .null),
-                    .init("productId", renewal.productId.map(JSONValue.string) ?? .null),
-                    .init("appAccountToken", renewal.appAccountToken.map(JSONValue.string) ?? .null),
-                ]))
+                head("renewalInfo", key) + members(renewal)))
     }
 
     /// `{"kind":"accountClaim","channel":…,"environment":…,"originalTransactionId":…,"appAccountToken":…}`.
@@ -151,9 +115,9 @@ enum AppStoreRecordCodec: LedgerRecordCodec {
             let ownership = try fields.string("ownership")
             func statement(_ name: String) throws(RecordFormatError) -> TransactionStatement? {
                 guard let nested = try fields.object(name) else { return nil }
-                return try readStatement(
-                    nested, environment: key.environment, originalTransactionId: key.originalTransactionId,
-                    transactionId: transactionId, ownership: ownership)
+                return try TransactionStatement(
+                    record: nested, environment: key.environment, transactionId: transactionId,
+                    originalTransactionId: key.originalTransactionId, ownership: ownership)
             }
             let cancellation = try fields.object("receiptCancellation").map { nested throws(RecordFormatError) in
                 (signedDate: try nested.integer("receiptCreationDate"), date: try nested.integer("cancellationDate"))
@@ -164,7 +128,7 @@ enum AppStoreRecordCodec: LedgerRecordCodec {
                     signedDate: try nested.integer("signedDate"), count: try nested.int32("revokedSeatQuantity"))
             }
             let revocation = try fields.object("newestRevocation").map { nested throws(RecordFormatError) in
-                guard let facts = try readRevocation(nested) else {
+                guard let facts = try RevocationFacts(record: nested) else {
                     throw RecordFormatError(reason: "record.newestRevocation.revocationDate is null")
                 }
                 return (signedDate: try nested.integer("signedDate"), facts: facts)
@@ -177,48 +141,11 @@ enum AppStoreRecordCodec: LedgerRecordCodec {
             else { throw RecordFormatError(reason: "a transaction record without a statement") }
             return AppStoreRecord.transaction(record)
         case "renewalInfo":
-            return AppStoreRecord.renewal(
-                key,
-                RenewalStatement(
-                    signedDate: try fields.integer("signedDate"),
-                    isInBillingRetryPeriod: try fields.bool("isInBillingRetryPeriod"),
-                    gracePeriodExpiresDate: try fields.optionalInteger("gracePeriodExpiresDate"),
-                    productId: try fields.optionalString("productId"),
-                    appAccountToken: try fields.optionalString("appAccountToken")))
+            return AppStoreRecord.renewal(key, try RenewalStatement(record: fields))
         case "accountClaim":
             return AppStoreRecord.claim(key, try fields.string("appAccountToken"))
         case let kind:
             throw RecordFormatError(reason: "unknown kind \(kind)")
         }
     }
-
-    private static func readStatement(
-        _ fields: LedgerRecordJSON.Fields, environment: String, originalTransactionId: String, transactionId: String,
-        ownership: String
-    ) throws(RecordFormatError) -> TransactionStatement {
-        TransactionStatement(
-            signedDate: try fields.integer("signedDate"), environment: environment, transactionId: transactionId,
-            originalTransactionId: originalTransactionId, productId: try fields.string("productId"),
-            type: try fields.string("type"),
-            subscriptionGroupIdentifier: try fields.optionalString("subscriptionGroupIdentifier"),
-            purchaseDate: try fields.integer("purchaseDate"), expiresDate: try fields.optionalInteger("expiresDate"),
-            isUpgraded: try fields.bool("isUpgraded"), ownership: ownership,
-            appAccountToken: try fields.optionalString("appAccountToken"), revocation: try readRevocation(fields),
-            price: try fields.optionalInteger("price"), currency: try fields.optionalString("currency"),
-            quantity: try fields.optionalInt32("quantity"),
-            isFreeTrial: try fields.bool("isFreeTrial"),
-            additionalTransactionReason: try fields.optionalString("additionalTransactionReason"),
-            invitationManagement: try fields.optionalString("invitationManagement"),
-            revokedSeatQuantity: try fields.optionalInt32("revokedSeatQuantity"))
-    }
-
-    private static func readRevocation(_ fields: LedgerRecordJSON.Fields) throws(RecordFormatError) -> RevocationFacts?
-    {
-        guard let date = try fields.optionalInteger("revocationDate") else { return nil }
-        return RevocationFacts(
-            date: date, reason: try fields.optionalInt32("revocationReason"),
-            type: try fields.optionalString("revocationType"),
-            percentage: try fields.optionalInt32("revocationPercentage"))
-    }
-
 }

@@ -1,80 +1,15 @@
 internal import Vouch
 internal import VouchReceipts
 
-extension TransactionStatement: OrderedStatement {}
+// The statements' members, their initialisers from the payload and from a stored record, their
+// interning and their fingerprints come from Schemas/ledger-statements.tsv (Generated/); what
+// follows is what is not a list of members.
 
-/// What one signed transaction says, reduced to the members the ledger reads.
-///
-/// A transaction is stated many times (the purchase, each notification about it, every export
-/// of the history, each receipt listing it); each statement is dated by its `signedDate` (a
-/// receipt's by its creation date), and the newest one is in force (``TransactionRecord``).
-struct TransactionStatement: Sendable, Equatable {
-    var signedDate: Int64
-    var environment: String
-    var transactionId: String
-    var originalTransactionId: String
-    var productId: String
-    var type: String
-    var subscriptionGroupIdentifier: String?
-    var purchaseDate: Int64
-    var expiresDate: Int64?
-    var isUpgraded: Bool
-    var ownership: String
-    /// Lowercased, so the UUID joins however the app wrote it.
-    var appAccountToken: String?
-    var revocation: RevocationFacts?
-    var price: Int64?
-    var currency: String?
-    var quantity: Int32?
-    var isFreeTrial: Bool
-    /// `additionalTransactionReason`: set on every transaction of a period more than one
-    /// transaction represents (seats added partway through a multiseat period).
-    var additionalTransactionReason: String? = nil
-    /// `multiSeatInfo.invitationManagement`: `APPLE` or `DEVELOPER`.
-    var invitationManagement: String? = nil
-    /// `multiSeatInfo.revokedSeatQuantity`: the seats of this transaction a seat-based refund
-    /// revoked (the transaction stays valid for the rest).
-    var revokedSeatQuantity: Int32? = nil
-
+extension TransactionStatement: OrderedStatement {
     /// Whether the transaction is of a multiseat subscription: it carries `multiSeatInfo` (whose
     /// `invitationManagement` Apple always sets) or is one of several of a period.
     var isMultiSeat: Bool {
         invitationManagement != nil || revokedSeatQuantity != nil || additionalTransactionReason != nil
-    }
-
-    /// `nil` when a member the ledger cannot do without is missing.
-    init?(_ payload: JWSTransactionDecodedPayload) {
-        guard let signedDate = payload.signedDate?.milliseconds,
-            let transactionId = payload.transactionId,
-            let originalTransactionId = payload.originalTransactionId,
-            let productId = payload.productId,
-            let purchaseDate = payload.purchaseDate?.milliseconds
-        else { return nil }
-        self.signedDate = signedDate
-        // Apple's data always names its environment; data without one stays apart from all.
-        environment = payload.environment?.rawValue ?? ""
-        self.transactionId = transactionId
-        self.originalTransactionId = originalTransactionId
-        self.productId = productId
-        type = payload.type?.rawValue ?? ""
-        subscriptionGroupIdentifier = payload.subscriptionGroupIdentifier
-        self.purchaseDate = purchaseDate
-        expiresDate = payload.expiresDate?.milliseconds
-        isUpgraded = payload.isUpgraded ?? false
-        ownership = payload.inAppOwnershipType?.rawValue ?? InAppOwnershipType.purchased.rawValue
-        appAccountToken = payload.appAccountToken.map { $0.lowercased() }
-        if let date = payload.revocationDate?.milliseconds {
-            revocation = RevocationFacts(
-                date: date, reason: payload.revocationReason?.rawValue, type: payload.revocationType?.rawValue,
-                percentage: payload.revocationPercentage)
-        }
-        price = payload.price
-        currency = payload.currency
-        quantity = payload.quantity
-        isFreeTrial = payload.offerDiscountType == .freeTrial
-        additionalTransactionReason = payload.additionalTransactionReason?.rawValue
-        invitationManagement = payload.multiSeatInfo?.invitationManagement?.rawValue
-        revokedSeatQuantity = payload.multiSeatInfo?.revokedSeatQuantity
     }
 
     /// What an in-app purchase of a verified receipt says, dated by the receipt's creation;
@@ -90,69 +25,15 @@ struct TransactionStatement: Sendable, Equatable {
             let productId = purchase.productId,
             let purchaseDate = purchase.purchaseDate?.milliseconds
         else { return nil }
-        signedDate = createdAt
-        self.environment = environment
-        self.transactionId = transactionId
-        self.originalTransactionId = originalTransactionId
-        self.productId = productId
-        expiresDate = purchase.subscriptionExpirationDate?.milliseconds
-        type = (expiresDate == nil ? ProductType.nonConsumable : .autoRenewableSubscription).rawValue
-        subscriptionGroupIdentifier = nil
-        self.purchaseDate = purchaseDate
-        isUpgraded = false
-        ownership = InAppOwnershipType.purchased.rawValue
-        appAccountToken = nil
-        revocation = purchase.cancellationDate.map { RevocationFacts(date: $0.milliseconds) }
-        price = nil
-        currency = nil
-        quantity = purchase.quantity.flatMap { Int32(exactly: $0) }
-        isFreeTrial = purchase.isInTrialPeriod ?? false
-    }
-
-    /// A statement from its members, as a stored record holds them.
-    init(
-        signedDate: Int64, environment: String, transactionId: String, originalTransactionId: String,
-        productId: String, type: String, subscriptionGroupIdentifier: String?, purchaseDate: Int64,
-        expiresDate: Int64?, isUpgraded: Bool, ownership: String, appAccountToken: String?,
-        revocation: RevocationFacts?, price: Int64?, currency: String?, quantity: Int32?, isFreeTrial: Bool,
-        additionalTransactionReason: String? = nil, invitationManagement: String? = nil,
-        revokedSeatQuantity: Int32? = nil
-    ) {
-        self.signedDate = signedDate
-        self.environment = environment
-        self.transactionId = transactionId
-        self.originalTransactionId = originalTransactionId
-        self.productId = productId
-        self.type = type
-        self.subscriptionGroupIdentifier = subscriptionGroupIdentifier
-        self.purchaseDate = purchaseDate
-        self.expiresDate = expiresDate
-        self.isUpgraded = isUpgraded
-        self.ownership = ownership
-        self.appAccountToken = appAccountToken
-        self.revocation = revocation
-        self.price = price
-        self.currency = currency
-        self.quantity = quantity
-        self.isFreeTrial = isFreeTrial
-        self.additionalTransactionReason = additionalTransactionReason
-        self.invitationManagement = invitationManagement
-        self.revokedSeatQuantity = revokedSeatQuantity
-    }
-
-    /// Replaces the repeated texts by the copies in `strings` (adding those not there yet).
-    mutating func share(_ strings: inout Set<String>) {
-        func shared(_ text: String) -> String { strings.insert(text).memberAfterInsert }
-        environment = shared(environment)
-        productId = shared(productId)
-        type = shared(type)
-        ownership = shared(ownership)
-        subscriptionGroupIdentifier = subscriptionGroupIdentifier.map(shared)
-        appAccountToken = appAccountToken.map(shared)
-        currency = currency.map(shared)
-        additionalTransactionReason = additionalTransactionReason.map(shared)
-        invitationManagement = invitationManagement.map(shared)
-        if let type = revocation?.type { revocation?.type = shared(type) }
+        let expiresDate = purchase.subscriptionExpirationDate?.milliseconds
+        self.init(
+            signedDate: createdAt, environment: environment, transactionId: transactionId,
+            originalTransactionId: originalTransactionId, productId: productId,
+            type: (expiresDate == nil ? ProductType.nonConsumable : .autoRenewableSubscription).rawValue,
+            purchaseDate: purchaseDate, expiresDate: expiresDate, isUpgraded: false,
+            ownership: InAppOwnershipType.purchased.rawValue,
+            revocation: purchase.cancellationDate.map { RevocationFacts(date: $0.milliseconds) },
+            quantity: purchase.quantity.flatMap { Int32(exactly: $0) }, isFreeTrial: purchase.isInTrialPeriod ?? false)
     }
 
     /// Its place in ``StatementOrder``: its `signedDate`, whether it revokes, its expiry, its
@@ -162,79 +43,11 @@ struct TransactionStatement: Sendable, Equatable {
             instant: signedDate, revokes: revocation != nil, end: expiresDate,
             revokedSeats: revokedSeatQuantity ?? 0, content: fingerprint)
     }
-
-    private var fingerprint: [String] {
-        [
-            environment, transactionId, originalTransactionId, productId, type, subscriptionGroupIdentifier ?? "",
-            String(purchaseDate), expiresDate.map(String.init) ?? "", String(isUpgraded), ownership,
-            appAccountToken ?? "",
-            revocation?.fingerprint ?? "", price.map(String.init) ?? "", currency ?? "",
-            quantity.map(String.init) ?? "",
-            String(isFreeTrial), additionalTransactionReason ?? "", invitationManagement ?? "",
-            revokedSeatQuantity.map(String.init) ?? "",
-        ]
-    }
 }
 
-/// The revocation members of a transaction.
-struct RevocationFacts: Sendable, Equatable {
-    var date: Int64
-    var reason: Int32?
-    var type: String?
-    var percentage: Int32?
-
-    init(date: Int64, reason: Int32? = nil, type: String? = nil, percentage: Int32? = nil) {
-        self.date = date
-        self.reason = reason
-        self.type = type
-        self.percentage = percentage
-    }
-
-    var fingerprint: String {
-        "\(date)|\(reason.map(String.init) ?? "")|\(type ?? "")|\(percentage.map(String.init) ?? "")"
-    }
-}
-
-/// What one signed renewal info says, reduced to the members the ledger reads.
-struct RenewalStatement: Sendable, Equatable, OrderedStatement {
-    var signedDate: Int64
-    var isInBillingRetryPeriod: Bool
-    var gracePeriodExpiresDate: Int64?
-    var productId: String?
-    var appAccountToken: String?
-
-    init?(_ payload: JWSRenewalInfoDecodedPayload) {
-        guard let signedDate = payload.signedDate?.milliseconds, payload.originalTransactionId != nil else {
-            return nil
-        }
-        self.signedDate = signedDate
-        isInBillingRetryPeriod = payload.isInBillingRetryPeriod ?? false
-        gracePeriodExpiresDate = payload.gracePeriodExpiresDate?.milliseconds
-        productId = payload.productId
-        appAccountToken = payload.appAccountToken.map { $0.lowercased() }
-    }
-
-    /// A statement from its members, as a stored record holds them.
-    init(
-        signedDate: Int64, isInBillingRetryPeriod: Bool, gracePeriodExpiresDate: Int64?, productId: String?,
-        appAccountToken: String?
-    ) {
-        self.signedDate = signedDate
-        self.isInBillingRetryPeriod = isInBillingRetryPeriod
-        self.gracePeriodExpiresDate = gracePeriodExpiresDate
-        self.productId = productId
-        self.appAccountToken = appAccountToken
-    }
-
+extension RenewalStatement: OrderedStatement {
     /// Its place in ``StatementOrder``: its `signedDate`, then its members.
     var order: StatementOrder { StatementOrder(instant: signedDate, content: fingerprint) }
-
-    private var fingerprint: [String] {
-        [
-            String(isInBillingRetryPeriod), gracePeriodExpiresDate.map(String.init) ?? "", productId ?? "",
-            appAccountToken ?? "",
-        ]
-    }
 }
 
 /// Everything known about one transaction: the statement in force, and enough of the older
@@ -411,9 +224,7 @@ struct TransactionRecord: Sendable, Equatable {
             statement.share(&strings)
             self.receipts = ReceiptStatements(statement: statement, cancellation: receipts.cancellation)
         }
-        if let type = newestRevocation?.facts.type {
-            newestRevocation?.facts.type = strings.insert(type).memberAfterInsert
-        }
+        newestRevocation?.facts.share(&strings)
     }
 
     static func == (lhs: TransactionRecord, rhs: TransactionRecord) -> Bool {
