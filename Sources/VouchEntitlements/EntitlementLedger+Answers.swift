@@ -25,8 +25,7 @@ extension EntitlementLedger: LedgerReading {
     /// Every channel's entitlements of `account` at `instant`: purchased ones first, then by
     /// ownership, source, product and transaction id; and the highest tier among them.
     private func answer(of account: AccountKey, at instant: Int64) -> AccountEntitlements {
-        var found: [Entitlement] = []
-        for channel in channels { found += channel.entitlements(of: account, at: instant, catalog: catalog) }
+        var found = ask(ChannelQuestion(.entitlements(of: account, at: instant), catalog: catalog)).entitlements
         found.sort {
             ($0.ownership == .purchased ? 0 : 1, $0.ownership.rawValue, $0.source, $0.productId, $0.transactionId)
                 < ($1.ownership == .purchased ? 0 : 1, $1.ownership.rawValue, $1.source, $1.productId, $1.transactionId)
@@ -47,9 +46,8 @@ extension EntitlementLedger: LedgerReading {
     /// catalog trial or non-renewing length, and the start and end of each grant and Stripe
     /// subscription period. Some may leave the answer as it was.
     public func changeInstants(of account: AccountKey) -> [Timestamp] {
-        var instants = Set<Int64>()
-        for channel in channels { instants.formUnion(channel.changeInstants(of: account, catalog: catalog)) }
-        return instants.sorted().map(Timestamp.init(milliseconds:))
+        ask(ChannelQuestion(.changeInstants(of: account), catalog: catalog)).instants.sorted()
+            .map(Timestamp.init(milliseconds:))
     }
 
     // MARK: Revocations
@@ -57,18 +55,14 @@ extension EntitlementLedger: LedgerReading {
     /// Every revocation with a `revocationDate` at or after `since` (all when `nil`), ordered
     /// by revocation date, then environment and transaction id.
     public func revocations(since: Timestamp?) -> [Revocation] {
-        var found: [Revocation] = []
-        for channel in channels { found += channel.revocations(since: since?.milliseconds, catalog: catalog) }
-        return Self.ordered(found)
+        Self.ordered(ask(ChannelQuestion(.revocations(since: since?.milliseconds), catalog: catalog)).revocations)
     }
 
     /// The revocations of one account: of its App Store chains, and the refunded Stripe charges
     /// told with it (``revocations(since:)-(Timestamp?)`` says how), in the same order. Only the
     /// account's own data is read, so the cost grows with it alone.
     public func revocations(of account: AccountKey) -> [Revocation] {
-        var found: [Revocation] = []
-        for channel in channels { found += channel.revocations(of: account, catalog: catalog) }
-        return Self.ordered(found)
+        Self.ordered(ask(ChannelQuestion(.accountRevocations(of: account), catalog: catalog)).revocations)
     }
 
     /// Revocations by revocation date, then environment, transaction id, ownership and kind.

@@ -50,14 +50,22 @@ public struct EntitlementLedger: Sendable {
     /// Tiers, trials and non-renewing lengths.
     public var catalog: ProductCatalog
 
-    /// The channels (``LedgerChannel``); registering a channel is a property here and an
-    /// entry in ``channels`` and ``mergeChannels(_:)``.
+    /// The channels (``LedgerChannel``); registering a channel is a property here and a line
+    /// in ``ask(_:)`` and ``mergeChannels(_:)``.
     var appStore = AppStoreChannel()
     var stripe = StripeChannel()
     var grants = GrantChannel()
 
-    /// Every channel, in the order their answers are merged.
-    var channels: [any LedgerChannel] { [appStore, stripe, grants] }
+    /// Asks every channel `question`, in the order their answers are merged, and returns the
+    /// answers gathered. Each channel is passed as itself (generic), never boxed, so a question
+    /// costs what the channels' answers cost.
+    func ask(_ question: ChannelQuestion) -> ChannelQuestion {
+        var question = question
+        question.visit(appStore)
+        question.visit(stripe)
+        question.visit(grants)
+        return question
+    }
 
     /// Adds each channel of `other` to this ledger's.
     private mutating func mergeChannels(_ other: EntitlementLedger) {
@@ -219,11 +227,7 @@ public struct EntitlementLedger: Sendable {
     // MARK: Accounts
 
     /// Every account known, in a stable order.
-    public var accounts: [AccountKey] {
-        var found = Set<AccountKey>()
-        for channel in channels { channel.forEachAccount { found.insert($0) } }
-        return found.sorted()
-    }
+    public var accounts: [AccountKey] { ask(ChannelQuestion(.accounts)).accounts.sorted() }
 
     /// Whether the ledger knows `account` from any channel.
     func knows(_ account: AccountKey) -> Bool {
@@ -245,7 +249,7 @@ public struct EntitlementLedger: Sendable {
             let account = AccountKey(environment: environment, appAccountToken: lowered, originalTransactionId: "")
             if knows(account) { found.insert(account) }
         }
-        for channel in channels { found.formUnion(channel.accounts(identifiedBy: identifier)) }
+        found.formUnion(ask(ChannelQuestion(.accountsIdentified(by: identifier))).accounts)
         return found.sorted()
     }
 
@@ -260,8 +264,6 @@ public struct EntitlementLedger: Sendable {
     /// The accounts holding a transaction `transactionId` (one per environment and ownership
     /// that has it), or a Stripe subscription or grant of that id.
     public func accounts(withTransactionId transactionId: String) -> [AccountKey] {
-        var found = Set<AccountKey>()
-        for channel in channels { found.formUnion(channel.accounts(withTransactionId: transactionId)) }
-        return found.sorted()
+        ask(ChannelQuestion(.accountsHolding(transactionId: transactionId))).accounts.sorted()
     }
 }

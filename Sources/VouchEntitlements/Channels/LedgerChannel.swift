@@ -13,7 +13,7 @@ internal import Vouch
 /// its statement types, its feeding (`EntitlementLedger.add(…)` for its verified input), this
 /// conformance, and its records (`LedgerRecordJSON.object(_:…)` writers, a ``StoredRecord``
 /// and a ``LedgerRecordCodec``); then one stored property of ``EntitlementLedger`` and one entry
-/// in `EntitlementLedger.channels` and `mergeChannels(_:)`, and its codec in
+/// in `EntitlementLedger.ask(_:)` and `mergeChannels(_:)`, and its codec in
 /// `LedgerRecordJSON.codecs`.
 protocol LedgerChannel: Sendable {
     /// The source its entitlements and revocations name.
@@ -76,5 +76,44 @@ extension Dictionary where Key == AccountKey {
         guard var list = self[account] else { return }
         list.removeAll { $0 == item }
         self[account] = list.isEmpty ? nil : list
+    }
+}
+
+/// One question the ledger asks every channel, and the answers gathered from them.
+struct ChannelQuestion {
+    enum Kind {
+        case accounts
+        case accountsIdentified(by: String)
+        case accountsHolding(transactionId: String)
+        case entitlements(of: AccountKey, at: Int64)
+        case changeInstants(of: AccountKey)
+        case revocations(since: Int64?)
+        case accountRevocations(of: AccountKey)
+    }
+
+    let kind: Kind
+    let catalog: ProductCatalog
+    private(set) var accounts = Set<AccountKey>()
+    private(set) var entitlements: [Entitlement] = []
+    private(set) var instants = Set<Int64>()
+    private(set) var revocations: [Revocation] = []
+
+    init(_ kind: Kind, catalog: ProductCatalog = ProductCatalog()) {
+        self.kind = kind
+        self.catalog = catalog
+    }
+
+    /// Adds `channel`'s answer.
+    mutating func visit<Channel: LedgerChannel>(_ channel: Channel) {
+        switch kind {
+        case .accounts: channel.forEachAccount { accounts.insert($0) }
+        case .accountsIdentified(let id): accounts.formUnion(channel.accounts(identifiedBy: id))
+        case .accountsHolding(let id): accounts.formUnion(channel.accounts(withTransactionId: id))
+        case .entitlements(let account, let instant):
+            entitlements += channel.entitlements(of: account, at: instant, catalog: catalog)
+        case .changeInstants(let account): instants.formUnion(channel.changeInstants(of: account, catalog: catalog))
+        case .revocations(let since): revocations += channel.revocations(since: since, catalog: catalog)
+        case .accountRevocations(let account): revocations += channel.revocations(of: account, catalog: catalog)
+        }
     }
 }
