@@ -27,7 +27,8 @@ enum LedgerCommands {
     static let all: [any Command] = [LedgerAddCommand(), LedgerStatsCommand(), LedgerExportCommand()]
 
     /// `--db FILE`, required by every ledger command.
-    static let database = CommandOption.value("--db", "FILE", help: "The ledger file")
+    static let database = CommandOption.value(
+        "--db", "FILE", help: "The ledger file, or a PostgreSQL server (postgresql://…)")
 
     static func path(_ arguments: ParsedArguments, command: String) throws(UsageError) -> String {
         guard let path = arguments.value(database.name) else { throw UsageError("\(command) needs --db FILE") }
@@ -72,7 +73,7 @@ struct LedgerAddCommand: Command {
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger add")
         let input = try LedgerInput(command: "ledger add", arguments: arguments, console: console)
-        let store = try LedgerStore(path: file, access: .readWrite)
+        let store = try LedgerDatabase.open(file, access: .readWrite)
         var total = LedgerStore.Change()
         let reading = try input.read(console: console) { name, part, summary in
             let change = try store.add(contentsOf: part)
@@ -85,7 +86,7 @@ struct LedgerAddCommand: Command {
         let seconds = String(format: "%.2f s", reading.seconds)
         var text = "vouch ledger add: " + Counted.read(inputs: reading.inputs, summary)
         text += " in \(seconds); stored \(Self.describe(total))"
-        text += "\n  \(file): " + Counted.phrase(statistics.accounts, "account") + ", "
+        text += "\n  \(store.database): " + Counted.phrase(statistics.accounts, "account") + ", "
         text += LedgerInput.Totals(statistics).description
         if !summary.errors.isEmpty {
             let codes = summary.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
@@ -97,7 +98,7 @@ struct LedgerAddCommand: Command {
                 JSONObject([
                     .init("input", input.inputJSON(reading, totals: .init(statistics))),
                     .init("stored", Self.json(total)),
-                    .init("store", LedgerStatsCommand.json(statistics, path: file)),
+                    .init("store", LedgerStatsCommand.json(statistics, path: store.database)),
                 ])), to: arguments.value("--summary-json"), console: console)
         return input.status(reading)
     }
@@ -156,16 +157,17 @@ struct LedgerStatsCommand: Command {
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger stats")
-        let statistics = try LedgerStore(path: file, access: .readOnly).statistics()
+        let store = try LedgerDatabase.open(file, access: .readOnly)
+        let statistics = try store.statistics()
         if arguments.flag("--json") {
-            try console.output.write(JSONWriter.encode(Self.json(statistics, path: file)) + [0x0A])
+            try console.output.write(JSONWriter.encode(Self.json(statistics, path: store.database)) + [0x0A])
             return ExitCode.success
         }
         let fed = statistics.fed
         let deliveries = statistics.deliveries
         try console.output.write(
             """
-            \(file): Vouch ledger, schema \(statistics.schemaVersion), \(statistics.bytes) bytes
+            \(store.database): Vouch ledger, \(Self.kind(store))schema \(statistics.schemaVersion), \(statistics.bytes) bytes\(Self.sizeNote(store))
               accounts \(statistics.accounts), chains \(statistics.chains), transactions \(statistics.transactions), renewal infos \(statistics.renewalInfos), accounts named by callers \(statistics.claims)
               statements read \(statistics.statements) (transactions \(fed.transactions), renewal infos \(fed.renewalInfos)), receipts \(fed.receipts), not about entitlements \(fed.ignored), incomplete \(fed.incomplete)
               notifications \(deliveries.notifications) (read \(fed.notifications) times: \(deliveries.duplicates) duplicates, \(deliveries.retries) retries)
@@ -174,6 +176,16 @@ struct LedgerStatsCommand: Command {
 
             """)
         return ExitCode.success
+    }
+
+    /// The kind of a PostgreSQL store, before its schema ("" for a file, as before).
+    static func kind(_ store: any LedgerStoring) -> String {
+        store is PostgreSQLLedgerStore ? "PostgreSQL " : ""
+    }
+
+    /// What a PostgreSQL store's size is: its tables and indexes on the server, not a file.
+    static func sizeNote(_ store: any LedgerStoring) -> String {
+        store is PostgreSQLLedgerStore ? " of tables and indexes on the server" : ""
     }
 
     static func json(_ statistics: LedgerStore.Statistics, path: String) -> JSONValue {
@@ -239,7 +251,7 @@ struct LedgerExportCommand: Command {
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger export")
-        let store = try LedgerStore(path: file, access: .readOnly)
+        let store = try LedgerDatabase.open(file, access: .readOnly)
         let out = try console.destination(arguments.value("--out"))
         var bytes: [UInt8] = []
         try store.export { record in
