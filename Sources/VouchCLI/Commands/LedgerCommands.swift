@@ -14,7 +14,9 @@ enum LedgerCommands {
             statements, each chain's renewal info, and the notifications seen. Only verified
             data goes in (vouch ledger add); vouch entitlements --db and vouch refunds --db
             answer from it, alone or with more inputs. One writer and any number of readers
-            may use a file at once.
+            may use a file at once. --db postgresql://… (or postgres://…, with libpq's
+            parameters and PG* environment variables) names a PostgreSQL database instead,
+            which any number of writers on any number of hosts may share.
             """,
         noun: "command",
         footer: "Run 'vouch ledger add --help', 'vouch ledger stats --help' or 'vouch ledger export --help'.",
@@ -61,7 +63,9 @@ struct LedgerAddCommand: Command {
         0 every token verified, 1 some token rejected (what verified is stored),
         64 usage error, 65 the file is not a Vouch store or is of a newer schema or damaged,
         66 an input cannot be read or is truncated (the inputs before it are stored, it is not),
-        74 the file cannot be written.
+        or the server cannot be reached,
+        74 the file cannot be written, or the connection to the server was lost (nothing of the
+        input being stored is kept; running the add again completes it).
         """
     let examples = [
         "vouch ledger add --db ledger.sqlite notifications-*.jsonl.gz",
