@@ -401,31 +401,12 @@ extension PostgreSQLLedgerStore {
             func integer(_ sql: String) throws(LedgerError) -> Int {
                 Int(try tables.rows(sql, phase: .read).integer(0, 0) ?? 0)
             }
-            statistics.accounts = try integer(
-                "SELECT count(*) FROM (SELECT environment, coalesce(account, '#' || chain) FROM chain "
-                    + "WHERE channel = 'app_store' UNION SELECT environment, coalesce(account, '#' || chain) "
-                    + "FROM channel_record WHERE refund = 0) AS accounts")
-            statistics.stripeSubscriptions = try integer(
-                "SELECT count(*) FROM channel_record WHERE channel = 'stripe' AND refund = 0")
-            statistics.stripeRefunds = try integer(
-                "SELECT count(*) FROM channel_record WHERE channel = 'stripe' AND refund = 1")
-            statistics.grants = try integer("SELECT count(*) FROM channel_record WHERE channel != 'stripe'")
-            statistics.chains = try integer("SELECT count(*) FROM chain WHERE channel = 'app_store'")
-            statistics.transactions = try integer("SELECT count(*) FROM app_store_transaction")
-            statistics.renewalInfos = try integer("SELECT count(*) FROM app_store_renewal")
-            statistics.claims = try integer("SELECT count(*) FROM claim WHERE channel = 'app_store'")
+            for (path, sql) in LedgerStore.Statistics.counts { statistics[keyPath: path] = try integer(sql) }
             var counters: [String: Int64] = [:]
             let found = try tables.rows("SELECT name, value FROM counter", phase: .read)
             for row in 0..<found.count { counters[found.text(row, 0) ?? ""] = found.integer(row, 1) }
             for (name, path) in LedgerStore.counters { statistics.fed[keyPath: path] = Int(counters[name] ?? 0) }
             statistics.lastSignedDate = counters["lastSignedDate"].map(Timestamp.init(milliseconds:))
-            statistics.deliveries.notifications = try integer(
-                "SELECT count(DISTINCT id) FROM delivery WHERE channel = 'app_store'")
-            statistics.deliveries.retries =
-                try integer("SELECT count(*) FROM delivery WHERE channel = 'app_store'")
-                - statistics.deliveries.notifications
-            statistics.deliveries.duplicates =
-                try integer("SELECT coalesce(sum(seen - 1), 0) FROM delivery WHERE channel = 'app_store'")
             statistics.bytes = Int64(
                 try integer(
                     "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c JOIN pg_namespace n "

@@ -127,21 +127,11 @@ public final class PostgreSQLLedgerStore: @unchecked Sendable {
     /// Runs `body` under the lock, in one read-only transaction at `REPEATABLE READ`: one
     /// consistent view of the store.
     func reading<Result>(_ body: (PostgreSQLConnection) throws(LedgerError) -> Result) throws(LedgerError) -> Result {
-        lock.lock()
-        defer { lock.unlock() }
-        let connection = try connection()
-        do throws(PostgreSQLError) {
-            return try connection.transaction(.repeatableRead, phase: .read) { () throws(PostgreSQLError) -> Result in
+        try transaction(
+            .repeatableRead, phase: .read,
+            first: { connection throws(PostgreSQLError) in
                 try connection.execute("SET TRANSACTION READ ONLY", phase: .read)
-                do throws(LedgerError) {
-                    return try body(connection)
-                } catch {
-                    throw PostgreSQLError(error, sqlState: nil, connectionLost: false)
-                }
-            }
-        } catch {
-            throw error.error
-        }
+            }, body)
     }
 
     /// Runs `body` under the lock, in one write transaction at `READ COMMITTED` holding the
@@ -150,16 +140,29 @@ public final class PostgreSQLLedgerStore: @unchecked Sendable {
     func writing<Result>(locking names: Set<String>, _ body: (PostgreSQLConnection) throws(LedgerError) -> Result)
         throws(LedgerError) -> Result
     {
-        lock.lock()
-        defer { lock.unlock() }
         guard access == .readWrite else {
             throw LedgerError(.cannotWrite, "cannot write \(target): the store was opened read-only")
         }
-        let connection = try connection()
         let keys = Set(names.map(PostgreSQLConnection.lockKey)).sorted()
-        do {
-            return try connection.transaction(.readCommitted, phase: .write) { () throws(PostgreSQLError) -> Result in
+        return try transaction(
+            .readCommitted, phase: .write,
+            first: { connection throws(PostgreSQLError) in
                 for key in keys { try connection.lock(key) }
+            }, body)
+    }
+
+    /// Runs `body` under the lock in one transaction at `isolation`, after `first`.
+    private func transaction<Result>(
+        _ isolation: PostgreSQLConnection.Isolation, phase: PostgreSQLConnection.Phase,
+        first: (PostgreSQLConnection) throws(PostgreSQLError) -> Void,
+        _ body: (PostgreSQLConnection) throws(LedgerError) -> Result
+    ) throws(LedgerError) -> Result {
+        lock.lock()
+        defer { lock.unlock() }
+        let connection = try connection()
+        do throws(PostgreSQLError) {
+            return try connection.transaction(isolation, phase: phase) { () throws(PostgreSQLError) -> Result in
+                try first(connection)
                 do throws(LedgerError) {
                     return try body(connection)
                 } catch {
