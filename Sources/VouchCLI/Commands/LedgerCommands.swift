@@ -14,7 +14,9 @@ enum LedgerCommands {
             statements, each chain's renewal info, and the notifications seen. Only verified
             data goes in (vouch ledger add); vouch entitlements --db and vouch refunds --db
             answer from it, alone or with more inputs. One writer and any number of readers
-            may use a file at once.
+            may use a file at once. --db postgresql://… (or postgres://…, with libpq's
+            parameters and PG* environment variables) names a PostgreSQL database instead,
+            which any number of writers on any number of hosts may share.
             """,
         noun: "command",
         footer: "Run 'vouch ledger add --help', 'vouch ledger stats --help' or 'vouch ledger export --help'.",
@@ -27,7 +29,8 @@ enum LedgerCommands {
     static let all: [any Command] = [LedgerAddCommand(), LedgerStatsCommand(), LedgerExportCommand()]
 
     /// `--db FILE`, required by every ledger command.
-    static let database = CommandOption.value("--db", "FILE", help: "The ledger file")
+    static let database = CommandOption.value(
+        "--db", "FILE", help: "The ledger file, or a PostgreSQL server (postgresql://…)")
 
     static func path(_ arguments: ParsedArguments, command: String) throws(UsageError) -> String {
         guard let path = arguments.value(database.name) else { throw UsageError("\(command) needs --db FILE") }
@@ -60,7 +63,9 @@ struct LedgerAddCommand: Command {
         0 every token verified, 1 some token rejected (what verified is stored),
         64 usage error, 65 the file is not a Vouch store or is of a newer schema or damaged,
         66 an input cannot be read or is truncated (the inputs before it are stored, it is not),
-        74 the file cannot be written.
+        or the server cannot be reached,
+        74 the file cannot be written, or the connection to the server was lost (nothing of the
+        input being stored is kept; running the add again completes it).
         """
     let examples = [
         "vouch ledger add --db ledger.sqlite notifications-*.jsonl.gz",
@@ -72,7 +77,7 @@ struct LedgerAddCommand: Command {
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger add")
         let input = try LedgerInput(command: "ledger add", arguments: arguments, console: console)
-        let store = try LedgerStore(path: file, access: .readWrite)
+        let store = try LedgerDatabase.open(file, access: .readWrite)
         var total = LedgerStore.Change()
         let reading = try input.read(console: console) { name, part, summary in
             let change = try store.add(contentsOf: part)
@@ -85,7 +90,7 @@ struct LedgerAddCommand: Command {
         let seconds = String(format: "%.2f s", reading.seconds)
         var text = "vouch ledger add: " + Counted.read(inputs: reading.inputs, summary)
         text += " in \(seconds); stored \(Self.describe(total))"
-        text += "\n  \(file): " + Counted.phrase(statistics.accounts, "account") + ", "
+        text += "\n  \(store.database): " + Counted.phrase(statistics.accounts, "account") + ", "
         text += LedgerInput.Totals(statistics).description
         if !summary.errors.isEmpty {
             let codes = summary.errors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
@@ -97,7 +102,7 @@ struct LedgerAddCommand: Command {
                 JSONObject([
                     .init("input", input.inputJSON(reading, totals: .init(statistics))),
                     .init("stored", Self.json(total)),
-                    .init("store", LedgerStatsCommand.json(statistics, path: file)),
+                    .init("store", LedgerStatsCommand.json(statistics, path: store.database)),
                 ])), to: arguments.value("--summary-json"), console: console)
         return input.status(reading)
     }
@@ -156,16 +161,17 @@ struct LedgerStatsCommand: Command {
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger stats")
-        let statistics = try LedgerStore(path: file, access: .readOnly).statistics()
+        let store = try LedgerDatabase.open(file, access: .readOnly)
+        let statistics = try store.statistics()
         if arguments.flag("--json") {
-            try console.output.write(JSONWriter.encode(Self.json(statistics, path: file)) + [0x0A])
+            try console.output.write(JSONWriter.encode(Self.json(statistics, path: store.database)) + [0x0A])
             return ExitCode.success
         }
         let fed = statistics.fed
         let deliveries = statistics.deliveries
         try console.output.write(
             """
-            \(file): Vouch ledger, schema \(statistics.schemaVersion), \(statistics.bytes) bytes
+            \(store.database): Vouch ledger, \(Self.kind(store))schema \(statistics.schemaVersion), \(statistics.bytes) bytes\(Self.sizeNote(store))
               accounts \(statistics.accounts), chains \(statistics.chains), transactions \(statistics.transactions), renewal infos \(statistics.renewalInfos), accounts named by callers \(statistics.claims)
               statements read \(statistics.statements) (transactions \(fed.transactions), renewal infos \(fed.renewalInfos)), receipts \(fed.receipts), not about entitlements \(fed.ignored), incomplete \(fed.incomplete)
               notifications \(deliveries.notifications) (read \(fed.notifications) times: \(deliveries.duplicates) duplicates, \(deliveries.retries) retries)
@@ -174,6 +180,16 @@ struct LedgerStatsCommand: Command {
 
             """)
         return ExitCode.success
+    }
+
+    /// The kind of a PostgreSQL store, before its schema ("" for a file, as before).
+    static func kind(_ store: any LedgerStoring) -> String {
+        store is PostgreSQLLedgerStore ? "PostgreSQL " : ""
+    }
+
+    /// What a PostgreSQL store's size is: its tables and indexes on the server, not a file.
+    static func sizeNote(_ store: any LedgerStoring) -> String {
+        store is PostgreSQLLedgerStore ? " of tables and indexes on the server" : ""
     }
 
     static func json(_ statistics: LedgerStore.Statistics, path: String) -> JSONValue {
@@ -239,7 +255,7 @@ struct LedgerExportCommand: Command {
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger export")
-        let store = try LedgerStore(path: file, access: .readOnly)
+        let store = try LedgerDatabase.open(file, access: .readOnly)
         let out = try console.destination(arguments.value("--out"))
         var bytes: [UInt8] = []
         try store.export { record in

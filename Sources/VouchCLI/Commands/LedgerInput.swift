@@ -246,12 +246,13 @@ struct LedgerInput {
             ]))
     }
 
-    /// Opens the `--db` store read-only, answering by `catalog`; `nil` without `--db`.
+    /// Opens the `--db` store (a file, or a PostgreSQL server's `postgresql://` URI)
+    /// read-only, answering by `catalog`; `nil` without `--db`.
     static func openStore(_ arguments: ParsedArguments, catalog: ProductCatalog = ProductCatalog()) throws
-        -> LedgerStore?
+        -> (any LedgerStoring)?
     {
-        try arguments.value(store.name).map { path throws(LedgerError) in
-            try LedgerStore(path: path, access: .readOnly, catalog: catalog)
+        try arguments.value(store.name).map { database throws(LedgerError) in
+            try LedgerDatabase.open(database, access: .readOnly, catalog: catalog)
         }
     }
 

@@ -46,36 +46,47 @@ extension LedgerStore {
                 guard try query.step() else { return 0 }
                 return Int(query.integer(0) ?? 0)
             }
-            statistics.accounts = try integer(
-                "SELECT count(*) FROM (SELECT environment, coalesce(account, '#' || chain) FROM chain "
-                    + "WHERE channel = 'app_store' UNION SELECT environment, coalesce(account, '#' || chain) "
-                    + "FROM channel_record WHERE refund = 0)")
-            statistics.stripeSubscriptions = try integer(
-                "SELECT count(*) FROM channel_record WHERE channel = 'stripe' AND refund = 0")
-            statistics.stripeRefunds = try integer(
-                "SELECT count(*) FROM channel_record WHERE channel = 'stripe' AND refund = 1")
-            statistics.grants = try integer("SELECT count(*) FROM channel_record WHERE channel != 'stripe'")
-            statistics.chains = try integer("SELECT count(*) FROM chain WHERE channel = 'app_store'")
-            statistics.transactions = try integer("SELECT count(*) FROM app_store_transaction")
-            statistics.renewalInfos = try integer("SELECT count(*) FROM app_store_renewal")
-            statistics.claims = try integer("SELECT count(*) FROM claim WHERE channel = 'app_store'")
+            for (path, sql) in Statistics.counts { statistics[keyPath: path] = try integer(sql) }
             var counters: [String: Int64] = [:]
             try statement("SELECT name, value FROM counter", phase: .read).rows { row in
                 counters[row.text(0) ?? ""] = row.integer(1)
             }
             for (name, path) in Self.counters { statistics.fed[keyPath: path] = Int(counters[name] ?? 0) }
             statistics.lastSignedDate = counters["lastSignedDate"].map(Timestamp.init(milliseconds:))
-            statistics.deliveries.notifications = try integer(
-                "SELECT count(DISTINCT id) FROM delivery WHERE channel = 'app_store'")
-            statistics.deliveries.retries =
-                try integer("SELECT count(*) FROM delivery WHERE channel = 'app_store'")
-                - statistics.deliveries.notifications
-            statistics.deliveries.duplicates =
-                try integer("SELECT coalesce(sum(seen - 1), 0) FROM delivery WHERE channel = 'app_store'")
             statistics.bytes = [path, path + "-wal"].reduce(0) { total, file in
                 total + ((try? FileManager.default.attributesOfItem(atPath: file)[.size] as? Int64) ?? 0)
             }
             return statistics
         }
+    }
+}
+
+extension LedgerStore.Statistics {
+    /// What a store holds, each count by one query that SQLite and PostgreSQL read alike.
+    static var counts: [(WritableKeyPath<LedgerStore.Statistics, Int>, String)] {
+        [
+            (
+                \.accounts,
+                "SELECT count(*) FROM (SELECT environment, coalesce(account, '#' || chain) FROM chain "
+                    + "WHERE channel = 'app_store' UNION SELECT environment, coalesce(account, '#' || chain) "
+                    + "FROM channel_record WHERE refund = 0) AS accounts"
+            ),
+            (\.stripeSubscriptions, "SELECT count(*) FROM channel_record WHERE channel = 'stripe' AND refund = 0"),
+            (\.stripeRefunds, "SELECT count(*) FROM channel_record WHERE channel = 'stripe' AND refund = 1"),
+            (\.grants, "SELECT count(*) FROM channel_record WHERE channel != 'stripe'"),
+            (\.chains, "SELECT count(*) FROM chain WHERE channel = 'app_store'"),
+            (\.transactions, "SELECT count(*) FROM app_store_transaction"),
+            (\.renewalInfos, "SELECT count(*) FROM app_store_renewal"),
+            (\.claims, "SELECT count(*) FROM claim WHERE channel = 'app_store'"),
+            (\.deliveries.notifications, "SELECT count(DISTINCT id) FROM delivery WHERE channel = 'app_store'"),
+            (
+                \.deliveries.retries,
+                "SELECT count(*) - count(DISTINCT id) FROM delivery WHERE channel = 'app_store'"
+            ),
+            (
+                \.deliveries.duplicates,
+                "SELECT coalesce(sum(seen - 1), 0) FROM delivery WHERE channel = 'app_store'"
+            ),
+        ]
     }
 }

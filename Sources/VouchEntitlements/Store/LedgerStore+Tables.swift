@@ -4,181 +4,10 @@ internal import Vouch
 // The store's tables: joining a batch of statements into the stored records, and reading records
 // back into a ledger, each by the channel's own codec (`LedgerRecordJSON.codecs`).
 extension LedgerStore {
+    /// Joins `delta` into the stored records (``LedgerTables/join(_:)``), inside the caller's
+    /// write transaction.
     func store(_ delta: EntitlementLedger) throws(LedgerError) -> Change {
-        var touched = Set(delta.appStore.chains.keys.map(\.renewalKey))
-        touched.formUnion(delta.appStore.renewals.keys)
-        touched.formUnion(delta.appStore.claims.keys)
-        var merged = EntitlementLedger()
-        try load(touched, into: &merged, phase: .write)
-        let before = merged
-        for (key, token) in delta.appStore.claims {
-            if let owner = merged.appStore.owner(of: key), owner != token {
-                throw AppStoreChannel.conflict(key, claimed: token, owner: owner)
-            }
-        }
-        merged.merge(delta)
-
-        var change = Change()
-        let putTransaction = try statement(
-            "INSERT OR REPLACE INTO app_store_transaction (environment, original_transaction_id, ownership, "
-                + "transaction_id, revoked, body) VALUES (?, ?, ?, ?, ?, ?)", phase: .write)
-        let putRenewal = try statement(
-            "INSERT OR REPLACE INTO app_store_renewal (environment, original_transaction_id, body) VALUES (?, ?, ?)",
-            phase: .write)
-        let putClaim = try statement("INSERT OR REPLACE INTO claim VALUES (?, ?, ?, ?)", phase: .write)
-        let putChain = try statement("INSERT OR REPLACE INTO chain VALUES (?, ?, ?, ?, ?)", phase: .write)
-        var lastSigned: Int64?
-        for key in touched {
-            for chain in merged.appStore.chainKeys(of: key) {
-                for (id, record) in merged.appStore.chains[chain] ?? [:] {
-                    let known = before.appStore.chains[chain]?[id]
-                    guard known != record else { continue }
-                    if known == nil { change.newTransactions += 1 } else { change.changedTransactions += 1 }
-                    for statement in [record.signed, record.receipt] {
-                        if let date = statement?.signedDate { lastSigned = max(lastSigned ?? date, date) }
-                    }
-                    try putTransaction.run([
-                        .text(chain.environment), .text(chain.originalTransactionId), .text(chain.ownership),
-                        .text(id), .integer(record.newestRevocation == nil && record.newestSeatRefund == nil ? 0 : 1),
-                        .text(JSONWriter.string(LedgerRecordJSON.object(record, inForce: false))),
-                    ])
-                }
-                let account = merged.appStore.account(of: chain)?.appAccountToken
-                if account != before.appStore.account(of: chain)?.appAccountToken
-                    || before.appStore.chains[chain] == nil
-                {
-                    try putChain.run([
-                        .text(Self.channel), .text(chain.environment), .text(chain.originalTransactionId),
-                        .text(chain.ownership), account.map(SQLiteStatement.Value.text) ?? .null,
-                    ])
-                }
-            }
-            if let renewal = merged.appStore.renewals[key], renewal != before.appStore.renewals[key] {
-                change.renewalInfos += 1
-                lastSigned = max(lastSigned ?? renewal.signedDate, renewal.signedDate)
-                try putRenewal.run([
-                    .text(key.environment), .text(key.originalTransactionId),
-                    .text(JSONWriter.string(LedgerRecordJSON.object(renewal, key: key))),
-                ])
-            }
-            if let token = merged.appStore.claims[key], before.appStore.claims[key] == nil {
-                change.claims += 1
-                try putClaim.run([
-                    .text(Self.channel), .text(key.environment), .text(key.originalTransactionId), .text(token),
-                ])
-            }
-        }
-        try storeDeliveries(delta, into: &change)
-        try storeOtherChannels(delta, into: &change, lastSigned: &lastSigned)
-        try count(delta.statistics, lastSigned: lastSigned)
-        return change
-    }
-
-    /// Joins the Stripe subscriptions, refunded charges and grants of `delta` into the stored
-    /// ones, writing each record that changed.
-    func storeOtherChannels(_ delta: EntitlementLedger, into change: inout Change, lastSigned: inout Int64?)
-        throws(LedgerError)
-    {
-        let get = try statement(
-            "SELECT body FROM channel_record WHERE channel = ? AND environment = ? AND refund = ? AND id = ?",
-            phase: .write)
-        let put = try statement(
-            "INSERT OR REPLACE INTO channel_record (channel, environment, refund, id, account, chain, body, customer) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", phase: .write)
-        func known(_ channel: String, _ environment: String, refund: Bool, _ id: String) throws(LedgerError)
-            -> EntitlementLedger
-        {
-            var ledger = EntitlementLedger()
-            try get.rows([.text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id)]) {
-                row throws(LedgerError) in try insert(row.bytes(0), into: &ledger)
-            }
-            return ledger
-        }
-        func write(
-            _ channel: String, _ environment: String, refund: Bool, _ id: String, account: AccountKey?,
-            customer: String? = nil, _ body: JSONValue
-        ) throws(LedgerError) {
-            change.otherRecords += 1
-            try put.run([
-                .text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id),
-                account?.appAccountToken.map(SQLiteStatement.Value.text) ?? .null,
-                .text(account?.originalTransactionId ?? id), .text(JSONWriter.string(body)),
-                customer.map(SQLiteStatement.Value.text) ?? .null,
-            ])
-        }
-        let stripe = LedgerRecordJSON.stripe
-        let putClaim = try statement("INSERT OR REPLACE INTO claim VALUES (?, ?, ?, ?)", phase: .write)
-        for key in Set(delta.stripe.subscriptions.keys).union(delta.stripe.claims.keys).sorted() {
-            var merged = try known(stripe, key.environment, refund: false, key.id)
-            try loadClaim(of: key, into: &merged)
-            let before = merged.stripe.subscriptions[key]
-            let accountBefore = merged.stripe.subscriptionAccounts[key]
-            if let record = delta.stripe.subscriptions[key] { merged.stripe.insert(record, for: key) }
-            if let token = delta.stripe.claims[key], merged.stripe.claims[key] == nil {
-                try merged.stripe.claim(key, for: token)
-                change.claims += 1
-                try putClaim.run([.text(stripe), .text(key.environment), .text(key.id), .text(token)])
-            } else if let token = delta.stripe.claims[key], let owner = merged.stripe.owner(of: key), owner != token {
-                throw StripeChannel.conflict(key, claimed: token, owner: owner)
-            }
-            guard let joined = merged.stripe.subscriptions[key],
-                joined != before || merged.stripe.subscriptionAccounts[key] != accountBefore
-            else { continue }
-            for stamp in [joined.snapshot?.stamp, joined.payment?.stamp, joined.checkout?.stamp].compactMap({ $0 }) {
-                lastSigned = max(lastSigned ?? stamp.created, stamp.created)
-            }
-            try write(
-                stripe, key.environment, refund: false, key.id, account: merged.stripe.subscriptionAccounts[key],
-                customer: joined.snapshot?.customer, LedgerRecordJSON.object(joined, key: key))
-        }
-        for (key, refund) in delta.stripe.refunds {
-            var merged = try known(stripe, key.environment, refund: true, key.id)
-            let before = merged.stripe.refunds[key]
-            merged.stripe.insert(refund, for: key)
-            guard let newest = merged.stripe.refunds[key], newest != before else { continue }
-            lastSigned = max(lastSigned ?? newest.stamp.created, newest.stamp.created)
-            let account = newest.account.map {
-                AccountKey(environment: key.environment, appAccountToken: $0, originalTransactionId: key.id)
-            }
-            try write(
-                stripe, key.environment, refund: true, key.id, account: account, customer: newest.customer,
-                LedgerRecordJSON.object(newest, key: key))
-        }
-        for (key, grant) in delta.grants.grants {
-            var merged = try known(key.source, key.environment, refund: false, key.id)
-            let before = merged.grants.grants[key]
-            merged.grants.insert(grant)
-            guard let newest = merged.grants.grants[key], newest != before else { continue }
-            lastSigned = max(lastSigned ?? newest.signedDate.milliseconds, newest.signedDate.milliseconds)
-            try write(
-                key.source, key.environment, refund: false, key.id, account: newest.account,
-                LedgerRecordJSON.object(newest))
-        }
-    }
-
-    func storeDeliveries(_ delta: EntitlementLedger, into change: inout Change) throws(LedgerError) {
-        let known = try statement(
-            "SELECT signed_date, seen FROM delivery WHERE channel = ? AND id = ?", phase: .write)
-        let put = try statement("INSERT OR REPLACE INTO delivery VALUES (?, ?, ?, ?)", phase: .write)
-        for (uuid, sightings) in delta.appStore.deliveries {
-            var seen: [Int64: Int64] = [:]
-            try known.rows([.text(Self.channel), .text(uuid)]) { row in
-                seen[row.integer(0) ?? 0] = row.integer(1) ?? 0
-            }
-            for sighting in sightings.all.sorted(by: { $0.signedDate < $1.signedDate }) {
-                if seen[sighting.signedDate] != nil {
-                    change.duplicateNotifications += sighting.count
-                } else {
-                    if seen.isEmpty { change.newNotifications += 1 } else { change.retriedNotifications += 1 }
-                    change.duplicateNotifications += sighting.count - 1
-                }
-                seen[sighting.signedDate, default: 0] += Int64(sighting.count)
-                try put.run([
-                    .text(Self.channel), .text(uuid), .integer(sighting.signedDate),
-                    .integer(seen[sighting.signedDate]!),
-                ])
-            }
-        }
+        try SQLiteTables(store: self).join(delta)
     }
 
     /// The counters of what was fed, by name.
@@ -188,20 +17,6 @@ extension LedgerStore {
             ("ignored", \.ignored), ("incomplete", \.incomplete), ("receipts", \.receipts),
             ("stripeEvents", \.stripeEvents), ("grants", \.grants),
         ]
-    }
-
-    func count(_ statistics: EntitlementLedger.Statistics, lastSigned: Int64?) throws(LedgerError) {
-        let add = try statement(
-            "INSERT INTO counter VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET value = value + ?2", phase: .write)
-        for (name, path) in Self.counters where statistics[keyPath: path] != 0 {
-            try add.run([.text(name), .integer(Int64(statistics[keyPath: path]))])
-        }
-        if let lastSigned {
-            try statement(
-                "INSERT INTO counter VALUES ('lastSignedDate', ?1) ON CONFLICT (name) DO UPDATE SET value = max(value, ?1)",
-                phase: .write
-            ).run([.integer(lastSigned)])
-        }
     }
 
     // MARK: Reading records
@@ -231,23 +46,12 @@ extension LedgerStore {
 
     /// Reads the account a caller bound the Stripe subscription `key` to, if any, into `ledger`.
     func loadClaim(of key: StripeKey, into ledger: inout EntitlementLedger) throws(LedgerError) {
-        try statement(
-            "SELECT account FROM claim WHERE channel = 'stripe' AND environment = ? AND chain = ?", phase: .read
-        ).rows([.text(key.environment), .text(key.id)]) { row in
-            if let token = row.text(0) { ledger.stripe.insert(claim: token, for: key) }
-        }
+        try SQLiteTables(store: self).loadClaim(of: key, into: &ledger)
     }
 
     /// Reads one stored body into `ledger`, with the claim of a Stripe subscription.
     func insert(_ body: [UInt8], into ledger: inout EntitlementLedger) throws(LedgerError) {
-        let stored: any StoredRecord
-        do {
-            stored = try LedgerRecordJSON.read(body)
-        } catch {
-            throw LedgerError(.corruptStore, "\(path) holds a record that does not read: \(error.reason)")
-        }
-        if case .subscription(let key, _)? = stored as? StripeRecord { try loadClaim(of: key, into: &ledger) }
-        stored.insert(into: &ledger)
+        try SQLiteTables(store: self).insert(body, into: &ledger)
     }
 
     /// Every record of every table, in the export's order, to `body`.
@@ -298,4 +102,110 @@ extension LedgerStore {
         if let failure { throw failure }
     }
 
+}
+
+/// The SQLite store's rows, as joining a batch reads and writes them.
+struct SQLiteTables: LedgerTables {
+    let store: LedgerStore
+
+    var name: String { store.path }
+
+    func loadChains(_ keys: Set<AppStoreChannel.RenewalKey>, into ledger: inout EntitlementLedger)
+        throws(LedgerError)
+    {
+        try store.load(keys, into: &ledger, phase: .write)
+    }
+
+    func recordBodies(channel: String, environment: String, refund: Bool, id: String) throws(LedgerError)
+        -> [[UInt8]]
+    {
+        var bodies: [[UInt8]] = []
+        try store.statement(
+            "SELECT body FROM channel_record WHERE channel = ? AND environment = ? AND refund = ? AND id = ?",
+            phase: .write
+        ).rows([.text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id)]) { row in
+            bodies.append(row.bytes(0))
+        }
+        return bodies
+    }
+
+    func stripeClaim(of key: StripeKey) throws(LedgerError) -> String? {
+        var token: String?
+        try store.statement(
+            "SELECT account FROM claim WHERE channel = 'stripe' AND environment = ? AND chain = ?", phase: .read
+        ).rows([.text(key.environment), .text(key.id)]) { row in token = row.text(0) ?? token }
+        return token
+    }
+
+    func deliveries(channel: String, id: String) throws(LedgerError) -> [Int64: Int64] {
+        var seen: [Int64: Int64] = [:]
+        try store.statement("SELECT signed_date, seen FROM delivery WHERE channel = ? AND id = ?", phase: .write)
+            .rows([.text(channel), .text(id)]) { row in seen[row.integer(0) ?? 0] = row.integer(1) ?? 0 }
+        return seen
+    }
+
+    func putTransaction(_ chain: AppStoreChannel.ChainKey, transactionId: String, revoked: Bool, body: String)
+        throws(LedgerError)
+    {
+        try store.statement(
+            "INSERT OR REPLACE INTO app_store_transaction (environment, original_transaction_id, ownership, "
+                + "transaction_id, revoked, body) VALUES (?, ?, ?, ?, ?, ?)", phase: .write
+        ).run([
+            .text(chain.environment), .text(chain.originalTransactionId), .text(chain.ownership),
+            .text(transactionId), .integer(revoked ? 1 : 0), .text(body),
+        ])
+    }
+
+    func putRenewal(_ key: AppStoreChannel.RenewalKey, body: String) throws(LedgerError) {
+        try store.statement(
+            "INSERT OR REPLACE INTO app_store_renewal (environment, original_transaction_id, body) VALUES (?, ?, ?)",
+            phase: .write
+        ).run([.text(key.environment), .text(key.originalTransactionId), .text(body)])
+    }
+
+    func putClaim(channel: String, environment: String, chain: String, account: String) throws(LedgerError) {
+        try store.statement("INSERT OR REPLACE INTO claim VALUES (?, ?, ?, ?)", phase: .write).run([
+            .text(channel), .text(environment), .text(chain), .text(account),
+        ])
+    }
+
+    func putChain(channel: String, _ chain: AppStoreChannel.ChainKey, account: String?) throws(LedgerError) {
+        try store.statement("INSERT OR REPLACE INTO chain VALUES (?, ?, ?, ?, ?)", phase: .write).run([
+            .text(channel), .text(chain.environment), .text(chain.originalTransactionId), .text(chain.ownership),
+            account.map(SQLiteStatement.Value.text) ?? .null,
+        ])
+    }
+
+    func putRecord(
+        channel: String, environment: String, refund: Bool, id: String, account: String?, chain: String,
+        body: String, customer: String?
+    ) throws(LedgerError) {
+        try store.statement(
+            "INSERT OR REPLACE INTO channel_record (channel, environment, refund, id, account, chain, body, customer) "
+                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", phase: .write
+        ).run([
+            .text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id),
+            account.map(SQLiteStatement.Value.text) ?? .null, .text(chain), .text(body),
+            customer.map(SQLiteStatement.Value.text) ?? .null,
+        ])
+    }
+
+    func putDelivery(channel: String, id: String, signedDate: Int64, seen: Int64) throws(LedgerError) {
+        try store.statement("INSERT OR REPLACE INTO delivery VALUES (?, ?, ?, ?)", phase: .write).run([
+            .text(channel), .text(id), .integer(signedDate), .integer(seen),
+        ])
+    }
+
+    func addCounter(_ name: String, _ value: Int64) throws(LedgerError) {
+        try store.statement(
+            "INSERT INTO counter VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET value = value + ?2", phase: .write
+        ).run([.text(name), .integer(value)])
+    }
+
+    func raiseLastSignedDate(_ value: Int64) throws(LedgerError) {
+        try store.statement(
+            "INSERT INTO counter VALUES ('lastSignedDate', ?1) ON CONFLICT (name) DO UPDATE SET value = max(value, ?1)",
+            phase: .write
+        ).run([.integer(value)])
+    }
 }

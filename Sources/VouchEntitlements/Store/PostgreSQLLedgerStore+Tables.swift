@@ -1,0 +1,420 @@
+public import Foundation
+public import Vouch
+
+// The PostgreSQL store's tables: the rows joining a batch reads and writes (the join itself is
+// `LedgerTables.join`, shared with the SQLite store), reading records back into a ledger by the
+// channels' codecs, and the questions, each reading only the records it needs.
+
+/// The PostgreSQL store's rows on one connection, inside the store's transaction.
+struct PostgreSQLTables: LedgerTables {
+    let connection: PostgreSQLConnection
+    let name: String
+    /// Whether the rows are read inside a write transaction: a failure is then
+    /// ``LedgerError/Code/cannotWrite``, as the addition's.
+    var writing = false
+
+    /// Runs `sql`, prepared once per connection, with `values`.
+    @discardableResult
+    func rows(_ sql: String, _ values: [PostgreSQLConnection.Value] = [], phase: PostgreSQLConnection.Phase)
+        throws(LedgerError) -> PostgreSQLRows
+    {
+        do {
+            return try connection.prepare(sql, phase: writing ? .write : phase).rows(values)
+        } catch {
+            throw error.error
+        }
+    }
+
+    /// Runs `sql`, one or more statements without parameters, inside a write transaction.
+    func execute(_ sql: String) throws(LedgerError) {
+        do {
+            try connection.execute(sql, phase: .write)
+        } catch {
+            throw error.error
+        }
+    }
+
+    /// Reads the first column of every row of `sql` as a stored body into `ledger`.
+    func insertBodies(_ sql: String, _ values: [PostgreSQLConnection.Value] = [], into ledger: inout EntitlementLedger)
+        throws(LedgerError)
+    {
+        let found = try rows(sql, values, phase: .read)
+        for row in 0..<found.count { try insert(found.bytes(row, 0) ?? [], into: &ledger) }
+    }
+
+    /// The accounts of the rows of `sql`, whose columns are an environment, a token and an id.
+    func accounts(_ sql: String, _ values: [PostgreSQLConnection.Value]) throws(LedgerError) -> Set<AccountKey> {
+        let found = try rows(sql, values, phase: .read)
+        var accounts = Set<AccountKey>()
+        for row in 0..<found.count {
+            accounts.insert(
+                AccountKey(
+                    environment: found.text(row, 0) ?? "", appAccountToken: found.text(row, 1),
+                    originalTransactionId: found.text(row, 2) ?? ""))
+        }
+        return accounts
+    }
+
+    func loadChains(_ keys: Set<AppStoreChannel.RenewalKey>, into ledger: inout EntitlementLedger)
+        throws(LedgerError)
+    {
+        for key in keys {
+            let values: [PostgreSQLConnection.Value] = [.text(key.environment), .text(key.originalTransactionId)]
+            try insertBodies(
+                "SELECT body FROM app_store_transaction WHERE environment = $1 AND original_transaction_id = $2",
+                values, into: &ledger)
+            try insertBodies(
+                "SELECT body FROM app_store_renewal WHERE environment = $1 AND original_transaction_id = $2", values,
+                into: &ledger)
+            let claim = try rows(
+                "SELECT account FROM claim WHERE channel = $1 AND environment = $2 AND chain = $3",
+                [.text(LedgerRecordJSON.appStore)] + values, phase: .read)
+            for row in 0..<claim.count {
+                if let token = claim.text(row, 0) { ledger.appStore.insert(claim: token, for: key) }
+            }
+        }
+    }
+
+    func recordBodies(channel: String, environment: String, refund: Bool, id: String) throws(LedgerError)
+        -> [[UInt8]]
+    {
+        let found = try rows(
+            "SELECT body FROM channel_record WHERE channel = $1 AND environment = $2 AND refund = $3 AND id = $4",
+            [.text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id)], phase: .read)
+        return (0..<found.count).map { found.bytes($0, 0) ?? [] }
+    }
+
+    func stripeClaim(of key: StripeKey) throws(LedgerError) -> String? {
+        let found = try rows(
+            "SELECT account FROM claim WHERE channel = 'stripe' AND environment = $1 AND chain = $2",
+            [.text(key.environment), .text(key.id)], phase: .read)
+        return found.count > 0 ? found.text(0, 0) : nil
+    }
+
+    func deliveries(channel: String, id: String) throws(LedgerError) -> [Int64: Int64] {
+        let found = try rows(
+            "SELECT signed_date, seen FROM delivery WHERE channel = $1 AND id = $2", [.text(channel), .text(id)],
+            phase: .read)
+        var seen: [Int64: Int64] = [:]
+        for row in 0..<found.count { seen[found.integer(row, 0) ?? 0] = found.integer(row, 1) ?? 0 }
+        return seen
+    }
+
+    func putTransaction(_ chain: AppStoreChannel.ChainKey, transactionId: String, revoked: Bool, body: String)
+        throws(LedgerError)
+    {
+        try rows(
+            "INSERT INTO app_store_transaction (environment, original_transaction_id, ownership, transaction_id, "
+                + "revoked, body) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (environment, original_transaction_id, "
+                + "ownership, transaction_id) DO UPDATE SET revoked = excluded.revoked, body = excluded.body",
+            [
+                .text(chain.environment), .text(chain.originalTransactionId), .text(chain.ownership),
+                .text(transactionId), .integer(revoked ? 1 : 0), .text(body),
+            ], phase: .write)
+    }
+
+    func putRenewal(_ key: AppStoreChannel.RenewalKey, body: String) throws(LedgerError) {
+        try rows(
+            "INSERT INTO app_store_renewal (environment, original_transaction_id, body) VALUES ($1, $2, $3) "
+                + "ON CONFLICT (environment, original_transaction_id) DO UPDATE SET body = excluded.body",
+            [.text(key.environment), .text(key.originalTransactionId), .text(body)], phase: .write)
+    }
+
+    func putClaim(channel: String, environment: String, chain: String, account: String) throws(LedgerError) {
+        try rows(
+            "INSERT INTO claim (channel, environment, chain, account) VALUES ($1, $2, $3, $4) "
+                + "ON CONFLICT (channel, environment, chain) DO UPDATE SET account = excluded.account",
+            [.text(channel), .text(environment), .text(chain), .text(account)], phase: .write)
+    }
+
+    func putChain(channel: String, _ chain: AppStoreChannel.ChainKey, account: String?) throws(LedgerError) {
+        try rows(
+            "INSERT INTO chain (channel, environment, chain, scope, account) VALUES ($1, $2, $3, $4, $5) "
+                + "ON CONFLICT (channel, environment, chain, scope) DO UPDATE SET account = excluded.account",
+            [
+                .text(channel), .text(chain.environment), .text(chain.originalTransactionId), .text(chain.ownership),
+                account.map(PostgreSQLConnection.Value.text) ?? .null,
+            ], phase: .write)
+    }
+
+    func putRecord(
+        channel: String, environment: String, refund: Bool, id: String, account: String?, chain: String,
+        body: String, customer: String?
+    ) throws(LedgerError) {
+        try rows(
+            "INSERT INTO channel_record (channel, environment, refund, id, account, chain, body, customer) "
+                + "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (channel, environment, refund, id) "
+                + "DO UPDATE SET account = excluded.account, chain = excluded.chain, body = excluded.body, "
+                + "customer = excluded.customer",
+            [
+                .text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id),
+                account.map(PostgreSQLConnection.Value.text) ?? .null, .text(chain), .text(body),
+                customer.map(PostgreSQLConnection.Value.text) ?? .null,
+            ], phase: .write)
+    }
+
+    func putDelivery(channel: String, id: String, signedDate: Int64, seen: Int64) throws(LedgerError) {
+        try rows(
+            "INSERT INTO delivery (channel, id, signed_date, seen) VALUES ($1, $2, $3, $4) "
+                + "ON CONFLICT (channel, id, signed_date) DO UPDATE SET seen = excluded.seen",
+            [.text(channel), .text(id), .integer(signedDate), .integer(seen)], phase: .write)
+    }
+
+    func addCounter(_ name: String, _ value: Int64) throws(LedgerError) {
+        try rows(
+            "INSERT INTO counter (name, value) VALUES ($1, $2) "
+                + "ON CONFLICT (name) DO UPDATE SET value = counter.value + excluded.value",
+            [.text(name), .integer(value)], phase: .write)
+    }
+
+    func raiseLastSignedDate(_ value: Int64) throws(LedgerError) {
+        try rows(
+            "INSERT INTO counter (name, value) VALUES ('lastSignedDate', $1) "
+                + "ON CONFLICT (name) DO UPDATE SET value = greatest(counter.value, excluded.value)",
+            [.integer(value)], phase: .write)
+    }
+
+    /// Reads the records of `account` into `ledger`: its App Store chains (every ownership, with
+    /// renewal info and claims) and its records of the other channels.
+    func load(_ account: AccountKey, into ledger: inout EntitlementLedger) throws(LedgerError) {
+        let environment = account.environment.rawValue
+        let chains: PostgreSQLRows
+        if let token = account.appAccountToken {
+            chains = try rows(
+                "SELECT chain FROM chain WHERE account = $1 AND channel = 'app_store' AND environment = $2",
+                [.text(token), .text(environment)], phase: .read)
+        } else {
+            chains = try rows(
+                "SELECT chain FROM chain WHERE channel = 'app_store' AND environment = $1 AND chain = $2 "
+                    + "AND account IS NULL",
+                [.text(environment), .text(account.originalTransactionId ?? "")], phase: .read)
+        }
+        var keys = Set<AppStoreChannel.RenewalKey>()
+        for row in 0..<chains.count {
+            keys.insert(.init(environment: environment, originalTransactionId: chains.text(row, 0) ?? ""))
+        }
+        try loadChains(keys, into: &ledger)
+        let others =
+            account.appAccountToken != nil
+            ? "SELECT body FROM channel_record WHERE account = $1 AND environment = $2 AND refund = 0"
+            : "SELECT body FROM channel_record WHERE chain = $1 AND environment = $2 AND refund = 0 "
+                + "AND account IS NULL"
+        try insertBodies(
+            others, [.text(account.appAccountToken ?? account.originalTransactionId ?? ""), .text(environment)],
+            into: &ledger)
+    }
+
+    /// Every record of every table, in the export's order (that of the SQLite store), to `body`;
+    /// a claim row as its record, written by its channel's codec.
+    func eachRecord(_ body: ([UInt8]) throws(LedgerError) -> Void) throws(LedgerError) {
+        for sql in [
+            "SELECT body FROM app_store_transaction ORDER BY environment, original_transaction_id, ownership, transaction_id",
+            "SELECT body FROM app_store_renewal ORDER BY environment, original_transaction_id",
+        ] {
+            let found = try rows(sql, phase: .read)
+            for row in 0..<found.count { try body(found.bytes(row, 0) ?? []) }
+        }
+        let claims = try rows(
+            "SELECT channel, environment, chain, account FROM claim ORDER BY channel, environment, chain", phase: .read)
+        for row in 0..<claims.count {
+            let channel = claims.text(row, 0) ?? ""
+            let environment = claims.text(row, 1) ?? ""
+            let chain = claims.text(row, 2) ?? ""
+            let token = claims.text(row, 3) ?? ""
+            let record =
+                channel == LedgerRecordJSON.appStore
+                ? LedgerRecordJSON.claim(token, key: .init(environment: environment, originalTransactionId: chain))
+                : LedgerRecordJSON.claim(token, key: StripeKey(environment: environment, id: chain))
+            try body(JSONWriter.encode(record))
+        }
+        let records = try rows(
+            "SELECT body FROM channel_record ORDER BY channel, environment, refund, id", phase: .read)
+        for row in 0..<records.count { try body(records.bytes(row, 0) ?? []) }
+    }
+}
+
+// MARK: Questions
+
+extension PostgreSQLLedgerStore {
+    /// The accounts an identifier names: an `appAccountToken` (in any case), any
+    /// `originalTransactionId` of the account, a Stripe subscription's or a grant's id, in every
+    /// environment.
+    public func accounts(matching identifier: String) throws(LedgerError) -> [AccountKey] {
+        try reading { connection throws(LedgerError) -> [AccountKey] in
+            let tables = PostgreSQLTables(connection: connection, name: target)
+            let values: [PostgreSQLConnection.Value] = [.text(identifier.lowercased()), .text(identifier)]
+            var found = try tables.accounts(
+                "SELECT environment, account, chain FROM chain WHERE account = $1 AND channel = 'app_store' "
+                    + "UNION SELECT environment, account, chain FROM chain WHERE chain = $2 AND channel = 'app_store'",
+                values)
+            found.formUnion(
+                try tables.accounts(
+                    "SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND account = $1 "
+                        + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND chain = $2 "
+                        + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND id = $2",
+                    values))
+            return found.sorted()
+        }
+    }
+
+    /// The accounts holding a transaction `transactionId` (or a Stripe subscription or grant of
+    /// that id).
+    public func accounts(withTransactionId transactionId: String) throws(LedgerError) -> [AccountKey] {
+        try reading { connection throws(LedgerError) -> [AccountKey] in
+            let tables = PostgreSQLTables(connection: connection, name: target)
+            var found = try tables.accounts(
+                "SELECT c.environment, c.account, c.chain FROM app_store_transaction t JOIN chain c "
+                    + "ON c.channel = 'app_store' AND c.environment = t.environment "
+                    + "AND c.chain = t.original_transaction_id AND c.scope = t.ownership WHERE t.transaction_id = $1",
+                [.text(transactionId)])
+            found.formUnion(
+                try tables.accounts(
+                    "SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND id = $1",
+                    [.text(transactionId)]))
+            return found.sorted()
+        }
+    }
+
+    /// Every account, in a stable order.
+    public func accounts() throws(LedgerError) -> [AccountKey] {
+        try reading { connection throws(LedgerError) -> [AccountKey] in
+            try PostgreSQLTables(connection: connection, name: target).accounts(
+                "SELECT environment, account, chain FROM chain WHERE channel = 'app_store' "
+                    + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0", []
+            ).sorted()
+        }
+    }
+
+    /// The entitlements of one account at `instant`, or `nil` for an unknown account. Only the
+    /// account's own records are read.
+    public func entitlements(of account: AccountKey, at instant: Timestamp) throws(LedgerError) -> AccountEntitlements?
+    {
+        try reading { connection throws(LedgerError) -> AccountEntitlements? in
+            var ledger = EntitlementLedger(catalog: catalog)
+            try PostgreSQLTables(connection: connection, name: target).load(account, into: &ledger)
+            return ledger.entitlements(of: account, at: instant)
+        }
+    }
+
+    /// The instants at which the answer of `account` may change, as
+    /// ``EntitlementLedger/changeInstants(of:)`` gives them; only the account's records are read.
+    public func changeInstants(of account: AccountKey) throws(LedgerError) -> [Timestamp] {
+        try reading { connection throws(LedgerError) -> [Timestamp] in
+            var ledger = EntitlementLedger(catalog: catalog)
+            try PostgreSQLTables(connection: connection, name: target).load(account, into: &ledger)
+            return ledger.changeInstants(of: account)
+        }
+    }
+
+    /// The revocations of one account, as ``EntitlementLedger/revocations(of:)`` answers them;
+    /// only that account's records and its customers' are read.
+    public func revocations(of account: AccountKey) throws(LedgerError) -> [Revocation] {
+        try reading { connection throws(LedgerError) -> [Revocation] in
+            let tables = PostgreSQLTables(connection: connection, name: target)
+            var ledger = EntitlementLedger(catalog: catalog)
+            try tables.load(account, into: &ledger)
+            let environment = account.environment.rawValue
+            // Every record of those customers: their other subscriptions decide whose a charge is.
+            let customers = Set(ledger.stripe.subscriptions.values.compactMap { $0.snapshot?.customer })
+            for customer in customers.sorted() {
+                try tables.insertBodies(
+                    "SELECT body FROM channel_record WHERE channel = 'stripe' AND environment = $1 AND customer = $2",
+                    [.text(environment), .text(customer)], into: &ledger)
+            }
+            if let token = account.appAccountToken {
+                try tables.insertBodies(
+                    "SELECT body FROM channel_record WHERE channel = 'stripe' AND refund = 1 AND account = $1 "
+                        + "AND environment = $2",
+                    [.text(token), .text(environment)], into: &ledger)
+            }
+            return ledger.revocations(of: account)
+        }
+    }
+
+    /// The entitlements of every account at `instant` (every record is read).
+    public func entitlements(at instant: Timestamp) throws(LedgerError) -> [AccountEntitlements] {
+        try ledger().entitlements(at: instant)
+    }
+
+    /// Every revocation with a `revocationDate` at or after `since` (all when `nil`), as
+    /// ``EntitlementLedger/revocations(since:)-(Timestamp?)`` orders them; only the chains
+    /// holding a revocation, the refunded charges and their customers' subscriptions are read.
+    public func revocations(since: Timestamp?) throws(LedgerError) -> [Revocation] {
+        try reading { connection throws(LedgerError) -> [Revocation] in
+            let tables = PostgreSQLTables(connection: connection, name: target)
+            let revoked = try tables.rows(
+                "SELECT DISTINCT environment, original_transaction_id FROM app_store_transaction WHERE revoked = 1",
+                phase: .read)
+            var keys = Set<AppStoreChannel.RenewalKey>()
+            for row in 0..<revoked.count {
+                keys.insert(
+                    .init(environment: revoked.text(row, 0) ?? "", originalTransactionId: revoked.text(row, 1) ?? ""))
+            }
+            var ledger = EntitlementLedger(catalog: catalog)
+            try tables.loadChains(keys, into: &ledger)
+            try tables.insertBodies(
+                "SELECT body FROM channel_record WHERE channel = 'stripe' AND (refund = 1 OR (environment, customer) IN "
+                    + "(SELECT environment, customer FROM channel_record WHERE channel = 'stripe' AND refund = 1))",
+                into: &ledger)
+            return ledger.revocations(since: since)
+        }
+    }
+
+    /// Everything the store holds, as one ledger answering by the store's catalog (its
+    /// `statistics` are its own; the store's are ``statistics()``).
+    public func ledger() throws(LedgerError) -> EntitlementLedger {
+        try reading { connection throws(LedgerError) -> EntitlementLedger in
+            let tables = PostgreSQLTables(connection: connection, name: target)
+            var ledger = EntitlementLedger(catalog: catalog)
+            try tables.eachRecord { bytes throws(LedgerError) in try tables.insert(bytes, into: &ledger) }
+            return ledger
+        }
+    }
+
+    /// Writes every record the store holds, one JSON object per call, newline-free, in the
+    /// order and form of ``LedgerStore/export(_:)``.
+    public func export(_ write: ([UInt8]) throws -> Void) throws {
+        var failure: (any Error)?
+        try reading { connection throws(LedgerError) in
+            try PostgreSQLTables(connection: connection, name: target).eachRecord { bytes throws(LedgerError) in
+                guard failure == nil else { return }
+                let object: JSONValue
+                do throws(RecordFormatError) {
+                    object = try LedgerRecordJSON.read(bytes).exported
+                } catch {
+                    throw LedgerError(.corruptStore, "\(target) holds a record that does not read: \(error.reason)")
+                }
+                do { try write(JSONWriter.encode(object)) } catch { failure = error }
+            }
+        }
+        if let failure { throw failure }
+    }
+
+    /// What the store holds and was fed, as ``LedgerStore/statistics()`` counts it;
+    /// ``LedgerStore/Statistics/bytes`` is the size of the store's tables and indexes on the
+    /// server (`pg_total_relation_size`), and ``LedgerStore/Statistics/schemaVersion`` this
+    /// store's schema.
+    public func statistics() throws(LedgerError) -> LedgerStore.Statistics {
+        try reading { connection throws(LedgerError) -> LedgerStore.Statistics in
+            let tables = PostgreSQLTables(connection: connection, name: target)
+            var statistics = LedgerStore.Statistics()
+            func integer(_ sql: String) throws(LedgerError) -> Int {
+                Int(try tables.rows(sql, phase: .read).integer(0, 0) ?? 0)
+            }
+            for (path, sql) in LedgerStore.Statistics.counts { statistics[keyPath: path] = try integer(sql) }
+            var counters: [String: Int64] = [:]
+            let found = try tables.rows("SELECT name, value FROM counter", phase: .read)
+            for row in 0..<found.count { counters[found.text(row, 0) ?? ""] = found.integer(row, 1) }
+            for (name, path) in LedgerStore.counters { statistics.fed[keyPath: path] = Int(counters[name] ?? 0) }
+            statistics.lastSignedDate = counters["lastSignedDate"].map(Timestamp.init(milliseconds:))
+            statistics.bytes = Int64(
+                try integer(
+                    "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c JOIN pg_namespace n "
+                        + "ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname "
+                        + "IN ('vouch_meta', 'chain', 'claim', 'delivery', 'counter', 'app_store_transaction', "
+                        + "'app_store_renewal', 'channel_record')"))
+            statistics.schemaVersion = Self.schemaVersion
+            return statistics
+        }
+    }
+}
