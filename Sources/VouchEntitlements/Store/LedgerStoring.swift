@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 
 /// A stored ledger, in an SQLite file (``LedgerStore``) or on a PostgreSQL server
 /// (``PostgreSQLLedgerStore``): the questions and writes of every ledger, and what a store

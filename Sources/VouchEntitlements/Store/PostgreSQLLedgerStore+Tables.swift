@@ -1,4 +1,4 @@
-public import Foundation
+internal import Foundation
 public import Vouch
 
 // The PostgreSQL store's tables: the rows joining a batch reads and writes (the join itself is

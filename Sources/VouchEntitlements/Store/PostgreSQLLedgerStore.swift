@@ -1,5 +1,5 @@
-public import Foundation
-public import Vouch
+internal import Foundation
+internal import Vouch
 public import VouchBatch
 
 /// An entitlement ledger kept in PostgreSQL: one ledger a fleet of servers shares, each
