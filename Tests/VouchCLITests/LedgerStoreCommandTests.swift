@@ -65,7 +65,7 @@ import VouchReceipts
         #expect(stats["chains"] as? Int == 4)
         #expect(stats["accounts"] as? Int == 4)
         #expect(stats["renewalInfos"] as? Int == 1)
-        #expect(stats["schemaVersion"] as? Int == 2)
+        #expect(stats["schemaVersion"] as? Int == 3)
         // Every notification was read twice.
         #expect((stats["notifications"] as? Int ?? 0) > 0)
         #expect(stats["duplicates"] as? Int == stats["notifications"] as? Int)

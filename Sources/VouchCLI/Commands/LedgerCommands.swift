@@ -3,11 +3,11 @@ import Vouch
 import VouchBatch
 import VouchEntitlements
 
-/// `vouch ledger add|stats|export`: the entitlement ledger kept in an SQLite file.
+/// `vouch ledger add|stats|check|export`: the entitlement ledger kept in an SQLite file.
 enum LedgerCommands {
     static let group = CommandGroup(
         path: ["ledger"], summary: "Keep verified App Store and Stripe data in a ledger file (SQLite)",
-        usage: "vouch ledger add|stats|export --db FILE [options]",
+        usage: "vouch ledger add|stats|check|export --db FILE [options]",
         discussion: """
             A ledger file keeps what vouch entitlements and vouch refunds need, so that they
             answer without reading and verifying every token again: each transaction's merged
@@ -17,14 +17,18 @@ enum LedgerCommands {
             may use a file at once.
             """,
         noun: "command",
-        footer: "Run 'vouch ledger add --help', 'vouch ledger stats --help' or 'vouch ledger export --help'.",
+        footer:
+            "Run 'vouch ledger add --help', 'vouch ledger stats --help', 'vouch ledger check --help' or "
+            + "'vouch ledger export --help'.",
         examples: [
             "vouch ledger add --db ledger.sqlite notifications.jsonl",
             "vouch entitlements --db ledger.sqlite --at now",
             "vouch ledger stats --db ledger.sqlite",
         ])
 
-    static let all: [any Command] = [LedgerAddCommand(), LedgerStatsCommand(), LedgerExportCommand()]
+    static let all: [any Command] = [
+        LedgerAddCommand(), LedgerStatsCommand(), LedgerCheckCommand(), LedgerExportCommand(),
+    ]
 
     /// `--db FILE`, required by every ledger command.
     static let database = CommandOption.value("--db", "FILE", help: "The ledger file")
@@ -133,13 +137,15 @@ struct LedgerStatsCommand: Command {
         Prints what the ledger file holds: accounts, transaction chains, transactions, renewal
         infos and accounts named by callers; the statements, notifications and receipts read
         into it, with notifications read again (duplicates: the same signedDate; retries:
-        signed anew); the latest signed date of its data, its size and schema version.
+        signed anew); the latest signed date of its data, its size and schema version. It
+        counts records without reading them, so it does not check them ("recordsChecked":
+        false): 'vouch ledger check' does.
 
         With --json, one object:
           {"path":…,"schemaVersion":…,"bytes":…,"accounts":…,"chains":…,"transactions":…,
            "renewalInfos":…,"claims":…,"statements":…,"notifications":…,"duplicates":…,
            "retries":…,"receipts":…,"ignored":…,"incomplete":…,"lastSignedDate":…|null,
-           "lastSigned":…|null}
+           "lastSigned":…|null,"recordsChecked":false}
         """
     let exitStatus = """
         0 success, 64 usage error, 65 the file is not a Vouch store or is of a newer schema or
@@ -171,6 +177,7 @@ struct LedgerStatsCommand: Command {
               notifications \(deliveries.notifications) (read \(fed.notifications) times: \(deliveries.duplicates) duplicates, \(deliveries.retries) retries)
               Stripe subscriptions \(statistics.stripeSubscriptions), refunded Stripe charges \(statistics.stripeRefunds), Stripe events read \(fed.stripeEvents), grants \(statistics.grants)
               last signed \(statistics.lastSignedDate?.iso8601 ?? "never")
+              records not checked; run vouch ledger check --db \(file)
 
             """)
         return ExitCode.success
@@ -201,7 +208,77 @@ struct LedgerStatsCommand: Command {
                 .init("grants", number(statistics.grants)),
                 .init("lastSignedDate", statistics.lastSignedDate.map { .number(String($0.milliseconds)) } ?? .null),
                 .init("lastSigned", statistics.lastSignedDate.map { .string($0.iso8601) } ?? .null),
+                .init("recordsChecked", .bool(false)),
             ]))
+    }
+}
+
+/// `vouch ledger check --db FILE`.
+struct LedgerCheckCommand: Command {
+    let path = ["ledger", "check"]
+    let summary = "Check a ledger file: SQLite's integrity check and every record's checksum"
+    let usage = "vouch ledger check --db FILE [--json]"
+    let discussion = """
+        Runs SQLite's integrity check over the ledger file, then reads every record (each
+        transaction, renewal info, Stripe subscription, refunded Stripe charge and grant),
+        verifying the checksum it was stored with and that it decodes. Prints one line per
+        problem on stdout, naming the record by its table and key, then a summary line; the
+        file is not changed. Every answer verifies the checksums of the records it reads as
+        well, and refuses a damaged one (exit 65); this command reads them all.
+
+        With --json, one object:
+          {"path":…,"records":…,"healthy":true|false,
+           "problems":[{"table":…|null,"key":…|null,"reason":…},…]}
+        """
+    let exitStatus = """
+        0 the file and every record are whole, 64 usage error, 65 something is wrong (listed),
+        or the file is not a Vouch store or is of a newer schema, 66 the file cannot be read,
+        74 output write error.
+        """
+    let examples = [
+        "vouch ledger check --db ledger.sqlite",
+        "vouch ledger check --db ledger.sqlite --json",
+    ]
+
+    var options: [CommandOption] {
+        [LedgerCommands.database, .flag("--json", help: "One JSON object (default: readable text)")]
+    }
+
+    func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let file = try LedgerCommands.path(arguments, command: "ledger check")
+        let report = try LedgerStore(path: file, access: .readOnly).check()
+        if arguments.flag("--json") {
+            let problems = report.problems.map { problem -> JSONValue in
+                .object(
+                    JSONObject([
+                        .init("table", problem.table.map(JSONValue.string) ?? .null),
+                        .init("key", problem.key.map(JSONValue.string) ?? .null),
+                        .init("reason", .string(problem.reason)),
+                    ]))
+            }
+            let object = JSONValue.object(
+                JSONObject([
+                    .init("path", .string(file)),
+                    .init("records", .number(String(report.records))),
+                    .init("healthy", .bool(report.isHealthy)),
+                    .init("problems", .array(problems)),
+                ]))
+            try console.output.write(JSONWriter.encode(object) + [0x0A])
+        } else {
+            var text = ""
+            for problem in report.problems {
+                text += "\(file): "
+                if let table = problem.table { text += table + (problem.key.map { " " + $0 } ?? "") + ": " }
+                text += problem.reason + "\n"
+            }
+            text +=
+                "\(file): " + Counted.phrase(report.records, "record") + " read; "
+                + (report.isHealthy
+                    ? "the file and every record are whole\n"
+                    : Counted.phrase(report.problems.count, "problem") + "\n")
+            try console.output.write(Array(text.utf8))
+        }
+        return report.isHealthy ? ExitCode.success : ExitCode.invalidInput
     }
 }
 

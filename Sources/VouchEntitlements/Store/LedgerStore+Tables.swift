@@ -21,9 +21,10 @@ extension LedgerStore {
         var change = Change()
         let putTransaction = try statement(
             "INSERT OR REPLACE INTO app_store_transaction (environment, original_transaction_id, ownership, "
-                + "transaction_id, revoked, body) VALUES (?, ?, ?, ?, ?, ?)", phase: .write)
+                + "transaction_id, revoked, body, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)", phase: .write)
         let putRenewal = try statement(
-            "INSERT OR REPLACE INTO app_store_renewal (environment, original_transaction_id, body) VALUES (?, ?, ?)",
+            "INSERT OR REPLACE INTO app_store_renewal (environment, original_transaction_id, body, checksum) "
+                + "VALUES (?, ?, ?, ?)",
             phase: .write)
         let putClaim = try statement("INSERT OR REPLACE INTO claim VALUES (?, ?, ?, ?)", phase: .write)
         let putChain = try statement("INSERT OR REPLACE INTO chain VALUES (?, ?, ?, ?, ?)", phase: .write)
@@ -37,11 +38,12 @@ extension LedgerStore {
                     for statement in [record.signed, record.receipt] {
                         if let date = statement?.signedDate { lastSigned = max(lastSigned ?? date, date) }
                     }
-                    try putTransaction.run([
-                        .text(chain.environment), .text(chain.originalTransactionId), .text(chain.ownership),
-                        .text(id), .integer(record.newestRevocation == nil && record.newestSeatRefund == nil ? 0 : 1),
-                        .text(JSONWriter.string(LedgerRecordJSON.object(record, inForce: false))),
-                    ])
+                    try putTransaction.run(
+                        [
+                            .text(chain.environment), .text(chain.originalTransactionId), .text(chain.ownership),
+                            .text(id),
+                            .integer(record.newestRevocation == nil && record.newestSeatRefund == nil ? 0 : 1),
+                        ] + Self.body(LedgerRecordJSON.object(record, inForce: false)))
                 }
                 let account = merged.appStore.account(of: chain)?.appAccountToken
                 if account != before.appStore.account(of: chain)?.appAccountToken
@@ -56,10 +58,9 @@ extension LedgerStore {
             if let renewal = merged.appStore.renewals[key], renewal != before.appStore.renewals[key] {
                 change.renewalInfos += 1
                 lastSigned = max(lastSigned ?? renewal.signedDate, renewal.signedDate)
-                try putRenewal.run([
-                    .text(key.environment), .text(key.originalTransactionId),
-                    .text(JSONWriter.string(LedgerRecordJSON.object(renewal, key: key))),
-                ])
+                try putRenewal.run(
+                    [.text(key.environment), .text(key.originalTransactionId)]
+                        + Self.body(LedgerRecordJSON.object(renewal, key: key)))
             }
             if let token = merged.appStore.claims[key], before.appStore.claims[key] == nil {
                 change.claims += 1
@@ -80,17 +81,18 @@ extension LedgerStore {
         throws(LedgerError)
     {
         let get = try statement(
-            "SELECT body FROM channel_record WHERE channel = ? AND environment = ? AND refund = ? AND id = ?",
+            "SELECT \(RecordTable.channelRecord.columns) FROM channel_record "
+                + "WHERE channel = ? AND environment = ? AND refund = ? AND id = ?",
             phase: .write)
         let put = try statement(
-            "INSERT OR REPLACE INTO channel_record (channel, environment, refund, id, account, chain, body, customer) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", phase: .write)
+            "INSERT OR REPLACE INTO channel_record (channel, environment, refund, id, account, chain, customer, "
+                + "body, checksum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", phase: .write)
         func known(_ channel: String, _ environment: String, refund: Bool, _ id: String) throws(LedgerError)
             -> EntitlementLedger
         {
             var ledger = EntitlementLedger()
             try get.rows([.text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id)]) {
-                row throws(LedgerError) in try insert(row.bytes(0), into: &ledger)
+                row throws(LedgerError) in try insert(verified(row, .channelRecord), into: &ledger)
             }
             return ledger
         }
@@ -99,12 +101,12 @@ extension LedgerStore {
             customer: String? = nil, _ body: JSONValue
         ) throws(LedgerError) {
             change.otherRecords += 1
-            try put.run([
-                .text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id),
-                account?.appAccountToken.map(SQLiteStatement.Value.text) ?? .null,
-                .text(account?.originalTransactionId ?? id), .text(JSONWriter.string(body)),
-                customer.map(SQLiteStatement.Value.text) ?? .null,
-            ])
+            try put.run(
+                [
+                    .text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id),
+                    account?.appAccountToken.map(SQLiteStatement.Value.text) ?? .null,
+                    .text(account?.originalTransactionId ?? id), customer.map(SQLiteStatement.Value.text) ?? .null,
+                ] + Self.body(body))
         }
         let stripe = LedgerRecordJSON.stripe
         let putClaim = try statement("INSERT OR REPLACE INTO claim VALUES (?, ?, ?, ?)", phase: .write)
@@ -204,6 +206,12 @@ extension LedgerStore {
         }
     }
 
+    /// A record's body and its checksum, the last two values of every write of a record.
+    static func body(_ object: JSONValue) -> [SQLiteStatement.Value] {
+        let text = JSONWriter.string(object)
+        return [.text(text), .integer(checksum(text.utf8))]
+    }
+
     // MARK: Reading records
 
     /// Reads every record of the chains of `keys` (each ownership), their renewal info and
@@ -213,16 +221,22 @@ extension LedgerStore {
         phase: SQLiteConnection.Phase
     ) throws(LedgerError) {
         let transactions = try statement(
-            "SELECT body FROM app_store_transaction WHERE environment = ? AND original_transaction_id = ?",
+            "SELECT \(RecordTable.appStoreTransaction.columns) FROM app_store_transaction "
+                + "WHERE environment = ? AND original_transaction_id = ?",
             phase: phase)
         let renewal = try statement(
-            "SELECT body FROM app_store_renewal WHERE environment = ? AND original_transaction_id = ?", phase: phase)
+            "SELECT \(RecordTable.appStoreRenewal.columns) FROM app_store_renewal "
+                + "WHERE environment = ? AND original_transaction_id = ?", phase: phase)
         let claim = try statement(
             "SELECT account FROM claim WHERE channel = ? AND environment = ? AND chain = ?", phase: phase)
         for key in keys {
             let values: [SQLiteStatement.Value] = [.text(key.environment), .text(key.originalTransactionId)]
-            try transactions.rows(values) { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
-            try renewal.rows(values) { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
+            try transactions.rows(values) { row throws(LedgerError) in
+                try insert(verified(row, .appStoreTransaction), into: &ledger)
+            }
+            try renewal.rows(values) { row throws(LedgerError) in
+                try insert(verified(row, .appStoreRenewal), into: &ledger)
+            }
             try claim.rows([.text(Self.channel)] + values) { row in
                 if let token = row.text(0) { ledger.appStore.insert(claim: token, for: key) }
             }
@@ -252,14 +266,17 @@ extension LedgerStore {
 
     /// Every record of every table, in the export's order, to `body`.
     func eachRecord(_ body: ([UInt8]) throws(LedgerError) -> Void) throws(LedgerError) {
-        for sql in [
-            "SELECT body FROM app_store_transaction ORDER BY environment, original_transaction_id, ownership, transaction_id",
-            "SELECT body FROM app_store_renewal ORDER BY environment, original_transaction_id",
-            "SELECT \(Self.claimJSON) FROM claim ORDER BY channel, environment, chain",
-            "SELECT body FROM channel_record ORDER BY channel, environment, refund, id",
-        ] {
-            try statement(sql, phase: .read).rows { row throws(LedgerError) in try body(row.bytes(0)) }
+        func records(_ table: RecordTable) throws(LedgerError) {
+            try statement("SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)", phase: .read).rows {
+                row throws(LedgerError) in try body(verified(row, table))
+            }
         }
+        try records(.appStoreTransaction)
+        try records(.appStoreRenewal)
+        try statement("SELECT \(Self.claimJSON) FROM claim ORDER BY channel, environment, chain", phase: .read).rows {
+            row throws(LedgerError) in try body(row.bytes(0))
+        }
+        try records(.channelRecord)
     }
 
     /// A claim row as its record, made by SQLite so that every record reads through one reader.

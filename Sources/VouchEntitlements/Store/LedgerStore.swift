@@ -42,7 +42,7 @@ public final class LedgerStore: @unchecked Sendable {
 
     /// The schema this version writes and reads. A store of an older schema is brought to it
     /// when opened for writing, in one transaction.
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
     /// `PRAGMA application_id` of a Vouch store: "Vouc".
     static let applicationId: Int64 = 0x566F_7563
 
@@ -380,20 +380,22 @@ public final class LedgerStore: @unchecked Sendable {
             // Every record of those customers: their other subscriptions decide whose a charge is.
             let customers = Set(ledger.stripe.subscriptions.values.compactMap { $0.snapshot?.customer })
             let byCustomer = try statement(
-                "SELECT body FROM channel_record WHERE channel = 'stripe' AND environment = ? AND customer = ?",
+                "SELECT \(RecordTable.channelRecord.columns) FROM channel_record WHERE channel = 'stripe' "
+                    + "AND environment = ? AND customer = ?",
                 phase: .read)
             for customer in customers.sorted() {
                 try byCustomer.rows([.text(environment), .text(customer)]) { row throws(LedgerError) in
-                    try insert(row.bytes(0), into: &ledger)
+                    try insert(verified(row, .channelRecord), into: &ledger)
                 }
             }
             if let token = account.appAccountToken {
                 try statement(
-                    "SELECT body FROM channel_record WHERE channel = 'stripe' AND refund = 1 AND account = ? "
+                    "SELECT \(RecordTable.channelRecord.columns) FROM channel_record WHERE channel = 'stripe' "
+                        + "AND refund = 1 AND account = ? "
                         + "AND environment = ?",
                     phase: .read
                 ).rows([.text(token), .text(environment)]) { row throws(LedgerError) in
-                    try insert(row.bytes(0), into: &ledger)
+                    try insert(verified(row, .channelRecord), into: &ledger)
                 }
             }
             return ledger.revocations(of: account)
@@ -424,12 +426,12 @@ public final class LedgerStore: @unchecked Sendable {
         try load(keys, into: &ledger, phase: .read)
         let others =
             account.appAccountToken != nil
-            ? "SELECT body FROM channel_record WHERE account = ?1 AND environment = ?2 AND refund = 0"
-            : "SELECT body FROM channel_record WHERE chain = ?1 AND environment = ?2 AND refund = 0 "
+            ? "SELECT \(RecordTable.channelRecord.columns) FROM channel_record WHERE account = ?1 AND environment = ?2 AND refund = 0"
+            : "SELECT \(RecordTable.channelRecord.columns) FROM channel_record WHERE chain = ?1 AND environment = ?2 AND refund = 0 "
                 + "AND account IS NULL"
         try statement(others, phase: .read).rows([
             .text(account.appAccountToken ?? account.originalTransactionId ?? ""), .text(environment),
-        ]) { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
+        ]) { row throws(LedgerError) in try insert(verified(row, .channelRecord), into: &ledger) }
     }
 
     /// The entitlements of every account at `instant` (every record is read).
@@ -454,10 +456,10 @@ public final class LedgerStore: @unchecked Sendable {
             // A refunded Stripe charge is told with its subscription, found by its customer: the
             // refunds, and the subscriptions of their customers.
             try statement(
-                "SELECT body FROM channel_record WHERE channel = 'stripe' AND (refund = 1 OR (environment, customer) IN "
+                "SELECT \(RecordTable.channelRecord.columns) FROM channel_record WHERE channel = 'stripe' AND (refund = 1 OR (environment, customer) IN "
                     + "(SELECT environment, customer FROM channel_record WHERE channel = 'stripe' AND refund = 1))",
                 phase: .read
-            ).rows { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
+            ).rows { row throws(LedgerError) in try insert(verified(row, .channelRecord), into: &ledger) }
             return ledger.revocations(since: since)
         }
     }
