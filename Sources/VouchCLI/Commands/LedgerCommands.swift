@@ -33,6 +33,24 @@ enum LedgerCommands {
     /// `--db FILE`, required by every ledger command.
     static let database = CommandOption.value("--db", "FILE", help: "The ledger file")
 
+    /// `--busy-timeout SECONDS`, on every command that opens a ledger file.
+    static let busyTimeout = CommandOption.value(
+        "--busy-timeout", "SECONDS",
+        help: "Wait up to SECONDS for the write lock another process\nholds (default 60)")
+
+    /// The store's options the command line sets: `--busy-timeout` (60 seconds, longer than any
+    /// batch of `vouch ledger add` holds the lock).
+    static func options(_ arguments: ParsedArguments) throws(UsageError) -> LedgerStore.Options {
+        var options = LedgerStore.Options(busyTimeout: .seconds(60))
+        if let text = arguments.value(busyTimeout.name) {
+            guard let seconds = Double(text), seconds >= 0, seconds <= 86_400 else {
+                throw UsageError("--busy-timeout takes a number of seconds from 0 to 86400, not '\(text)'")
+            }
+            options.busyTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
+        }
+        return options
+    }
+
     static func path(_ arguments: ParsedArguments, command: String) throws(UsageError) -> String {
         guard let path = arguments.value(database.name) else { throw UsageError("\(command) needs --db FILE") }
         guard path != "-" else { throw UsageError("--db names a file, not standard input") }
@@ -71,12 +89,12 @@ struct LedgerAddCommand: Command {
         "vouch ledger add --db ledger.sqlite --stripe-secret-file secrets.txt stripe.jsonl",
     ]
 
-    var options: [CommandOption] { [LedgerCommands.database] + LedgerInput.options }
+    var options: [CommandOption] { [LedgerCommands.database, LedgerCommands.busyTimeout] + LedgerInput.options }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger add")
         let input = try LedgerInput(command: "ledger add", arguments: arguments, console: console)
-        let store = try LedgerStore(path: file, access: .readWrite)
+        let store = try LedgerStore(path: file, access: .readWrite, options: LedgerCommands.options(arguments))
         var total = LedgerStore.Change()
         let reading = try input.read(console: console) { name, part, summary in
             let change = try store.add(contentsOf: part)
@@ -157,12 +175,16 @@ struct LedgerStatsCommand: Command {
     ]
 
     var options: [CommandOption] {
-        [LedgerCommands.database, .flag("--json", help: "One JSON object (default: readable text)")]
+        [
+            LedgerCommands.database, LedgerCommands.busyTimeout,
+            .flag("--json", help: "One JSON object (default: readable text)"),
+        ]
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger stats")
-        let statistics = try LedgerStore(path: file, access: .readOnly).statistics()
+        let statistics = try LedgerStore(path: file, access: .readOnly, options: LedgerCommands.options(arguments))
+            .statistics()
         if arguments.flag("--json") {
             try console.output.write(JSONWriter.encode(Self.json(statistics, path: file)) + [0x0A])
             return ExitCode.success
@@ -241,12 +263,15 @@ struct LedgerCheckCommand: Command {
     ]
 
     var options: [CommandOption] {
-        [LedgerCommands.database, .flag("--json", help: "One JSON object (default: readable text)")]
+        [
+            LedgerCommands.database, LedgerCommands.busyTimeout,
+            .flag("--json", help: "One JSON object (default: readable text)"),
+        ]
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger check")
-        let report = try LedgerStore(path: file, access: .readOnly).check()
+        let report = try LedgerStore(path: file, access: .readOnly, options: LedgerCommands.options(arguments)).check()
         if arguments.flag("--json") {
             let problems = report.problems.map { problem -> JSONValue in
                 .object(
@@ -309,14 +334,14 @@ struct LedgerExportCommand: Command {
 
     var options: [CommandOption] {
         [
-            LedgerCommands.database,
+            LedgerCommands.database, LedgerCommands.busyTimeout,
             .value("--out", short: "o", "FILE", help: "Write to FILE (- for stdout, the default)"),
         ]
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger export")
-        let store = try LedgerStore(path: file, access: .readOnly)
+        let store = try LedgerStore(path: file, access: .readOnly, options: LedgerCommands.options(arguments))
         let out = try console.destination(arguments.value("--out"))
         var bytes: [UInt8] = []
         try store.export { record in

@@ -250,8 +250,9 @@ struct LedgerInput {
     static func openStore(_ arguments: ParsedArguments, catalog: ProductCatalog = ProductCatalog()) throws
         -> LedgerStore?
     {
-        try arguments.value(store.name).map { path throws(LedgerError) in
-            try LedgerStore(path: path, access: .readOnly, catalog: catalog)
+        let options = try LedgerCommands.options(arguments)
+        return try arguments.value(store.name).map { path throws(LedgerError) in
+            try LedgerStore(path: path, access: .readOnly, catalog: catalog, options: options)
         }
     }
 
