@@ -2,6 +2,7 @@ import CSQLite
 import Foundation
 import Testing
 import Vouch
+import VouchEntitlements
 import VouchMint
 
 /// Writers of one ledger file take turns: a writer that finds the write lock taken waits for it
@@ -94,5 +95,44 @@ import VouchMint
         let wrong = try VouchBinary.run(add + ["--busy-timeout", "soon"])
         #expect(wrong.status == 64)
         #expect(wrong.stderr.contains("--busy-timeout takes a number of seconds"))
+    }
+
+    @Test func anInputLargerThanABatchIsStoredInSeveralCommitsEqualToOneTransaction() throws {
+        let generator = MintHistoryGenerator(seed: 37, date: Date(timeIntervalSince1970: 1_780_272_000))
+        let tokens = try (0..<700).flatMap { try generator.history($0).tokens(signer: L.signer) }
+        let input = try L.file(tokens, name: "batches.jsonl")
+
+        // The whole input in one transaction, through the library.
+        var configuration = Verifier.Configuration.acceptingAnyApp()
+        configuration.trustAnchors = [try L.authority.anchorCertificate()]
+        let verifier = try Verifier(configuration: configuration)
+        var ledger = EntitlementLedger()
+        for token in tokens { ledger.add(try verifier.verify(token)) }
+        let once = LedgerStoreCommandTests.database("batches-once.sqlite")
+        _ = try LedgerStore(path: once).add(contentsOf: ledger)
+
+        // One input, read by one job: a reader sees its batches committed one by one.
+        let db = LedgerStoreCommandTests.database("batches.sqlite")
+        let process = Process()
+        process.executableURL = VouchBinary.url
+        process.arguments = ["ledger", "add", "--db", db, "--jobs", "1", "--root", L.root, input]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var seen = Set<Int>()
+        let deadline = Date().addingTimeInterval(240)
+        while process.isRunning, Date() < deadline {
+            if let store = try? LedgerStore(path: db, access: .readOnly), let held = try? store.statistics() {
+                seen.insert(held.transactions)
+            }
+            usleep(20_000)
+        }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let whole = ledger.transactionCount
+        let between = seen.filter { $0 > 0 && $0 < whole }
+        #expect(!between.isEmpty, "no commit seen before the input's end: \(seen.sorted())")
+        #expect(try Self.answers(db) == (try Self.answers(once)))
     }
 }

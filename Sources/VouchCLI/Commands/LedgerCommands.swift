@@ -61,15 +61,18 @@ enum LedgerCommands {
 /// `vouch ledger add --db FILE [inputs…]`.
 struct LedgerAddCommand: Command {
     let path = ["ledger", "add"]
-    let summary = "Verify inputs and store what verified, one transaction per input file"
+    let summary = "Verify inputs and store what verified, in batches of one transaction each"
     let usage = "vouch ledger add --db FILE [options] [FILE ...|-]"
     let discussion = """
         Verifies every token and receipt of the inputs as 'vouch entitlements' does (files in
         order, or standard input for '-' or no FILE; gzip; tokens, receipts and JSON bodies per
         line; App Store Server API responses) and stores what verified in the ledger file,
-        made when it does not exist. Each input is stored in one transaction once it has been
-        read whole: a run that is stopped keeps the inputs stored before, and running it again
-        completes it (what is stored already changes nothing). A rejected token is reported on
+        made when it does not exist. What verified is stored in batches, each one transaction:
+        every 10,000 verified tokens (receipts, deliveries) or about a second, and the rest of
+        an input at its end, so memory stays flat and the write lock is held about a second at
+        most. A run that is stopped keeps the batches stored before, and running it again
+        completes it (what is stored already changes nothing). A writer waits for another
+        one's batch up to --busy-timeout. A rejected token is reported on
         stderr and never stored. Notifications are remembered by notificationUUID; one read
         again counts as a duplicate (the same signedDate) or a retry (signed anew).
 
@@ -81,7 +84,7 @@ struct LedgerAddCommand: Command {
     let exitStatus = """
         0 every token verified, 1 some token rejected (what verified is stored),
         64 usage error, 65 the file is not a Vouch store or is of a newer schema or damaged,
-        66 an input cannot be read or is truncated (the inputs before it are stored, it is not),
+        66 an input cannot be read or is truncated (the batches before the failure are stored),
         74 the file cannot be written.
         """
     let examples = [
@@ -96,12 +99,18 @@ struct LedgerAddCommand: Command {
         let input = try LedgerInput(command: "ledger add", arguments: arguments, console: console)
         let store = try LedgerStore(path: file, access: .readWrite, options: LedgerCommands.options(arguments))
         var total = LedgerStore.Change()
-        let reading = try input.read(console: console) { name, part, summary in
-            let change = try store.add(contentsOf: part)
-            total = total + change
-            return "vouch ledger add: \(name): \(Counted.results(summary)): \(summary.verified) verified, "
-                + "\(summary.rejected) rejected; stored \(Self.describe(change))"
-        }
+        var change = LedgerStore.Change()
+        let reading = try input.read(
+            console: console,
+            store: { part in change = change + (try store.add(contentsOf: part)) },
+            finished: { name, summary in
+                defer {
+                    total = total + change
+                    change = LedgerStore.Change()
+                }
+                return "vouch ledger add: \(name): \(Counted.results(summary)): \(summary.verified) verified, "
+                    + "\(summary.rejected) rejected; stored \(Self.describe(change))"
+            })
         let statistics = try store.statistics()
         let summary = reading.summary
         let seconds = String(format: "%.2f s", reading.seconds)
