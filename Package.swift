@@ -77,7 +77,7 @@ let package = Package(
         // The entitlement ledger (keyed, in memory) and its durable stores (SQLite, PostgreSQL).
         .target(
             name: "VouchEntitlements",
-            dependencies: ["Vouch", "VouchReceipts", "VouchStripe", "VouchBatch", "CSQLite", "CLibPQ"]
+            dependencies: ["Vouch", "VouchReceipts", "VouchStripe", "VouchBatch", "VouchOpenSSL", "CSQLite", "CLibPQ"]
         ),
         // The test PKI: Apple-shaped authorities (token and receipt), In-App Purchase keys, the
         // signers of tokens, receipts and Stripe deliveries, and their tampered forms.
@@ -139,7 +139,7 @@ let package = Package(
             name: "VouchEntitlementsTests",
             dependencies: [
                 "VouchEntitlements", "Vouch", "VouchReceipts", "VouchStripe", "VouchMint", "VouchTestSupport",
-                "CSQLite",
+                "VouchOpenSSL", "CSQLite",
             ]
         ),
         .testTarget(
@@ -156,7 +156,7 @@ let package = Package(
             name: "VouchCLITests",
             dependencies: [
                 "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchMintPKI", "VouchEntitlements",
-                "VouchOpenSSL", "VouchCLI",
+                "VouchOpenSSL", "VouchCLI", "CSQLite",
                 "VouchTestSupport", "VouchSigning", "VouchStripe",
             ]
         ),

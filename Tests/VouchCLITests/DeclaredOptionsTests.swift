@@ -67,7 +67,7 @@ import Testing
             return "x1"
         case ("--app-account-token", _), ("--nonce", _): return "956328D9-CC6A-47F4-BE40-6953FB0AB6C7"
         case ("--allow-introductory-offer", _): return "true"
-        case ("--expires-in", _), ("--timestamp", _): return "60"
+        case ("--expires-in", _), ("--timestamp", _), ("--busy-timeout", _): return "60"
         case ("--stripe-secret-file", _): return folder.appendingPathComponent("stripe-secrets").path
         case ("--tolerance", _): return "300"
         case ("--stripe-account-key", _): return "account_id"

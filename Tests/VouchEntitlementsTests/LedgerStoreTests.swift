@@ -4,6 +4,7 @@ import Testing
 import Vouch
 import VouchEntitlements
 import VouchMint
+import VouchOpenSSL
 import VouchReceipts
 import VouchTestSupport
 
@@ -339,9 +340,12 @@ import VouchTestSupport
             let store = try LedgerStore(path: path)
             try store.add(contentsOf: F.ledger(LedgerDeterminismTests.payloads))
         }
+        // With a checksum that matches: what is found is a body that does not read.
+        let checksum = SHA256Digest.hash(Array(body.utf8)).prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
         try Self.sqlite(
             path,
-            "UPDATE app_store_transaction SET body = '\(body)' WHERE rowid = (SELECT min(rowid) FROM app_store_transaction)"
+            "UPDATE app_store_transaction SET body = '\(body)', checksum = \(checksum) "
+                + "WHERE rowid = (SELECT min(rowid) FROM app_store_transaction)"
         )
         let store = try LedgerStore(path: path, access: .readOnly)
         for question in [

@@ -3,11 +3,11 @@ import Vouch
 import VouchBatch
 import VouchEntitlements
 
-/// `vouch ledger add|stats|export`: the entitlement ledger kept in an SQLite file.
+/// `vouch ledger add|stats|check|export`: the entitlement ledger kept in an SQLite file.
 enum LedgerCommands {
     static let group = CommandGroup(
         path: ["ledger"], summary: "Keep verified App Store and Stripe data in a ledger file (SQLite)",
-        usage: "vouch ledger add|stats|export --db FILE [options]",
+        usage: "vouch ledger add|stats|check|export --db FILE [options]",
         discussion: """
             A ledger file keeps what vouch entitlements and vouch refunds need, so that they
             answer without reading and verifying every token again: each transaction's merged
@@ -19,18 +19,40 @@ enum LedgerCommands {
             which any number of writers on any number of hosts may share.
             """,
         noun: "command",
-        footer: "Run 'vouch ledger add --help', 'vouch ledger stats --help' or 'vouch ledger export --help'.",
+        footer:
+            "Run 'vouch ledger add --help', 'vouch ledger stats --help', 'vouch ledger check --help' or "
+            + "'vouch ledger export --help'.",
         examples: [
             "vouch ledger add --db ledger.sqlite notifications.jsonl",
             "vouch entitlements --db ledger.sqlite --at now",
             "vouch ledger stats --db ledger.sqlite",
         ])
 
-    static let all: [any Command] = [LedgerAddCommand(), LedgerStatsCommand(), LedgerExportCommand()]
+    static let all: [any Command] = [
+        LedgerAddCommand(), LedgerStatsCommand(), LedgerCheckCommand(), LedgerExportCommand(),
+    ]
 
     /// `--db FILE`, required by every ledger command.
     static let database = CommandOption.value(
         "--db", "FILE", help: "The ledger file, or a PostgreSQL server (postgresql://…)")
+
+    /// `--busy-timeout SECONDS`, on every command that opens a ledger file.
+    static let busyTimeout = CommandOption.value(
+        "--busy-timeout", "SECONDS",
+        help: "Wait up to SECONDS for the write lock another process\nholds (default 60)")
+
+    /// The store's options the command line sets: `--busy-timeout` (60 seconds, longer than any
+    /// batch of `vouch ledger add` holds the lock).
+    static func options(_ arguments: ParsedArguments) throws(UsageError) -> LedgerStore.Options {
+        var options = LedgerStore.Options(busyTimeout: .seconds(60))
+        if let text = arguments.value(busyTimeout.name) {
+            guard let seconds = Double(text), seconds >= 0, seconds <= 86_400 else {
+                throw UsageError("--busy-timeout takes a number of seconds from 0 to 86400, not '\(text)'")
+            }
+            options.busyTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
+        }
+        return options
+    }
 
     static func path(_ arguments: ParsedArguments, command: String) throws(UsageError) -> String {
         guard let path = arguments.value(database.name) else { throw UsageError("\(command) needs --db FILE") }
@@ -42,15 +64,18 @@ enum LedgerCommands {
 /// `vouch ledger add --db FILE [inputs…]`.
 struct LedgerAddCommand: Command {
     let path = ["ledger", "add"]
-    let summary = "Verify inputs and store what verified, one transaction per input file"
+    let summary = "Verify inputs and store what verified, in batches of one transaction each"
     let usage = "vouch ledger add --db FILE [options] [FILE ...|-]"
     let discussion = """
         Verifies every token and receipt of the inputs as 'vouch entitlements' does (files in
         order, or standard input for '-' or no FILE; gzip; tokens, receipts and JSON bodies per
         line; App Store Server API responses) and stores what verified in the ledger file,
-        made when it does not exist. Each input is stored in one transaction once it has been
-        read whole: a run that is stopped keeps the inputs stored before, and running it again
-        completes it (what is stored already changes nothing). A rejected token is reported on
+        made when it does not exist. What verified is stored in batches, each one transaction:
+        every 10,000 verified tokens (receipts, deliveries) or about a second, and the rest of
+        an input at its end, so memory stays flat and the write lock is held about a second at
+        most. A run that is stopped keeps the batches stored before, and running it again
+        completes it (what is stored already changes nothing). A writer waits for another
+        one's batch up to --busy-timeout. A rejected token is reported on
         stderr and never stored. Notifications are remembered by notificationUUID; one read
         again counts as a duplicate (the same signedDate) or a retry (signed anew).
 
@@ -62,29 +87,35 @@ struct LedgerAddCommand: Command {
     let exitStatus = """
         0 every token verified, 1 some token rejected (what verified is stored),
         64 usage error, 65 the file is not a Vouch store or is of a newer schema or damaged,
-        66 an input cannot be read or is truncated (the inputs before it are stored, it is not),
+        66 an input cannot be read or is truncated (the batches before the failure are stored),
         or the server cannot be reached,
-        74 the file cannot be written, or the connection to the server was lost (nothing of the
-        input being stored is kept; running the add again completes it).
+        74 the file cannot be written, or the connection to the server was lost (what was not
+        committed is not kept; running the add again completes it).
         """
     let examples = [
         "vouch ledger add --db ledger.sqlite notifications-*.jsonl.gz",
         "vouch ledger add --db ledger.sqlite --stripe-secret-file secrets.txt stripe.jsonl",
     ]
 
-    var options: [CommandOption] { [LedgerCommands.database] + LedgerInput.options }
+    var options: [CommandOption] { [LedgerCommands.database, LedgerCommands.busyTimeout] + LedgerInput.options }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger add")
         let input = try LedgerInput(command: "ledger add", arguments: arguments, console: console)
-        let store = try LedgerDatabase.open(file, access: .readWrite)
+        let store = try LedgerDatabase.open(file, access: .readWrite, options: LedgerCommands.options(arguments))
         var total = LedgerStore.Change()
-        let reading = try input.read(console: console) { name, part, summary in
-            let change = try store.add(contentsOf: part)
-            total = total + change
-            return "vouch ledger add: \(name): \(Counted.results(summary)): \(summary.verified) verified, "
-                + "\(summary.rejected) rejected; stored \(Self.describe(change))"
-        }
+        var change = LedgerStore.Change()
+        let reading = try input.read(
+            console: console,
+            store: { part in change = change + (try store.add(contentsOf: part)) },
+            finished: { name, summary in
+                defer {
+                    total = total + change
+                    change = LedgerStore.Change()
+                }
+                return "vouch ledger add: \(name): \(Counted.results(summary)): \(summary.verified) verified, "
+                    + "\(summary.rejected) rejected; stored \(Self.describe(change))"
+            })
         let statistics = try store.statistics()
         let summary = reading.summary
         let seconds = String(format: "%.2f s", reading.seconds)
@@ -138,13 +169,15 @@ struct LedgerStatsCommand: Command {
         Prints what the ledger file holds: accounts, transaction chains, transactions, renewal
         infos and accounts named by callers; the statements, notifications and receipts read
         into it, with notifications read again (duplicates: the same signedDate; retries:
-        signed anew); the latest signed date of its data, its size and schema version.
+        signed anew); the latest signed date of its data, its size and schema version. It
+        counts records without reading them, so it does not check them ("recordsChecked":
+        false): 'vouch ledger check' does.
 
         With --json, one object:
           {"path":…,"schemaVersion":…,"bytes":…,"accounts":…,"chains":…,"transactions":…,
            "renewalInfos":…,"claims":…,"statements":…,"notifications":…,"duplicates":…,
            "retries":…,"receipts":…,"ignored":…,"incomplete":…,"lastSignedDate":…|null,
-           "lastSigned":…|null}
+           "lastSigned":…|null,"recordsChecked":false}
         """
     let exitStatus = """
         0 success, 64 usage error, 65 the file is not a Vouch store or is of a newer schema or
@@ -156,12 +189,15 @@ struct LedgerStatsCommand: Command {
     ]
 
     var options: [CommandOption] {
-        [LedgerCommands.database, .flag("--json", help: "One JSON object (default: readable text)")]
+        [
+            LedgerCommands.database, LedgerCommands.busyTimeout,
+            .flag("--json", help: "One JSON object (default: readable text)"),
+        ]
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger stats")
-        let store = try LedgerDatabase.open(file, access: .readOnly)
+        let store = try LedgerDatabase.open(file, access: .readOnly, options: LedgerCommands.options(arguments))
         let statistics = try store.statistics()
         if arguments.flag("--json") {
             try console.output.write(JSONWriter.encode(Self.json(statistics, path: store.database)) + [0x0A])
@@ -177,6 +213,7 @@ struct LedgerStatsCommand: Command {
               notifications \(deliveries.notifications) (read \(fed.notifications) times: \(deliveries.duplicates) duplicates, \(deliveries.retries) retries)
               Stripe subscriptions \(statistics.stripeSubscriptions), refunded Stripe charges \(statistics.stripeRefunds), Stripe events read \(fed.stripeEvents), grants \(statistics.grants)
               last signed \(statistics.lastSignedDate?.iso8601 ?? "never")
+              records not checked; run vouch ledger check --db \(file)
 
             """)
         return ExitCode.success
@@ -217,7 +254,80 @@ struct LedgerStatsCommand: Command {
                 .init("grants", number(statistics.grants)),
                 .init("lastSignedDate", statistics.lastSignedDate.map { .number(String($0.milliseconds)) } ?? .null),
                 .init("lastSigned", statistics.lastSignedDate.map { .string($0.iso8601) } ?? .null),
+                .init("recordsChecked", .bool(false)),
             ]))
+    }
+}
+
+/// `vouch ledger check --db FILE`.
+struct LedgerCheckCommand: Command {
+    let path = ["ledger", "check"]
+    let summary = "Check a ledger file: SQLite's integrity check and every record's checksum"
+    let usage = "vouch ledger check --db FILE [--json]"
+    let discussion = """
+        Runs SQLite's integrity check over the ledger file, then reads every record (each
+        transaction, renewal info, Stripe subscription, refunded Stripe charge and grant),
+        verifying the checksum it was stored with and that it decodes. Prints one line per
+        problem on stdout, naming the record by its table and key, then a summary line; the
+        file is not changed. Every answer verifies the checksums of the records it reads as
+        well, and refuses a damaged one (exit 65); this command reads them all.
+
+        With --json, one object:
+          {"path":…,"records":…,"healthy":true|false,
+           "problems":[{"table":…|null,"key":…|null,"reason":…},…]}
+        """
+    let exitStatus = """
+        0 the file and every record are whole, 64 usage error, 65 something is wrong (listed),
+        or the file is not a Vouch store or is of a newer schema, 66 the file cannot be read,
+        74 output write error.
+        """
+    let examples = [
+        "vouch ledger check --db ledger.sqlite",
+        "vouch ledger check --db ledger.sqlite --json",
+    ]
+
+    var options: [CommandOption] {
+        [
+            LedgerCommands.database, LedgerCommands.busyTimeout,
+            .flag("--json", help: "One JSON object (default: readable text)"),
+        ]
+    }
+
+    func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
+        let file = try LedgerCommands.path(arguments, command: "ledger check")
+        let report = try LedgerStore(path: file, access: .readOnly, options: LedgerCommands.options(arguments)).check()
+        if arguments.flag("--json") {
+            let problems = report.problems.map { problem -> JSONValue in
+                .object(
+                    JSONObject([
+                        .init("table", problem.table.map(JSONValue.string) ?? .null),
+                        .init("key", problem.key.map(JSONValue.string) ?? .null),
+                        .init("reason", .string(problem.reason)),
+                    ]))
+            }
+            let object = JSONValue.object(
+                JSONObject([
+                    .init("path", .string(file)),
+                    .init("records", .number(String(report.records))),
+                    .init("healthy", .bool(report.isHealthy)),
+                    .init("problems", .array(problems)),
+                ]))
+            try console.output.write(JSONWriter.encode(object) + [0x0A])
+        } else {
+            var text = ""
+            for problem in report.problems {
+                text += "\(file): "
+                if let table = problem.table { text += table + (problem.key.map { " " + $0 } ?? "") + ": " }
+                text += problem.reason + "\n"
+            }
+            text +=
+                "\(file): " + Counted.phrase(report.records, "record") + " read; "
+                + (report.isHealthy
+                    ? "the file and every record are whole\n"
+                    : Counted.phrase(report.problems.count, "problem") + "\n")
+            try console.output.write(Array(text.utf8))
+        }
+        return report.isHealthy ? ExitCode.success : ExitCode.invalidInput
     }
 }
 
@@ -248,14 +358,14 @@ struct LedgerExportCommand: Command {
 
     var options: [CommandOption] {
         [
-            LedgerCommands.database,
+            LedgerCommands.database, LedgerCommands.busyTimeout,
             .value("--out", short: "o", "FILE", help: "Write to FILE (- for stdout, the default)"),
         ]
     }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger export")
-        let store = try LedgerDatabase.open(file, access: .readOnly)
+        let store = try LedgerDatabase.open(file, access: .readOnly, options: LedgerCommands.options(arguments))
         let out = try console.destination(arguments.value("--out"))
         var bytes: [UInt8] = []
         try store.export { record in

@@ -77,23 +77,51 @@ struct LedgerInput {
             finished: { _, _ in "" })
     }
 
-    /// Reads each input into a ledger of its own and hands it to `each` with the input's name
-    /// and counts once the whole input is read: what `vouch ledger add` stores, one transaction
-    /// per input. `each` returns the line said on stderr of the input (written past the
-    /// progress line). An input that cannot be read throws ``InputError`` after the inputs
-    /// before it were handed over.
-    func read(console: Console, each: (String, EntitlementLedger, BatchSummary) throws -> String) throws -> Reading {
+    /// How much `vouch ledger add` stores in one transaction: at most this many verified
+    /// tokens, receipts and deliveries, or what was verified in about this many seconds,
+    /// whichever comes first, and the rest of an input at its end.
+    static let batchLimit = (verified: 10_000, seconds: 1.0)
+
+    /// Reads each input into batches (``batchLimit``) and hands each batch to `store` as it is
+    /// complete, the last one of an input when the input is read whole; then calls `finished`
+    /// with the input's name and counts, which returns the line said on stderr of the input
+    /// (written past the progress line). What is held in memory is one batch, whatever the
+    /// input's size. An input that cannot be read throws ``InputError`` after the batches
+    /// before the failure were handed over.
+    func read(
+        console: Console, store: (EntitlementLedger) throws -> Void,
+        finished: (String, BatchSummary) throws -> String
+    ) throws -> Reading {
         var part = EntitlementLedger()
+        var pending = 0
+        var started = ContinuousClock.now
+        func flush() throws {
+            if pending > 0 {
+                try store(part)
+                part = EntitlementLedger()
+                pending = 0
+            }
+            started = ContinuousClock.now
+        }
         return try read(
-            console: console, deliver: { part.add($0, stripeAccountKey: stripeAccountKey) }, stores: true,
+            console: console,
+            deliver: {
+                part.add($0, stripeAccountKey: stripeAccountKey)
+                pending += 1
+                if pending >= Self.batchLimit.verified
+                    || ContinuousClock.now - started >= .seconds(Self.batchLimit.seconds)
+                {
+                    try flush()
+                }
+            }, stores: true,
             finished: { name, summary in
-                defer { part = EntitlementLedger() }
-                return try each(name, part, summary)
+                try flush()
+                return try finished(name, summary)
             })
     }
 
     private func read(
-        console: Console, deliver: (VerifiedInput) -> Void, stores: Bool,
+        console: Console, deliver: (VerifiedInput) throws -> Void, stores: Bool,
         finished: (String, BatchSummary) throws -> String
     ) throws -> Reading {
         let inputs = try console.openInputs(paths)
@@ -127,7 +155,7 @@ struct LedgerInput {
                     deliver: { result in
                         switch result.result {
                         case .success(let verified):
-                            deliver(verified)
+                            try deliver(verified)
                         case .failure(let error)
                         where result.form == .stripeDelivery && batch.stripeVerifier == nil
                             && error.code == .malformedToken:
@@ -154,7 +182,7 @@ struct LedgerInput {
                     })
                 reading.summary.add(part)
                 if stores {
-                    // Storing an input is one transaction, with no count to show as it goes.
+                    // The input's last batch, with no count to show as it is stored.
                     progress.show("\(opened.name): storing what verified…")
                     progress.diagnose(try finished(opened.name, part))
                 }
@@ -251,8 +279,9 @@ struct LedgerInput {
     static func openStore(_ arguments: ParsedArguments, catalog: ProductCatalog = ProductCatalog()) throws
         -> (any LedgerStoring)?
     {
-        try arguments.value(store.name).map { database throws(LedgerError) in
-            try LedgerDatabase.open(database, access: .readOnly, catalog: catalog)
+        let options = try LedgerCommands.options(arguments)
+        return try arguments.value(store.name).map { database throws(LedgerError) in
+            try LedgerDatabase.open(database, access: .readOnly, catalog: catalog, options: options)
         }
     }
 

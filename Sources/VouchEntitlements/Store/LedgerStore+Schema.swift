@@ -61,7 +61,9 @@ extension LedgerStore {
 
     /// What brings a store of schema `key − 1` to schema `key`, run in one transaction with the
     /// new `user_version`: schema 2 keeps each Stripe record's customer (`customer`, indexed), by
-    /// which one account's refunds are found, and a refunded charge's own account.
+    /// which one account's refunds are found, and a refunded charge's own account; schema 3 gives
+    /// every record body its checksum (`vouch_checksum`, ``LedgerStore/checksum(_:)`` computed
+    /// by this process: SQLite has no such function of its own).
     static let migrations: [Int: String] = [
         2: """
         ALTER TABLE channel_record ADD COLUMN customer TEXT;
@@ -71,12 +73,21 @@ extension LedgerStore {
         UPDATE channel_record SET account = json_extract(body, '$.account') WHERE channel = 'stripe' AND refund = 1;
         CREATE INDEX channel_record_by_customer ON channel_record (channel, environment, customer)
             WHERE customer IS NOT NULL;
-        """
+        """,
+        3: """
+        ALTER TABLE app_store_transaction ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0;
+        UPDATE app_store_transaction SET checksum = vouch_checksum(body);
+        ALTER TABLE app_store_renewal ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0;
+        UPDATE app_store_renewal SET checksum = vouch_checksum(body);
+        ALTER TABLE channel_record ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0;
+        UPDATE channel_record SET checksum = vouch_checksum(body);
+        """,
     ]
 
     /// Brings a store of an older schema to ``schemaVersion``, in one transaction: a failure
     /// leaves it as it was.
     func migrate() throws(LedgerError) {
+        try connection.defineChecksum()
         try connection.execute("BEGIN IMMEDIATE", phase: .write)
         do throws(LedgerError) {
             // Another writer may have migrated it since it was looked at.
@@ -115,7 +126,7 @@ extension LedgerStore {
         }
     }
 
-    /// Schema 2. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
+    /// Schema 3. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
     /// channel (`app_store`); the App Store keeps its records in tables of its own
     /// (`app_store_transaction`, `app_store_renewal`), their bodies the records of
     /// `vouch ledger export` (less the statement in force, which is derived); `revoked` marks a
@@ -124,7 +135,8 @@ extension LedgerStore {
     /// record each in `channel_record`, with the account (or, for an account without a token,
     /// the id it is known by, `chain`) it belongs to; `refund` tells a refunded charge from a
     /// grant, whose `account` is the one its own metadata names; `customer` is a Stripe record's
-    /// customer, by which an account's refunds are found. Records are a
+    /// customer, by which an account's refunds are found. Every record body (`body`) is stored
+    /// with its `checksum` (``LedgerStore/checksum(_:)``), verified whenever it is read. Records are a
     /// kilobyte or so: ordinary tables, with their keys unique, rather than `WITHOUT ROWID`.
     static let schema = """
         CREATE TABLE chain (
@@ -162,6 +174,7 @@ extension LedgerStore {
             transaction_id TEXT NOT NULL,
             revoked INTEGER NOT NULL,
             body TEXT NOT NULL,
+            checksum INTEGER NOT NULL,
             UNIQUE (environment, original_transaction_id, ownership, transaction_id)
         );
         CREATE INDEX app_store_transaction_by_id ON app_store_transaction (transaction_id);
@@ -171,6 +184,7 @@ extension LedgerStore {
             environment TEXT NOT NULL,
             original_transaction_id TEXT NOT NULL,
             body TEXT NOT NULL,
+            checksum INTEGER NOT NULL,
             UNIQUE (environment, original_transaction_id)
         );
         CREATE TABLE channel_record (
@@ -182,6 +196,7 @@ extension LedgerStore {
             chain TEXT NOT NULL,
             body TEXT NOT NULL,
             customer TEXT,
+            checksum INTEGER NOT NULL,
             PRIMARY KEY (channel, environment, refund, id)
         ) WITHOUT ROWID;
         CREATE INDEX channel_record_by_account ON channel_record (account) WHERE account IS NOT NULL;

@@ -28,16 +28,22 @@ extension LedgerStore {
         phase: SQLiteConnection.Phase
     ) throws(LedgerError) {
         let transactions = try statement(
-            "SELECT body FROM app_store_transaction WHERE environment = ? AND original_transaction_id = ?",
+            "SELECT \(RecordTable.appStoreTransaction.columns) FROM app_store_transaction "
+                + "WHERE environment = ? AND original_transaction_id = ?",
             phase: phase)
         let renewal = try statement(
-            "SELECT body FROM app_store_renewal WHERE environment = ? AND original_transaction_id = ?", phase: phase)
+            "SELECT \(RecordTable.appStoreRenewal.columns) FROM app_store_renewal "
+                + "WHERE environment = ? AND original_transaction_id = ?", phase: phase)
         let claim = try statement(
             "SELECT account FROM claim WHERE channel = ? AND environment = ? AND chain = ?", phase: phase)
         for key in keys {
             let values: [SQLiteStatement.Value] = [.text(key.environment), .text(key.originalTransactionId)]
-            try transactions.rows(values) { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
-            try renewal.rows(values) { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
+            try transactions.rows(values) { row throws(LedgerError) in
+                try insert(verified(row, .appStoreTransaction), into: &ledger)
+            }
+            try renewal.rows(values) { row throws(LedgerError) in
+                try insert(verified(row, .appStoreRenewal), into: &ledger)
+            }
             try claim.rows([.text(Self.channel)] + values) { row in
                 if let token = row.text(0) { ledger.appStore.insert(claim: token, for: key) }
             }
@@ -56,14 +62,17 @@ extension LedgerStore {
 
     /// Every record of every table, in the export's order, to `body`.
     func eachRecord(_ body: ([UInt8]) throws(LedgerError) -> Void) throws(LedgerError) {
-        for sql in [
-            "SELECT body FROM app_store_transaction ORDER BY environment, original_transaction_id, ownership, transaction_id",
-            "SELECT body FROM app_store_renewal ORDER BY environment, original_transaction_id",
-            "SELECT \(Self.claimJSON) FROM claim ORDER BY channel, environment, chain",
-            "SELECT body FROM channel_record ORDER BY channel, environment, refund, id",
-        ] {
-            try statement(sql, phase: .read).rows { row throws(LedgerError) in try body(row.bytes(0)) }
+        func records(_ table: RecordTable) throws(LedgerError) {
+            try statement("SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)", phase: .read).rows {
+                row throws(LedgerError) in try body(verified(row, table))
+            }
         }
+        try records(.appStoreTransaction)
+        try records(.appStoreRenewal)
+        try statement("SELECT \(Self.claimJSON) FROM claim ORDER BY channel, environment, chain", phase: .read).rows {
+            row throws(LedgerError) in try body(row.bytes(0))
+        }
+        try records(.channelRecord)
     }
 
     /// A claim row as its record, made by SQLite so that every record reads through one reader.
@@ -121,10 +130,11 @@ struct SQLiteTables: LedgerTables {
     {
         var bodies: [[UInt8]] = []
         try store.statement(
-            "SELECT body FROM channel_record WHERE channel = ? AND environment = ? AND refund = ? AND id = ?",
+            "SELECT \(LedgerStore.RecordTable.channelRecord.columns) FROM channel_record "
+                + "WHERE channel = ? AND environment = ? AND refund = ? AND id = ?",
             phase: .write
-        ).rows([.text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id)]) { row in
-            bodies.append(row.bytes(0))
+        ).rows([.text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id)]) { row throws(LedgerError) in
+            bodies.append(try store.verified(row, .channelRecord))
         }
         return bodies
     }
@@ -149,18 +159,22 @@ struct SQLiteTables: LedgerTables {
     {
         try store.statement(
             "INSERT OR REPLACE INTO app_store_transaction (environment, original_transaction_id, ownership, "
-                + "transaction_id, revoked, body) VALUES (?, ?, ?, ?, ?, ?)", phase: .write
+                + "transaction_id, revoked, body, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)", phase: .write
         ).run([
             .text(chain.environment), .text(chain.originalTransactionId), .text(chain.ownership),
-            .text(transactionId), .integer(revoked ? 1 : 0), .text(body),
+            .text(transactionId), .integer(revoked ? 1 : 0), .text(body), .integer(LedgerStore.checksum(body.utf8)),
         ])
     }
 
     func putRenewal(_ key: AppStoreChannel.RenewalKey, body: String) throws(LedgerError) {
         try store.statement(
-            "INSERT OR REPLACE INTO app_store_renewal (environment, original_transaction_id, body) VALUES (?, ?, ?)",
+            "INSERT OR REPLACE INTO app_store_renewal (environment, original_transaction_id, body, checksum) "
+                + "VALUES (?, ?, ?, ?)",
             phase: .write
-        ).run([.text(key.environment), .text(key.originalTransactionId), .text(body)])
+        ).run([
+            .text(key.environment), .text(key.originalTransactionId), .text(body),
+            .integer(LedgerStore.checksum(body.utf8)),
+        ])
     }
 
     func putClaim(channel: String, environment: String, chain: String, account: String) throws(LedgerError) {
@@ -181,12 +195,12 @@ struct SQLiteTables: LedgerTables {
         body: String, customer: String?
     ) throws(LedgerError) {
         try store.statement(
-            "INSERT OR REPLACE INTO channel_record (channel, environment, refund, id, account, chain, body, customer) "
-                + "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", phase: .write
+            "INSERT OR REPLACE INTO channel_record (channel, environment, refund, id, account, chain, body, customer, "
+                + "checksum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", phase: .write
         ).run([
             .text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id),
             account.map(SQLiteStatement.Value.text) ?? .null, .text(chain), .text(body),
-            customer.map(SQLiteStatement.Value.text) ?? .null,
+            customer.map(SQLiteStatement.Value.text) ?? .null, .integer(LedgerStore.checksum(body.utf8)),
         ])
     }
 

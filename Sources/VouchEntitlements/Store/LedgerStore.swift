@@ -40,9 +40,42 @@ public final class LedgerStore: @unchecked Sendable {
         case readWrite
     }
 
+    /// How a store waits for the write lock and how durably it commits.
+    public struct Options: Sendable, Hashable {
+        /// How durably a commit reaches the disk (SQLite's `PRAGMA synchronous`).
+        public enum Synchronous: String, Sendable, Hashable, CaseIterable {
+            /// A commit is on the disk before it returns, even through a power loss (the default).
+            case full = "FULL"
+            /// A commit survives the process being killed; a power loss may undo the last
+            /// commits, never leave one half made.
+            case normal = "NORMAL"
+            /// As ``full``, and the log's directory is synced too.
+            case extra = "EXTRA"
+        }
+
+        /// How long a call waits for a lock another connection holds (the write lock, or a
+        /// reader's recovery) before it fails with ``LedgerError/Code/cannotWrite`` (a writer) or
+        /// ``LedgerError/Code/cannotOpen`` (a reader): 10 seconds unless told.
+        public var busyTimeout: Duration
+        /// How durably commits reach the disk: ``Synchronous/full`` unless told.
+        public var synchronous: Synchronous
+
+        /// Options with the defaults a store has: a busy timeout of 10 seconds, `FULL` commits.
+        public init(busyTimeout: Duration = .seconds(10), synchronous: Synchronous = .full) {
+            self.busyTimeout = busyTimeout
+            self.synchronous = synchronous
+        }
+
+        /// The busy timeout in whole milliseconds, as SQLite takes it.
+        var busyMilliseconds: Int64 {
+            let (seconds, attoseconds) = busyTimeout.components
+            return max(0, min(Int64(Int32.max), seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        }
+    }
+
     /// The schema this version writes and reads. A store of an older schema is brought to it
     /// when opened for writing, in one transaction.
-    public static let schemaVersion = 2
+    public static let schemaVersion = 3
     /// `PRAGMA application_id` of a Vouch store: "Vouc".
     static let applicationId: Int64 = 0x566F_7563
 
@@ -52,6 +85,8 @@ public final class LedgerStore: @unchecked Sendable {
     public let access: Access
     /// Tiers, trials and non-renewing lengths the answers use.
     public let catalog: ProductCatalog
+    /// The busy timeout and durability it was opened with.
+    public let options: Options
 
     /// The open connection; `nil` once closed.
     private var live: SQLiteConnection?
@@ -75,13 +110,16 @@ public final class LedgerStore: @unchecked Sendable {
     /// when it cannot be read (a missing or empty file read only: no store made yet; a store
     /// whose write-ahead log this user cannot read, rather than an answer that misses its
     /// changes) and ``LedgerError/Code/cannotWrite`` when ``Access/readWrite`` is asked and it
-    /// cannot be written or created.
-    public init(path: String, access: Access = .readWrite, catalog: ProductCatalog = ProductCatalog())
-        throws(LedgerError)
-    {
+    /// cannot be written or created. `options` sets how long it waits for a lock another
+    /// connection holds and how durably it commits.
+    public init(
+        path: String, access: Access = .readWrite, catalog: ProductCatalog = ProductCatalog(),
+        options: Options = Options()
+    ) throws(LedgerError) {
         self.path = path
         self.access = access
         self.catalog = catalog
+        self.options = options
         switch access {
         case .readWrite:
             let connection = try SQLiteConnection(path: path, writable: true)
@@ -89,7 +127,9 @@ public final class LedgerStore: @unchecked Sendable {
             guard !connection.isReadOnly else {
                 throw LedgerError(.cannotWrite, "cannot write \(path): the file may only be read")
             }
-            try connection.execute("PRAGMA busy_timeout = 10000; PRAGMA synchronous = FULL", phase: .open)
+            try connection.execute(
+                "PRAGMA busy_timeout = \(options.busyMilliseconds); PRAGMA synchronous = \(options.synchronous.rawValue)",
+                phase: .open)
             switch try identify(writable: true) {
             case .empty:
                 try initialise()
@@ -107,7 +147,7 @@ public final class LedgerStore: @unchecked Sendable {
             }
             var opened = try SQLiteConnection(path: path, writable: false)
             do {
-                try opened.execute("PRAGMA busy_timeout = 10000", phase: .open)
+                try opened.execute("PRAGMA busy_timeout = \(options.busyMilliseconds)", phase: .open)
                 _ = try Self.identify(opened, path: path, writable: false)
             } catch  where error.code == .cannotOpen && FileManager.default.isReadableFile(atPath: path) {
                 // A store in a directory this process may not write to: SQLite cannot make the
@@ -380,20 +420,22 @@ public final class LedgerStore: @unchecked Sendable {
             // Every record of those customers: their other subscriptions decide whose a charge is.
             let customers = Set(ledger.stripe.subscriptions.values.compactMap { $0.snapshot?.customer })
             let byCustomer = try statement(
-                "SELECT body FROM channel_record WHERE channel = 'stripe' AND environment = ? AND customer = ?",
+                "SELECT \(RecordTable.channelRecord.columns) FROM channel_record WHERE channel = 'stripe' "
+                    + "AND environment = ? AND customer = ?",
                 phase: .read)
             for customer in customers.sorted() {
                 try byCustomer.rows([.text(environment), .text(customer)]) { row throws(LedgerError) in
-                    try insert(row.bytes(0), into: &ledger)
+                    try insert(verified(row, .channelRecord), into: &ledger)
                 }
             }
             if let token = account.appAccountToken {
                 try statement(
-                    "SELECT body FROM channel_record WHERE channel = 'stripe' AND refund = 1 AND account = ? "
+                    "SELECT \(RecordTable.channelRecord.columns) FROM channel_record WHERE channel = 'stripe' "
+                        + "AND refund = 1 AND account = ? "
                         + "AND environment = ?",
                     phase: .read
                 ).rows([.text(token), .text(environment)]) { row throws(LedgerError) in
-                    try insert(row.bytes(0), into: &ledger)
+                    try insert(verified(row, .channelRecord), into: &ledger)
                 }
             }
             return ledger.revocations(of: account)
@@ -424,12 +466,12 @@ public final class LedgerStore: @unchecked Sendable {
         try load(keys, into: &ledger, phase: .read)
         let others =
             account.appAccountToken != nil
-            ? "SELECT body FROM channel_record WHERE account = ?1 AND environment = ?2 AND refund = 0"
-            : "SELECT body FROM channel_record WHERE chain = ?1 AND environment = ?2 AND refund = 0 "
+            ? "SELECT \(RecordTable.channelRecord.columns) FROM channel_record WHERE account = ?1 AND environment = ?2 AND refund = 0"
+            : "SELECT \(RecordTable.channelRecord.columns) FROM channel_record WHERE chain = ?1 AND environment = ?2 AND refund = 0 "
                 + "AND account IS NULL"
         try statement(others, phase: .read).rows([
             .text(account.appAccountToken ?? account.originalTransactionId ?? ""), .text(environment),
-        ]) { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
+        ]) { row throws(LedgerError) in try insert(verified(row, .channelRecord), into: &ledger) }
     }
 
     /// The entitlements of every account at `instant` (every record is read).
@@ -454,10 +496,10 @@ public final class LedgerStore: @unchecked Sendable {
             // A refunded Stripe charge is told with its subscription, found by its customer: the
             // refunds, and the subscriptions of their customers.
             try statement(
-                "SELECT body FROM channel_record WHERE channel = 'stripe' AND (refund = 1 OR (environment, customer) IN "
+                "SELECT \(RecordTable.channelRecord.columns) FROM channel_record WHERE channel = 'stripe' AND (refund = 1 OR (environment, customer) IN "
                     + "(SELECT environment, customer FROM channel_record WHERE channel = 'stripe' AND refund = 1))",
                 phase: .read
-            ).rows { row throws(LedgerError) in try insert(row.bytes(0), into: &ledger) }
+            ).rows { row throws(LedgerError) in try insert(verified(row, .channelRecord), into: &ledger) }
             return ledger.revocations(since: since)
         }
     }

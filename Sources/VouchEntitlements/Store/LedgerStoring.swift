@@ -26,12 +26,13 @@ where Failure == LedgerError, Addition == LedgerStore.Change {
 public enum LedgerDatabase {
     /// Opens the store `database` names: a PostgreSQL server for a `postgresql://` or
     /// `postgres://` URI (``PostgreSQLLedgerStore``), otherwise an SQLite file's path
-    /// (``LedgerStore``).
+    /// (``LedgerStore``, opened with `options`).
     public static func open(
-        _ database: String, access: LedgerStore.Access = .readWrite, catalog: ProductCatalog = ProductCatalog()
+        _ database: String, access: LedgerStore.Access = .readWrite, catalog: ProductCatalog = ProductCatalog(),
+        options: LedgerStore.Options = LedgerStore.Options()
     ) throws(LedgerError) -> any LedgerStoring {
         if isServer(database) { return try PostgreSQLLedgerStore(database, access: access, catalog: catalog) }
-        return try LedgerStore(path: database, access: access, catalog: catalog)
+        return try LedgerStore(path: database, access: access, catalog: catalog, options: options)
     }
 
     /// Whether `database` names a PostgreSQL server rather than a file: a `postgresql://` or

@@ -1,0 +1,81 @@
+import CSQLite
+import Foundation
+import Testing
+
+/// `vouch ledger check` on the built binary: a whole store checks clean, an overwritten digit of
+/// a stored `expiresDate` is found and named, and every answer that reads the record refuses it.
+@Suite(.serialized) struct LedgerCheckCommandTests {
+    typealias L = LedgerCommandTests
+
+    /// Runs `sql` on `path` with SQLite itself, returning the first column of its first row.
+    @discardableResult
+    static func sqlite(_ path: String, _ sql: String) throws -> String? {
+        var handle: OpaquePointer?
+        guard sqlite3_open(path, &handle) == SQLITE_OK else { throw CocoaError(.fileReadUnknown) }
+        defer { sqlite3_close(handle) }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw CocoaError(.fileReadUnknown)
+        }
+        defer { sqlite3_finalize(statement) }
+        let code = sqlite3_step(statement)
+        guard code == SQLITE_ROW || code == SQLITE_DONE else { throw CocoaError(.fileWriteUnknown) }
+        guard code == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return nil }
+        return String(cString: text)
+    }
+
+    @Test func ledgerCheckFindsAndNamesAnOverwrittenDigitThatEveryAnswerRefuses() throws {
+        let tokens = try L.file(L.tokens, name: "check-tokens.jsonl")
+        let db = LedgerStoreCommandTests.database("check.sqlite")
+        #expect(try VouchBinary.run(["ledger", "add", "--db", db, "--root", L.root, tokens]).status == 0)
+
+        let whole = try VouchBinary.run(["ledger", "check", "--db", db])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(whole.stdout == "\(db): 6 records read; the file and every record are whole\n")
+        let stats = try VouchBinary.run(["ledger", "stats", "--db", db])
+        #expect(stats.stdout.contains("records not checked; run vouch ledger check --db \(db)"))
+        let statsJSON = try VouchBinary.object(try VouchBinary.run(["ledger", "stats", "--db", db, "--json"]).stdout)
+        #expect(statsJSON["recordsChecked"] as? Bool == false)
+        let before = try VouchBinary.run(["entitlements", "--db", db, "--at", LedgerStoreCommandTests.at, "--json"])
+        #expect(before.status == 0)
+
+        // One digit of one stored expiresDate, changed in place.
+        let target = "(SELECT min(rowid) FROM app_store_transaction WHERE instr(body, '\"expiresDate\":1') > 0)"
+        let key = try #require(
+            try Self.sqlite(
+                db,
+                "SELECT environment || ' ' || original_transaction_id || ' ' || ownership || ' ' || transaction_id "
+                    + "FROM app_store_transaction WHERE rowid = \(target)"))
+        let at = "instr(body, '\"expiresDate\":1')"
+        try Self.sqlite(
+            db,
+            "UPDATE app_store_transaction SET body = substr(body, 1, \(at) + 15) || "
+                + "CASE substr(body, \(at) + 16, 1) WHEN '9' THEN '0' "
+                + "ELSE char(unicode(substr(body, \(at) + 16, 1)) + 1) END || substr(body, \(at) + 17) "
+                + "WHERE rowid = \(target)")
+
+        let damaged = try VouchBinary.run(["ledger", "check", "--db", db])
+        #expect(damaged.status == 65)
+        #expect(
+            damaged.stdout == "\(db): app_store_transaction \(key): does not match its checksum\n"
+                + "\(db): 6 records read; 1 problem\n")
+        let json = try VouchBinary.object(try VouchBinary.run(["ledger", "check", "--db", db, "--json"]).stdout)
+        #expect(json["healthy"] as? Bool == false)
+        #expect(json["records"] as? Int == 6)
+        let problems = json["problems"] as? [[String: Any]] ?? []
+        #expect(problems.count == 1)
+        #expect(problems.first?["table"] as? String == "app_store_transaction")
+        #expect(problems.first?["key"] as? String == key)
+
+        for command in [
+            ["entitlements", "--db", db, "--at", LedgerStoreCommandTests.at, "--json"],
+            ["entitlements", "--db", db, "--at", LedgerStoreCommandTests.at],
+            ["ledger", "export", "--db", db],
+        ] {
+            let answer = try VouchBinary.run(command)
+            #expect(answer.status == 65, "\(command)")
+            #expect(answer.stdout.isEmpty, "\(command)")
+            #expect(answer.stderr.contains("app_store_transaction \(key) does not match its checksum"), "\(command)")
+        }
+    }
+}

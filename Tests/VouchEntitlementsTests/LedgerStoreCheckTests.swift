@@ -1,0 +1,144 @@
+import CSQLite
+import Foundation
+import Testing
+import Vouch
+import VouchEntitlements
+import VouchOpenSSL
+
+/// Every record body is stored with its checksum: an overwritten byte is refused as
+/// `corrupt_store` naming the record, `check()` finds it, and a store of schema 2 gains its
+/// checksums when a writer opens it.
+@Suite(.serialized) struct LedgerStoreCheckTests {
+    typealias F = LedgerFixtures
+
+    /// The row whose `expiresDate` ``overwriteDigit(_:)`` changes.
+    static let target =
+        "(SELECT min(rowid) FROM app_store_transaction WHERE instr(body, '\"expiresDate\":1') > 0)"
+
+    /// Changes the third digit of the `expiresDate` of one stored transaction, as a damaged disk
+    /// or a careless hand would, and returns the transaction's key as the store names it.
+    static func overwriteDigit(_ path: String) throws -> String {
+        let key = try query(
+            path,
+            "SELECT environment || ' ' || original_transaction_id || ' ' || ownership || ' ' || transaction_id "
+                + "FROM app_store_transaction WHERE rowid = \(target)")
+        let at = "instr(body, '\"expiresDate\":1')"
+        try LedgerStoreTests.sqlite(
+            path,
+            "UPDATE app_store_transaction SET body = substr(body, 1, \(at) + 15) || "
+                + "CASE substr(body, \(at) + 16, 1) WHEN '9' THEN '0' "
+                + "ELSE char(unicode(substr(body, \(at) + 16, 1)) + 1) END || substr(body, \(at) + 17) "
+                + "WHERE rowid = \(target)")
+        return try #require(key)
+    }
+
+    /// The first column of the first row of `sql` on `path`, read with SQLite itself.
+    static func query(_ path: String, _ sql: String) throws -> String? {
+        var handle: OpaquePointer?
+        guard sqlite3_open(path, &handle) == SQLITE_OK else { throw CocoaError(.fileReadUnknown) }
+        defer { sqlite3_close(handle) }
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw CocoaError(.fileReadUnknown)
+        }
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return nil }
+        return String(cString: text)
+    }
+
+    static func store(_ name: String) throws -> (String, EntitlementLedger) {
+        let path = LedgerStoreTests.path(name)
+        let ledger = F.ledger(LedgerStoreTests.payloads)
+        let store = try LedgerStore(path: path, catalog: ledger.catalog)
+        try store.add(contentsOf: ledger)
+        return (path, ledger)
+    }
+
+    @Test func aHealthyStoreChecksEveryRecord() throws {
+        let (path, _) = try Self.store("healthy.sqlite")
+        let store = try LedgerStore(path: path, access: .readOnly)
+        let report = try store.check()
+        #expect(report.problems == [])
+        #expect(report.isHealthy)
+        let statistics = try store.statistics()
+        #expect(
+            report.records
+                == statistics.transactions + statistics.renewalInfos + statistics.stripeSubscriptions
+                + statistics.stripeRefunds + statistics.grants)
+        #expect(report.records > 100)
+    }
+
+    @Test func anOverwrittenDigitOfAStoredExpiresDateIsRefusedNamingTheRecord() throws {
+        let (path, ledger) = try Self.store("overwritten.sqlite")
+        let key = try Self.overwriteDigit(path)
+        let named = "app_store_transaction \(key) does not match its checksum"
+        let store = try LedgerStore(path: path, access: .readOnly, catalog: ledger.catalog)
+        for question in [
+            { _ = try store.entitlements(at: F.at(F.day(40))) },
+            { _ = try store.ledger() },
+            { try store.export { _ in } },
+        ] as [() throws -> Void] {
+            let error = #expect(throws: LedgerError.self) { try question() }
+            #expect(error?.code == .corruptStore)
+            #expect(error?.reason.contains(named) == true, "\(error?.reason ?? "")")
+        }
+        // The account whose chain holds the record is refused too; the others answer.
+        var refused = 0
+        for account in ledger.accounts {
+            let instant = F.at(F.day(40))
+            switch Result(catching: { () throws(LedgerError) in try store.entitlements(of: account, at: instant) }) {
+            case .success(let answer):
+                #expect(answer == ledger.entitlements(of: account, at: instant))
+            case .failure(let error):
+                #expect(error.code == .corruptStore)
+                #expect(error.reason.contains(named))
+                refused += 1
+            }
+        }
+        #expect(refused >= 1 && refused < ledger.accounts.count)
+
+        let report = try store.check()
+        #expect(!report.isHealthy)
+        #expect(report.problems.count == 1)
+        #expect(report.problems.first?.table == "app_store_transaction")
+        #expect(report.problems.first?.key == key)
+        #expect(report.problems.first?.reason == "does not match its checksum")
+    }
+
+    @Test func aStoreOfSchema2GainsItsChecksumsWhenAWriterOpensIt() throws {
+        let (path, ledger) = try Self.store("schema2.sqlite")
+        var expected = [String]()
+        try LedgerStore(path: path, access: .readOnly).export { expected.append(String(decoding: $0, as: UTF8.self)) }
+        try LedgerStoreTests.sqlite(
+            path,
+            """
+            ALTER TABLE app_store_transaction DROP COLUMN checksum;
+            ALTER TABLE app_store_renewal DROP COLUMN checksum;
+            ALTER TABLE channel_record DROP COLUMN checksum;
+            PRAGMA user_version = 2;
+            """)
+        let refused = #expect(throws: LedgerError.self) { try LedgerStore(path: path, access: .readOnly) }
+        #expect(refused?.code == .cannotOpen)
+
+        _ = try LedgerStore(path: path)
+        let store = try LedgerStore(path: path, access: .readOnly, catalog: ledger.catalog)
+        #expect(try store.statistics().schemaVersion == 3)
+        #expect(try store.check().isHealthy)
+        var exported = [String]()
+        try store.export { exported.append(String(decoding: $0, as: UTF8.self)) }
+        #expect(exported == expected)
+        #expect(try store.entitlements(at: F.at(F.day(40))) == ledger.entitlements(at: F.at(F.day(40))))
+
+        // The checksums the migration computed are the ones a write computes.
+        _ = try Self.overwriteDigit(path)
+        #expect(try !LedgerStore(path: path, access: .readOnly).check().isHealthy)
+    }
+
+    @Test func theChecksumIsTheFirstEightBytesOfTheBodysSHA256() throws {
+        let (path, _) = try Self.store("digest.sqlite")
+        let body = try #require(try Self.query(path, "SELECT body FROM app_store_renewal LIMIT 1"))
+        let stored = try #require(try Self.query(path, "SELECT checksum FROM app_store_renewal LIMIT 1"))
+        let digest = SHA256Digest.hash(Array(body.utf8)).prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        #expect(stored == String(digest))
+    }
+}
