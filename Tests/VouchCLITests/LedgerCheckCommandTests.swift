@@ -78,4 +78,10 @@ import Testing
             #expect(answer.stderr.contains("app_store_transaction \(key) does not match its checksum"), "\(command)")
         }
     }
+
+    @Test func ledgerCheckOfAPostgreSQLServerIsAUsageErrorSayingWhatChecksIt() throws {
+        let result = try VouchBinary.run(["ledger", "check", "--db", "postgresql://nobody@127.0.0.1:1/vouch"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("a PostgreSQL server checks its own data (pg_amcheck)"))
+    }
 }

@@ -295,6 +295,10 @@ struct LedgerCheckCommand: Command {
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger check")
+        guard !LedgerDatabase.isServer(file) else {
+            throw UsageError(
+                "vouch ledger check checks an SQLite file; a PostgreSQL server checks its own data (pg_amcheck)")
+        }
         let report = try LedgerStore(path: file, access: .readOnly, options: LedgerCommands.options(arguments)).check()
         if arguments.flag("--json") {
             let problems = report.problems.map { problem -> JSONValue in
