@@ -8,6 +8,7 @@ import VouchMint
 //
 //   swift run -c release --package-path Benchmarks vouch-bench [--lines N] [--rounds N] [--no-million]
 //   swift run -c release --package-path Benchmarks vouch-bench --ledger-table-only [--ledger-accounts N]
+//   scripts/with-postgresql Benchmarks/.build/release/vouch-bench --ledger-table-only  (a PostgreSQL column)
 //
 // (which builds the `vouch` binary it runs beside it). It uses the libraries' public API only.
 // Every throughput is printed with its ratio to the floor measured in the same run on the
@@ -28,6 +29,9 @@ struct Options {
     var ledgerTableOnly = false
     var ledgerStore = true
     var stripeOnly = false
+    /// A PostgreSQL server for the keyed ledger's PostgreSQL column (`--postgresql URI`, or
+    /// `VOUCH_TEST_POSTGRESQL`, which `scripts/with-postgresql` sets); none leaves it out.
+    var postgreSQL = ProcessInfo.processInfo.environment["VOUCH_TEST_POSTGRESQL"]
 
     init(_ arguments: [String]) {
         var index = 0
@@ -63,10 +67,13 @@ struct Options {
                 ledgerStore = false
             case "--stripe-only":
                 stripeOnly = true
+            case "--postgresql":
+                index += 1
+                postgreSQL = arguments[index]
             default:
                 FileHandle.standardError.write(
                     Data(
-                        "usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts] [--ledger N] [--ledger-only] [--ledger-accounts N] [--ledger-table-only] [--no-ledger-store] [--stripe-only]\n"
+                        "usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts] [--ledger N] [--ledger-only] [--ledger-accounts N] [--ledger-table-only] [--no-ledger-store] [--postgresql URI] [--stripe-only]\n"
                             .utf8))
                 exit(64)
             }
@@ -128,8 +135,8 @@ func perThreadCount<Value>(jobs: Int, _ value: Value) -> [Int: Value] {
 if options.ledgerTableOnly {
     print(
         try benchLedgerTable(
-            accounts: options.ledgerAccounts, jobs: jobs, store: options.ledgerStore, vouch: binary,
-            directory: scratch
+            accounts: options.ledgerAccounts, jobs: jobs, store: options.ledgerStore, postgreSQL: options.postgreSQL,
+            vouch: binary, directory: scratch
         ).markdown)
     try? FileManager.default.removeItem(at: scratch)  // exit skips the deferred removal
     exit(0)
@@ -739,8 +746,8 @@ if options.ledgerPayloads > 0 {
 if options.ledgerAccounts > 0 {
     print(
         try benchLedgerTable(
-            accounts: options.ledgerAccounts, jobs: jobs, store: options.ledgerStore, vouch: binary,
-            directory: scratch
+            accounts: options.ledgerAccounts, jobs: jobs, store: options.ledgerStore, postgreSQL: options.postgreSQL,
+            vouch: binary, directory: scratch
         ).markdown)
 }
 print(try StripeBench.report(jobs: jobs, scratch: scratch))
