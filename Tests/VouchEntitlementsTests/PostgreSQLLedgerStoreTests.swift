@@ -243,6 +243,24 @@ import VouchTestSupport
         #expect(statistics.deliveries.duplicates > statisticsBefore.deliveries.duplicates)
     }
 
+    /// A batch touching more records than the server's lock table holds (64 locks for each
+    /// of its connections by default) is stored whole: records share a bounded number of locks.
+    @Test func aBatchTouchingTenThousandRecordsIsStoredOnAServerOfDefaultSettings() throws {
+        let store = try PostgreSQLLedgerStore(try Self.freshStore())
+        defer { store.close() }
+        var batch = EntitlementLedger()
+        for index in 0..<10_000 {
+            batch.add(
+                EntitlementGrant(
+                    source: EntitlementSource(rawValue: "manual"), id: "grant-\(index)",
+                    account: AccountKey(environment: .production, appAccountToken: "user-\(index)"),
+                    productId: "pro", startDate: Timestamp(milliseconds: 0), expiresDate: nil,
+                    signedDate: Timestamp(milliseconds: 1)))
+        }
+        #expect(try store.add(contentsOf: batch).otherRecords == 10_000)
+        #expect(try store.accounts().count == 10_000)
+    }
+
     @Test func aNewerSchemaAndAForeignOneAreRefusedUntouched() throws {
         let url = try Self.freshStore()
         let observer = try PostgreSQLConnection(url)

@@ -22,10 +22,13 @@ public import VouchBatch
 /// current schema (the first of its `search_path`).
 ///
 /// Writers on many hosts never lose an update to each other: an addition runs at
-/// `READ COMMITTED` and, before it reads anything, takes a transaction-scoped advisory lock
-/// (`pg_advisory_xact_lock`) for each chain, Stripe subscription or refunded charge, grant and
-/// notification it touches, in ascending order of their keys, so two additions touching one
-/// record run one after the other and two touching different records run at once. A repeated
+/// `READ COMMITTED` and, before it reads anything, takes the transaction-scoped advisory locks
+/// (`pg_advisory_xact_lock`) of the chains, Stripe subscriptions and refunded charges, grants
+/// and notifications it touches, in ascending order: each record maps to one of
+/// ``lockCount`` locks, always the same, so two additions touching one record run one after
+/// the other, and two touching records of different locks run at once. An addition holds at
+/// most ``lockCount`` locks however large it is, well within PostgreSQL's default lock table
+/// (`max_locks_per_transaction` 64 for each connection). A repeated
 /// delivery changes nothing and is counted as a duplicate (the deliveries are keyed by
 /// `notificationUUID` and `signedDate`, written in the same transaction). A connection lost in
 /// the middle of an addition is ``LedgerError/Code/cannotWrite`` and leaves nothing of it (the
@@ -134,6 +137,12 @@ public final class PostgreSQLLedgerStore: @unchecked Sendable {
             }, body)
     }
 
+    /// How many advisory locks the records map to.
+    public static let lockCount = 64
+
+    /// The advisory lock keys records map to (``lockCount`` of them).
+    static let lockKeys: [Int64] = (0..<lockCount).map { PostgreSQLConnection.lockKey("vouch ledger records \($0)") }
+
     /// Runs `body` under the lock, in one write transaction at `READ COMMITTED` holding the
     /// advisory locks of `names` (taken in ascending order of their keys, so that writers never
     /// wait for each other in a circle): all of it is stored, or nothing.
@@ -143,7 +152,12 @@ public final class PostgreSQLLedgerStore: @unchecked Sendable {
         guard access == .readWrite else {
             throw LedgerError(.cannotWrite, "cannot write \(target): the store was opened read-only")
         }
-        let keys = Set(names.map(PostgreSQLConnection.lockKey)).sorted()
+        let keys = Set(
+            names.map {
+                Self.lockKeys[Int(UInt64(bitPattern: PostgreSQLConnection.lockKey($0)) % UInt64(Self.lockCount))]
+            }
+        )
+        .sorted()
         return try transaction(
             .readCommitted, phase: .write,
             first: { connection throws(PostgreSQLError) in
