@@ -80,10 +80,10 @@ import VouchTestSupport
             if sessions == 0 { usleep(10_000) }
         }
         #expect(sessions > 0)
-        usleep(300_000)
+        usleep(150_000)
         let killedWhileRunning = writers[0].isRunning
         kill(writers[0].processIdentifier, SIGKILL)
-        usleep(300_000)
+        usleep(150_000)
         let ended =
             try admin.query(
                 """
