@@ -110,6 +110,36 @@ import VouchTestSupport
         #expect(try VouchBinary.run(command + [server]).stdout == VouchBinary.run(command + [file]).stdout)
     }
 
+    @Test func aStoredBodyWithAnOverwrittenDigitIsExit65CorruptStoreNamingTheRecord() throws {
+        let server = try Self.freshStore()
+        let input = try L.file(L.tokens, name: "postgresql-damaged.jsonl")
+        #expect(try VouchBinary.run(["ledger", "add", "--db", server, "--root", L.root, input]).status == 0)
+        let connection = try PostgreSQLConnection(server)
+        defer { connection.close() }
+        let found = try connection.query(
+            "SELECT transaction_id, body FROM app_store_transaction WHERE revoked = 1 ORDER BY transaction_id LIMIT 1",
+            phase: .read)
+        let id = try #require(found.text(0, 0))
+        // A revoked transaction's: every command below reads it.
+        var body = Array(try #require(found.text(0, 1)).utf8)
+        let digit = try #require(body.lastIndex { (0x30...0x39).contains($0) })
+        body[digit] = 0x30 + (body[digit] - 0x30 + 1) % 10
+        try connection.query(
+            "UPDATE app_store_transaction SET body = $1 WHERE transaction_id = $2 AND revoked = 1",
+            [.text(String(decoding: body, as: UTF8.self)), .text(id)], phase: .write)
+
+        for command in [
+            ["entitlements", "--at", LedgerStoreCommandTests.at, "--json"], ["ledger", "export"],
+            ["refunds", "--json"],
+        ] {
+            let result = try VouchBinary.run(command + ["--db", server])
+            #expect(result.status == 65, "\(command): \(result.stderr)")
+            #expect(result.stdout.isEmpty, "\(command)")
+            #expect(result.stderr.contains("holds a damaged record: app_store_transaction "), "\(result.stderr)")
+            #expect(result.stderr.contains("\(id) does not match its checksum"), "\(result.stderr)")
+        }
+    }
+
     @Test func aStoreOnAServerThatCannotBeReachedIsCannotOpen() throws {
         let result = try VouchBinary.run([
             "ledger", "stats", "--db", "postgresql://vouch:secret-word@127.0.0.1:1/vouch?connect_timeout=5",

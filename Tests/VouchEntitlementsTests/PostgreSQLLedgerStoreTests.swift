@@ -261,6 +261,45 @@ import VouchTestSupport
         #expect(try store.accounts().count == 10_000)
     }
 
+    @Test func anOverwrittenDigitOfAStoredBodyIsRefusedAsCorruptStoreNamingTheRecord() throws {
+        let url = try Self.freshStore()
+        let store = try PostgreSQLLedgerStore(url, catalog: Self.catalog)
+        defer { store.close() }
+        var all = EntitlementLedger()
+        for input in Self.inputs { input.add(to: &all) }
+        _ = try store.add(contentsOf: all)
+        let instant = try #require(Self.instants.last)
+        #expect(try !store.entitlements(at: instant).isEmpty)
+
+        // One digit of one stored transaction's body, changed by SQL beside the store.
+        let connection = try PostgreSQLConnection(url)
+        defer { connection.close() }
+        let key = "environment || ' ' || original_transaction_id || ' ' || ownership || ' ' || transaction_id"
+        let found = try connection.query(
+            "SELECT \(key), body FROM app_store_transaction ORDER BY 1 LIMIT 1", phase: .read)
+        let name = try #require(found.text(0, 0))
+        var body = Array(try #require(found.text(0, 1)).utf8)
+        let digit = try #require(body.lastIndex { (0x30...0x39).contains($0) })
+        body[digit] = 0x30 + (body[digit] - 0x30 + 1) % 10
+        try connection.query(
+            "UPDATE app_store_transaction SET body = $1 WHERE \(key) = $2",
+            [.text(String(decoding: body, as: UTF8.self)), .text(name)], phase: .write)
+
+        let password = try #require(URLComponents(string: url)?.password)
+        for question in [
+            { _ = try store.entitlements(at: instant) },
+            { _ = try store.ledger() },
+            { try store.export { _ in } },
+        ] as [() throws -> Void] {
+            let error = #expect(throws: LedgerError.self) { try question() }
+            #expect(error?.code == .corruptStore)
+            #expect(
+                error?.reason.contains("app_store_transaction \(name) does not match its checksum") == true,
+                "\(error?.reason ?? "")")
+            #expect(error?.reason.contains(password) == false)
+        }
+    }
+
     @Test func aNewerSchemaAndAForeignOneAreRefusedUntouched() throws {
         let url = try Self.freshStore()
         let observer = try PostgreSQLConnection(url)

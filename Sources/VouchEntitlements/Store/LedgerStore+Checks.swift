@@ -55,12 +55,15 @@ extension LedgerStore {
     /// checksum is verified; ``LedgerError/Code/corruptStore`` naming the record when not.
     func verified(_ row: SQLiteStatement, _ table: RecordTable) throws(LedgerError) -> [UInt8] {
         let body = row.bytes(0)
-        guard row.integer(1) == Self.checksum(body) else {
-            throw LedgerError(
-                .corruptStore,
-                "\(path) holds a damaged record: \(table.name) \(row.text(2) ?? "?") does not match its checksum")
-        }
+        guard row.integer(1) == Self.checksum(body) else { throw Self.damaged(path, table, row.text(2)) }
         return body
+    }
+
+    /// The error of a record of `store` (its name as the user gave it, redacted) whose body does
+    /// not match its checksum: ``LedgerError/Code/corruptStore`` naming the record by `key`.
+    static func damaged(_ store: String, _ table: RecordTable, _ key: String?) -> LedgerError {
+        LedgerError(
+            .corruptStore, "\(store) holds a damaged record: \(table.name) \(key ?? "?") does not match its checksum")
     }
 
     /// What ``check()`` found.

@@ -86,9 +86,10 @@ extension PostgreSQLLedgerStore {
     /// new `schema_version`. Schema 1 is the first.
     static let migrations: [Int: String] = [:]
 
-    /// Schema 1: the SQLite store's tables of its schema 2, in PostgreSQL's dialect. Keys are
+    /// Schema 1: the SQLite store's tables of its schema 3, in PostgreSQL's dialect. Keys are
     /// `text` in the "C" collation, so that they compare and sort byte for byte as SQLite's do
-    /// (the export's order); bodies are `text`, the codecs' JSON as written.
+    /// (the export's order); bodies are `text`, the codecs' JSON as written, each with its
+    /// `checksum` (``LedgerStore/checksum(_:)``), verified on every read.
     static let schema = """
         CREATE TABLE vouch_meta (
             application_id bigint NOT NULL,
@@ -130,6 +131,7 @@ extension PostgreSQLLedgerStore {
             transaction_id text COLLATE "C" NOT NULL,
             revoked smallint NOT NULL,
             body text NOT NULL,
+            checksum bigint NOT NULL,
             PRIMARY KEY (environment, original_transaction_id, ownership, transaction_id)
         );
         CREATE INDEX app_store_transaction_by_id ON app_store_transaction (transaction_id);
@@ -139,6 +141,7 @@ extension PostgreSQLLedgerStore {
             environment text COLLATE "C" NOT NULL,
             original_transaction_id text COLLATE "C" NOT NULL,
             body text NOT NULL,
+            checksum bigint NOT NULL,
             PRIMARY KEY (environment, original_transaction_id)
         );
         CREATE TABLE channel_record (
@@ -149,6 +152,7 @@ extension PostgreSQLLedgerStore {
             account text COLLATE "C",
             chain text COLLATE "C" NOT NULL,
             body text NOT NULL,
+            checksum bigint NOT NULL,
             customer text COLLATE "C",
             PRIMARY KEY (channel, environment, refund, id)
         );

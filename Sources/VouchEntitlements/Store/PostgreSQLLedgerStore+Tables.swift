@@ -34,12 +34,31 @@ struct PostgreSQLTables: LedgerTables {
         }
     }
 
-    /// Reads the first column of every row of `sql` as a stored body into `ledger`.
-    func insertBodies(_ sql: String, _ values: [PostgreSQLConnection.Value] = [], into ledger: inout EntitlementLedger)
-        throws(LedgerError)
+    /// The bodies of the rows of `table` that `clause` (a `WHERE` or `ORDER BY` clause) selects,
+    /// each verified against its checksum (``LedgerStore/checksum(_:)``):
+    /// ``LedgerError/Code/corruptStore`` naming the first record that does not match.
+    func bodies(_ table: LedgerStore.RecordTable, _ clause: String, _ values: [PostgreSQLConnection.Value] = [])
+        throws(LedgerError) -> [[UInt8]]
     {
-        let found = try rows(sql, values, phase: .read)
-        for row in 0..<found.count { try insert(found.bytes(row, 0) ?? [], into: &ledger) }
+        let found = try rows("SELECT \(table.columns) FROM \(table.name) \(clause)", values, phase: .read)
+        var bodies: [[UInt8]] = []
+        bodies.reserveCapacity(found.count)
+        for row in 0..<found.count {
+            let body = found.bytes(row, 0) ?? []
+            guard found.integer(row, 1) == LedgerStore.checksum(body) else {
+                throw LedgerStore.damaged(name, table, found.text(row, 2))
+            }
+            bodies.append(body)
+        }
+        return bodies
+    }
+
+    /// Reads the bodies of the rows of `table` that `clause` selects into `ledger`, verified.
+    func insertBodies(
+        _ table: LedgerStore.RecordTable, _ clause: String, _ values: [PostgreSQLConnection.Value] = [],
+        into ledger: inout EntitlementLedger
+    ) throws(LedgerError) {
+        for body in try bodies(table, clause, values) { try insert(body, into: &ledger) }
     }
 
     /// The accounts of the rows of `sql`, whose columns are an environment, a token and an id.
@@ -61,11 +80,10 @@ struct PostgreSQLTables: LedgerTables {
         for key in keys {
             let values: [PostgreSQLConnection.Value] = [.text(key.environment), .text(key.originalTransactionId)]
             try insertBodies(
-                "SELECT body FROM app_store_transaction WHERE environment = $1 AND original_transaction_id = $2",
-                values, into: &ledger)
-            try insertBodies(
-                "SELECT body FROM app_store_renewal WHERE environment = $1 AND original_transaction_id = $2", values,
+                .appStoreTransaction, "WHERE environment = $1 AND original_transaction_id = $2", values,
                 into: &ledger)
+            try insertBodies(
+                .appStoreRenewal, "WHERE environment = $1 AND original_transaction_id = $2", values, into: &ledger)
             let claim = try rows(
                 "SELECT account FROM claim WHERE channel = $1 AND environment = $2 AND chain = $3",
                 [.text(LedgerRecordJSON.appStore)] + values, phase: .read)
@@ -78,10 +96,9 @@ struct PostgreSQLTables: LedgerTables {
     func recordBodies(channel: String, environment: String, refund: Bool, id: String) throws(LedgerError)
         -> [[UInt8]]
     {
-        let found = try rows(
-            "SELECT body FROM channel_record WHERE channel = $1 AND environment = $2 AND refund = $3 AND id = $4",
-            [.text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id)], phase: .read)
-        return (0..<found.count).map { found.bytes($0, 0) ?? [] }
+        try bodies(
+            .channelRecord, "WHERE channel = $1 AND environment = $2 AND refund = $3 AND id = $4",
+            [.text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id)])
     }
 
     func stripeClaim(of key: StripeKey) throws(LedgerError) -> String? {
@@ -105,19 +122,25 @@ struct PostgreSQLTables: LedgerTables {
     {
         try rows(
             "INSERT INTO app_store_transaction (environment, original_transaction_id, ownership, transaction_id, "
-                + "revoked, body) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (environment, original_transaction_id, "
-                + "ownership, transaction_id) DO UPDATE SET revoked = excluded.revoked, body = excluded.body",
+                + "revoked, body, checksum) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (environment, "
+                + "original_transaction_id, ownership, transaction_id) DO UPDATE SET revoked = excluded.revoked, "
+                + "body = excluded.body, checksum = excluded.checksum",
             [
                 .text(chain.environment), .text(chain.originalTransactionId), .text(chain.ownership),
                 .text(transactionId), .integer(revoked ? 1 : 0), .text(body),
+                .integer(LedgerStore.checksum(body.utf8)),
             ], phase: .write)
     }
 
     func putRenewal(_ key: AppStoreChannel.RenewalKey, body: String) throws(LedgerError) {
         try rows(
-            "INSERT INTO app_store_renewal (environment, original_transaction_id, body) VALUES ($1, $2, $3) "
-                + "ON CONFLICT (environment, original_transaction_id) DO UPDATE SET body = excluded.body",
-            [.text(key.environment), .text(key.originalTransactionId), .text(body)], phase: .write)
+            "INSERT INTO app_store_renewal (environment, original_transaction_id, body, checksum) "
+                + "VALUES ($1, $2, $3, $4) ON CONFLICT (environment, original_transaction_id) "
+                + "DO UPDATE SET body = excluded.body, checksum = excluded.checksum",
+            [
+                .text(key.environment), .text(key.originalTransactionId), .text(body),
+                .integer(LedgerStore.checksum(body.utf8)),
+            ], phase: .write)
     }
 
     func putClaim(channel: String, environment: String, chain: String, account: String) throws(LedgerError) {
@@ -142,14 +165,14 @@ struct PostgreSQLTables: LedgerTables {
         body: String, customer: String?
     ) throws(LedgerError) {
         try rows(
-            "INSERT INTO channel_record (channel, environment, refund, id, account, chain, body, customer) "
-                + "VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (channel, environment, refund, id) "
+            "INSERT INTO channel_record (channel, environment, refund, id, account, chain, body, customer, checksum) "
+                + "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (channel, environment, refund, id) "
                 + "DO UPDATE SET account = excluded.account, chain = excluded.chain, body = excluded.body, "
-                + "customer = excluded.customer",
+                + "customer = excluded.customer, checksum = excluded.checksum",
             [
                 .text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id),
                 account.map(PostgreSQLConnection.Value.text) ?? .null, .text(chain), .text(body),
-                customer.map(PostgreSQLConnection.Value.text) ?? .null,
+                customer.map(PostgreSQLConnection.Value.text) ?? .null, .integer(LedgerStore.checksum(body.utf8)),
             ], phase: .write)
     }
 
@@ -196,23 +219,19 @@ struct PostgreSQLTables: LedgerTables {
         try loadChains(keys, into: &ledger)
         let others =
             account.appAccountToken != nil
-            ? "SELECT body FROM channel_record WHERE account = $1 AND environment = $2 AND refund = 0"
-            : "SELECT body FROM channel_record WHERE chain = $1 AND environment = $2 AND refund = 0 "
-                + "AND account IS NULL"
+            ? "WHERE account = $1 AND environment = $2 AND refund = 0"
+            : "WHERE chain = $1 AND environment = $2 AND refund = 0 AND account IS NULL"
         try insertBodies(
-            others, [.text(account.appAccountToken ?? account.originalTransactionId ?? ""), .text(environment)],
+            .channelRecord, others,
+            [.text(account.appAccountToken ?? account.originalTransactionId ?? ""), .text(environment)],
             into: &ledger)
     }
 
     /// Every record of every table, in the export's order (that of the SQLite store), to `body`;
     /// a claim row as its record, written by its channel's codec.
     func eachRecord(_ body: ([UInt8]) throws(LedgerError) -> Void) throws(LedgerError) {
-        for sql in [
-            "SELECT body FROM app_store_transaction ORDER BY environment, original_transaction_id, ownership, transaction_id",
-            "SELECT body FROM app_store_renewal ORDER BY environment, original_transaction_id",
-        ] {
-            let found = try rows(sql, phase: .read)
-            for row in 0..<found.count { try body(found.bytes(row, 0) ?? []) }
+        for table in [LedgerStore.RecordTable.appStoreTransaction, .appStoreRenewal] {
+            for bytes in try bodies(table, "ORDER BY \(table.order)") { try body(bytes) }
         }
         let claims = try rows(
             "SELECT channel, environment, chain, account FROM claim ORDER BY channel, environment, chain", phase: .read)
@@ -227,9 +246,9 @@ struct PostgreSQLTables: LedgerTables {
                 : LedgerRecordJSON.claim(token, key: StripeKey(environment: environment, id: chain))
             try body(JSONWriter.encode(record))
         }
-        let records = try rows(
-            "SELECT body FROM channel_record ORDER BY channel, environment, refund, id", phase: .read)
-        for row in 0..<records.count { try body(records.bytes(row, 0) ?? []) }
+        for bytes in try bodies(.channelRecord, "ORDER BY \(LedgerStore.RecordTable.channelRecord.order)") {
+            try body(bytes)
+        }
     }
 }
 
@@ -318,13 +337,12 @@ extension PostgreSQLLedgerStore {
             let customers = Set(ledger.stripe.subscriptions.values.compactMap { $0.snapshot?.customer })
             for customer in customers.sorted() {
                 try tables.insertBodies(
-                    "SELECT body FROM channel_record WHERE channel = 'stripe' AND environment = $1 AND customer = $2",
+                    .channelRecord, "WHERE channel = 'stripe' AND environment = $1 AND customer = $2",
                     [.text(environment), .text(customer)], into: &ledger)
             }
             if let token = account.appAccountToken {
                 try tables.insertBodies(
-                    "SELECT body FROM channel_record WHERE channel = 'stripe' AND refund = 1 AND account = $1 "
-                        + "AND environment = $2",
+                    .channelRecord, "WHERE channel = 'stripe' AND refund = 1 AND account = $1 AND environment = $2",
                     [.text(token), .text(environment)], into: &ledger)
             }
             return ledger.revocations(of: account)
@@ -353,7 +371,8 @@ extension PostgreSQLLedgerStore {
             var ledger = EntitlementLedger(catalog: catalog)
             try tables.loadChains(keys, into: &ledger)
             try tables.insertBodies(
-                "SELECT body FROM channel_record WHERE channel = 'stripe' AND (refund = 1 OR (environment, customer) IN "
+                .channelRecord,
+                "WHERE channel = 'stripe' AND (refund = 1 OR (environment, customer) IN "
                     + "(SELECT environment, customer FROM channel_record WHERE channel = 'stripe' AND refund = 1))",
                 into: &ledger)
             return ledger.revocations(since: since)
