@@ -60,6 +60,9 @@ import VouchTestSupport
         let text = try VouchBinary.run(["ledger", "stats", "--db", server])
         #expect(text.stdout.contains("Vouch ledger, PostgreSQL schema 1"))
         #expect(text.stdout.contains("bytes of tables and indexes on the server"))
+        // What checks a server's records, and never its password (the file's note named the URI as given).
+        #expect(text.stdout.contains("records not checked; a server checks its own data (pg_amcheck)"))
+        #expect(!text.stdout.contains(password) && !text.stderr.contains(password))
     }
 
     @Test func aConnectionEndedInTheMiddleOfAnAddIsExit74AndARerunCompletesIt() throws {

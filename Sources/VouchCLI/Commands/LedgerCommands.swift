@@ -195,6 +195,14 @@ struct LedgerStatsCommand: Command {
         ]
     }
 
+    /// What checks the records it counted: `vouch ledger check` for a file; for a server, the
+    /// server itself (the store is named by ``LedgerStoring/database``, which holds no password).
+    static func checkNote(_ store: any LedgerStoring) -> String {
+        LedgerDatabase.isServer(store.database)
+            ? "records not checked; a server checks its own data (pg_amcheck)"
+            : "records not checked; run vouch ledger check --db \(store.database)"
+    }
+
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger stats")
         let store = try LedgerDatabase.open(file, access: .readOnly, options: LedgerCommands.options(arguments))
@@ -213,7 +221,7 @@ struct LedgerStatsCommand: Command {
               notifications \(deliveries.notifications) (read \(fed.notifications) times: \(deliveries.duplicates) duplicates, \(deliveries.retries) retries)
               Stripe subscriptions \(statistics.stripeSubscriptions), refunded Stripe charges \(statistics.stripeRefunds), Stripe events read \(fed.stripeEvents), grants \(statistics.grants)
               last signed \(statistics.lastSignedDate?.iso8601 ?? "never")
-              records not checked; run vouch ledger check --db \(file)
+              \(Self.checkNote(store))
 
             """)
         return ExitCode.success
