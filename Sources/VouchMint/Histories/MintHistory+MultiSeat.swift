@@ -14,8 +14,13 @@ extension MintHistory {
     /// A multiseat purchase of an auto-renewable subscription at `date`: `SUBSCRIBED`
     /// (`INITIAL_BUY`) with a transaction of the seats of `tiers`, all of which renew.
     /// - Parameters:
+    ///   - productId: the subscription's product.
+    ///   - date: when it is purchased.
+    ///   - expires: when its first period ends.
     ///   - tiers: the seats by price (at least one seat).
     ///   - invitations: who hosts the invitations to the seats (`invitationManagement`).
+    ///   - currency: the currency of the prices.
+    ///   - group: the subscription group (the history's default when `nil`).
     @discardableResult
     public mutating func purchaseSeats(
         _ productId: String, at date: Timestamp, expires: Timestamp, tiers: [MultiSeatPriceTier],
