@@ -71,7 +71,7 @@ struct LedgerAddCommand: Command {
         order, or standard input for '-' or no FILE; gzip; tokens, receipts and JSON bodies per
         line; App Store Server API responses) and stores what verified in the ledger file,
         made when it does not exist. What verified is stored in batches, each one transaction:
-        every 10,000 verified tokens (receipts, deliveries) or about a second, and the rest of
+        every 10,000 verified tokens (receipts, deliveries) or, past 2,000, about a second, and the rest of
         an input at its end, so memory stays flat and the write lock is held about a second at
         most. A run that is stopped keeps the batches stored before, and running it again
         completes it (what is stored already changes nothing). A writer waits for another

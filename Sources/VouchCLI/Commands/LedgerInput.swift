@@ -78,9 +78,10 @@ struct LedgerInput {
     }
 
     /// How much `vouch ledger add` stores in one transaction: at most this many verified
-    /// tokens, receipts and deliveries, or what was verified in about this many seconds,
-    /// whichever comes first, and the rest of an input at its end.
-    static let batchLimit = (verified: 10_000, seconds: 1.0)
+    /// tokens, receipts and deliveries, or, once `timed` of them wait, what was verified in
+    /// about this many seconds, and the rest of an input at its end. A small input is stored
+    /// whole, however slowly it is read, so its summary counts each transaction once.
+    static let batchLimit = (verified: 10_000, timed: 2_000, seconds: 1.0)
 
     /// Reads each input into batches (``batchLimit``) and hands each batch to `store` as it is
     /// complete, the last one of an input when the input is read whole; then calls `finished`
@@ -109,7 +110,8 @@ struct LedgerInput {
                 part.add($0, stripeAccountKey: stripeAccountKey)
                 pending += 1
                 if pending >= Self.batchLimit.verified
-                    || ContinuousClock.now - started >= .seconds(Self.batchLimit.seconds)
+                    || (pending >= Self.batchLimit.timed
+                        && ContinuousClock.now - started >= .seconds(Self.batchLimit.seconds))
                 {
                     try flush()
                 }
