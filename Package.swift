@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "VouchEntitlements", targets: ["VouchEntitlements"]),
         .library(name: "VouchSigning", targets: ["VouchSigning"]),
         .library(name: "VouchStripe", targets: ["VouchStripe"]),
+        .library(name: "VouchServer", targets: ["VouchServer"]),
         .executable(name: "vouch", targets: ["VouchCLI"]),
     ],
     targets: [
@@ -37,6 +38,12 @@ let package = Package(
             name: "CLibPQ",
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"])]
+        ),
+        // `vouch serve`'s HTTP server: GNU libmicrohttpd.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"])]
         ),
         // Owns every OpenSSL object (certificates, keys, the trust store, the fixed-key P-256 tables,
         // SHA-256 midstates) for Vouch and VouchMint: the only Swift importer of the C crypto modules.
@@ -96,10 +103,17 @@ let package = Package(
             name: "VouchSigning",
             dependencies: ["Vouch", "VouchOpenSSL"]
         ),
+        // The ledger over HTTP (`vouch serve`): webhooks of the App Store and Stripe in, a
+        // backend's questions answered, on libmicrohttpd's threads.
+        .target(
+            name: "VouchServer",
+            dependencies: ["Vouch", "VouchReceipts", "VouchStripe", "VouchBatch", "VouchEntitlements", "CMicroHTTPD"]
+        ),
         .executableTarget(
             name: "VouchCLI",
             dependencies: [
                 "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchEntitlements", "VouchSigning", "VouchStripe",
+                "VouchServer",
             ]
         ),
         // What the test targets share: the vector loader, the JWS splitter, minted fixtures,
@@ -158,7 +172,9 @@ let package = Package(
                 "Vouch", "VouchReceipts", "VouchBatch", "VouchMint", "VouchMintPKI", "VouchEntitlements",
                 "VouchOpenSSL", "VouchCLI", "CSQLite",
                 "VouchTestSupport", "VouchSigning", "VouchStripe",
-            ]
+            ],
+            // Run by ServeCommandTests against the built `vouch serve`.
+            exclude: ["Serve"]
         ),
     ]
 )

@@ -55,28 +55,13 @@ extension EntitlementLedger: LedgerReading {
     /// Every revocation with a `revocationDate` at or after `since` (all when `nil`), ordered
     /// by revocation date, then environment and transaction id.
     public func revocations(since: Timestamp?) -> [Revocation] {
-        Self.ordered(ask(ChannelQuestion(.revocations(since: since?.milliseconds), catalog: catalog)).revocations)
+        Revocation.ordered(ask(ChannelQuestion(.revocations(since: since?.milliseconds), catalog: catalog)).revocations)
     }
 
     /// The revocations of one account: of its App Store chains, and the refunded Stripe charges
     /// told with it (``revocations(since:)-(Timestamp?)`` says how), in the same order. Only the
     /// account's own data is read, so the cost grows with it alone.
     public func revocations(of account: AccountKey) -> [Revocation] {
-        Self.ordered(ask(ChannelQuestion(.accountRevocations(of: account), catalog: catalog)).revocations)
+        Revocation.ordered(ask(ChannelQuestion(.accountRevocations(of: account), catalog: catalog)).revocations)
     }
-
-    /// Revocations by revocation date, then environment, transaction id, ownership and kind.
-    private static func ordered(_ revocations: [Revocation]) -> [Revocation] {
-        revocations.sorted {
-            (
-                $0.revocationDate.milliseconds, $0.environment.rawValue, $0.transactionId, $0.ownership.rawValue,
-                $0.kind.rawValue
-            )
-                < (
-                    $1.revocationDate.milliseconds, $1.environment.rawValue, $1.transactionId, $1.ownership.rawValue,
-                    $1.kind.rawValue
-                )
-        }
-    }
-
 }

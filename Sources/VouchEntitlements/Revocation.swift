@@ -355,3 +355,20 @@ public struct RevocationSummary: Sendable, Hashable {
         }
     }
 }
+
+extension Revocation {
+    /// `revocations` by revocation date, then environment, transaction id, ownership and kind:
+    /// the order of every answer that lists revocations.
+    public static func ordered(_ revocations: [Revocation]) -> [Revocation] {
+        revocations.sorted {
+            (
+                $0.revocationDate.milliseconds, $0.environment.rawValue, $0.transactionId, $0.ownership.rawValue,
+                $0.kind.rawValue
+            )
+                < (
+                    $1.revocationDate.milliseconds, $1.environment.rawValue, $1.transactionId, $1.ownership.rawValue,
+                    $1.kind.rawValue
+                )
+        }
+    }
+}

@@ -27,6 +27,7 @@ extension CommandRegistry {
         ],
         commands: [
             VerifyCommand(), InspectCommand(), BatchCommand(), EntitlementsCommand(), RefundsCommand(), ReportCommand(),
+            ServeCommand(),
         ]
             + LedgerCommands.all + ReceiptCommands.all + MintCommands.all + [MintHistoryCommand()]
             + MintReceiptCommands.all + [MintKeyCommand(), MintStripeCommand(), MintStoryCommand()] + SignCommands.all

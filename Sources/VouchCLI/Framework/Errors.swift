@@ -7,6 +7,8 @@ enum ExitCode {
     static let usage: Int32 = 64
     static let invalidInput: Int32 = 65
     static let unreadableInput: Int32 = 66
+    /// A service the command provides cannot start (an address that cannot be listened on).
+    static let unavailable: Int32 = 69
     static let software: Int32 = 70
     static let writeError: Int32 = 74
 }

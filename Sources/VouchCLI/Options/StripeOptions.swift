@@ -14,13 +14,23 @@ enum StripeOptions {
         guard let path = arguments.value("--stripe-secret-file") else {
             throw UsageError("\(command) needs --stripe-secret-file FILE (secrets are never given on the command line)")
         }
+        return try lines(of: path, option: "--stripe-secret-file", holding: "secret")
+    }
+
+    /// The secrets of a file of them (`--stripe-secret-file`, `--api-token-file`): one per
+    /// line, blank lines and surrounding blanks ignored. Unreadable is exit 66; none in it, or
+    /// one with a blank inside, exit 65.
+    static func lines(of path: String, option: String, holding what: String) throws -> [String] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw InputError("cannot read --stripe-secret-file \(path): \(Console.whyUnreadable(path))")
+            throw InputError("cannot read \(option) \(path): \(Console.whyUnreadable(path))")
         }
-        let secrets = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
+        let lines = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline)
             .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        guard !secrets.isEmpty else { throw InvalidInputError("--stripe-secret-file \(path) holds no secret") }
-        return secrets
+        guard !lines.isEmpty else { throw InvalidInputError("\(option) \(path) holds no \(what)") }
+        if let line = lines.firstIndex(where: { $0.contains(where: \.isWhitespace) }) {
+            throw InvalidInputError("\(option) \(path): \(what) \(line + 1) holds a blank")
+        }
+        return lines
     }
 
     /// `--tolerance`: how old a delivery's signature may be; none by default for stored deliveries.
