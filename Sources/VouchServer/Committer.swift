@@ -33,8 +33,14 @@ final class Committer: @unchecked Sendable {
     private let condition = NSCondition()
     private var waiting: [Job] = []
     private var committing = false
-    /// Transactions run, and additions stored in them.
-    private(set) var transactions = 0
+    private var transactionCount = 0
+
+    /// Store transactions run so far.
+    var transactions: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return transactionCount
+    }
 
     /// Called after each transaction that stored something, with what it changed and how
     /// many additions it held.
@@ -68,7 +74,7 @@ final class Committer: @unchecked Sendable {
             commit(group)
             condition.lock()
             committing = false
-            transactions += 1
+            transactionCount += 1
             condition.broadcast()
         }
         condition.unlock()

@@ -1,14 +1,15 @@
 """A client of `vouch serve` on Python's standard http.client, as the App Store, Stripe and an
 app's backend talk to it: the tests of `vouch serve` run it against the built binary.
 
-  serve_client.py story URL DIR TOKEN [--clients N] [--seconds S] [--repeat R]
+  serve_client.py story URL DIR TOKEN [--clients N] [--seconds S] [--repeat R] [--webhooks-only 1]
       Posts every delivery of a `vouch mint story` directory in arrival order, split over
       N clients (threads, one keep-alive connection each): notifications to
       /v1/apple/notifications, the app's transactions to /v1/accounts/ACCOUNT/purchases as
       {"jws":…}, Stripe deliveries to /v1/stripe/webhook with their Stripe-Signature. A
       delivery is sent again until it is answered 200 (a 5xx, a reset or refused connection
       is retried after a short pause), for at most S seconds in all; R > 1 sends every
-      delivery R times, as a sender's retries would. Prints one JSON object: {"deliveries":…,
+      delivery R times, as a sender's retries would; --webhooks-only 1 leaves the purchases
+      out. Prints one JSON object: {"deliveries":…,
       "answered":{"STATUS":count},"retries":…,"unanswered":…}.
   serve_client.py get URL PATH TOKEN
       One GET; prints the status, a newline, then the body.
@@ -32,8 +33,9 @@ def connection(url):
     return http.client.HTTPConnection(parts.hostname, parts.port, timeout=30)
 
 
-def deliveries(directory):
-    """(method, path, body, headers, needs token) for each arrival, in order."""
+def deliveries(directory, webhooks_only):
+    """(path, body, headers, needs token) for each arrival, in order; without the app's own
+    transactions (the purchases) when `webhooks_only`."""
     files = {}
     for name in ("app-store.jsonl", "stripe.jsonl"):
         with open(os.path.join(directory, name), encoding="utf-8") as handle:
@@ -49,14 +51,14 @@ def deliveries(directory):
                                {"Stripe-Signature": stored["stripe-signature"]}, False))
             elif text.startswith("{"):
                 result.append(("/v1/apple/notifications", text.encode(), {}, False))
-            else:
+            elif not webhooks_only:
                 path = "/v1/accounts/%s/purchases" % urllib.parse.quote(arrival["account"])
                 result.append((path, json.dumps({"jws": text}).encode(), {}, True))
     return result
 
 
-def story(url, directory, token, clients, seconds, repeat):
-    work = deliveries(directory) * repeat
+def story(url, directory, token, clients, seconds, repeat, webhooks_only):
+    work = deliveries(directory, webhooks_only) * repeat
     deadline = time.monotonic() + seconds
     lock = threading.Lock()
     answered, counts = {}, {"retries": 0, "unanswered": 0}
@@ -126,12 +128,12 @@ def slow(url, seconds):
 def main(arguments):
     command = arguments[0]
     if command == "story":
-        options = {"--clients": 1, "--seconds": 60, "--repeat": 1}
+        options = {"--clients": 1, "--seconds": 60, "--repeat": 1, "--webhooks-only": 0}
         rest = arguments[4:]
         for index in range(0, len(rest), 2):
             options[rest[index]] = int(rest[index + 1])
         story(arguments[1], arguments[2], arguments[3], options["--clients"], options["--seconds"],
-              options["--repeat"])
+              options["--repeat"], options["--webhooks-only"] == 1)
     elif command == "get":
         get(arguments[1], arguments[2], arguments[3])
     elif command == "slow":
