@@ -78,9 +78,13 @@ public protocol HTTPHandler: AnyObject, Sendable {
     func screen(_ request: HTTPRequest, declaredLength: Int?) -> HTTPResponse?
     /// Answers a request whose body was read whole.
     func respond(to request: HTTPRequest) -> HTTPResponse
-    /// The response sent for a request whose body grew past the server's limit as it came (a
-    /// body of unknown length); the connection is closed after it.
+    /// What the log and the metrics say of a request whose body grew past the server's limit
+    /// as it came (a body of unknown length): a response cannot go out while the body is still
+    /// coming, so the connection is closed instead.
     func bodyTooLarge(_ request: HTTPRequest) -> HTTPResponse
+    /// What the log and the metrics say of a request whose body was still coming when the
+    /// server's timeout had passed since its headers: the connection is closed.
+    func tooSlow(_ request: HTTPRequest) -> HTTPResponse
     /// Called once a request is over: `response` is what was sent, `nil` when the connection
     /// ended first (a client that stalled past the timeout or went away); `seconds` since its
     /// headers came in.
@@ -101,9 +105,11 @@ public final class HTTPServer: @unchecked Sendable {
         public var port: UInt16
         /// Threads answering requests.
         public var threads: Int
-        /// Connections held at once; further ones are closed at once.
+        /// Connections held at once; further ones wait in the kernel's listen queue until one
+        /// closes.
         public var maximumConnections: Int
-        /// A connection idle or stalled this long is closed.
+        /// A connection idle or stalled this long is closed, and so is one whose request's body
+        /// is not whole this long after its headers (a client sending a byte now and then).
         public var timeoutSeconds: Int
         /// The largest body read; a larger one is refused (``HTTPHandler/screen(_:declaredLength:)``
         /// when declared, ``HTTPHandler/bodyTooLarge(_:)`` as it comes).
@@ -310,6 +316,10 @@ public final class HTTPServer: @unchecked Sendable {
         }
         let size = uploadSize.pointee
         if size > 0, let upload {
+            guard ContinuousClock.now - exchange.started <= .seconds(configuration.timeoutSeconds) else {
+                exchange.response = handler.tooSlow(exchange.request)
+                return MHD_Result.NO
+            }
             guard exchange.request.body.count + size <= configuration.maximumBody else {
                 // A response cannot go out while the body is still coming: the connection is
                 // closed, and the refusal is what the log and the metrics say.

@@ -190,6 +190,11 @@ public final class LedgerService: HTTPHandler, @unchecked Sendable {
         Self.error(413, "body_too_large", "the body is over the server's limit of \(configuration.maximumBody) bytes")
     }
 
+    /// `408 request_timeout`: the body did not come whole within the server's timeout.
+    public func tooSlow(_ request: HTTPRequest) -> HTTPResponse {
+        Self.error(408, "request_timeout", "the body was not whole within the server's timeout")
+    }
+
     /// Answers a request whose body is in.
     public func respond(to request: HTTPRequest) -> HTTPResponse {
         guard let route = Route(request.path) else { return Self.error(404, "not_found", "no endpoint") }
@@ -202,10 +207,11 @@ public final class LedgerService: HTTPHandler, @unchecked Sendable {
             return purchase(request.body, account: account)
         case .entitlements(let account):
             var instant = Timestamp(configuration.now())
-            if let text = request.query["at"] {
+            if let text = request.query["at"], text != "now" {
                 guard let date = CivilTime.date(text, .option) else {
                     return Self.error(
-                        400, "invalid_date", "at=\(text) is not a date such as 2026-02-01 or 2026-02-01T12:30:00Z")
+                        400, "invalid_date",
+                        "at=\(text) is not now or a date such as 2026-02-01 or 2026-02-01T12:30:00Z")
                 }
                 instant = Timestamp(date)
             }

@@ -38,7 +38,7 @@ import Testing
             (
                 ["verfy"],
                 "Error: unknown command \"verfy\" (did you mean verify?); expected verify, inspect, batch,"
-                    + " entitlements, refunds, report, ledger, receipt, mint, sign, stripe\n"
+                    + " entitlements, refunds, report, serve, ledger, receipt, mint, sign, stripe\n"
             ),
             (["batch", "--zzz"], "Error: unknown option --zzz\n"),
         ]
