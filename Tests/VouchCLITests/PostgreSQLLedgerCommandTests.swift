@@ -58,7 +58,7 @@ import VouchTestSupport
         #expect((object["path"] as? String)?.hasPrefix("postgresql://") == true)
         #expect(!stats.stdout.contains(password))
         let text = try VouchBinary.run(["ledger", "stats", "--db", server])
-        #expect(text.stdout.contains("Vouch ledger, PostgreSQL schema 1"))
+        #expect(text.stdout.contains("Vouch ledger, PostgreSQL schema \(PostgreSQLLedgerStore.schemaVersion)"))
         #expect(text.stdout.contains("bytes of tables and indexes on the server"))
         // What checks a server's records, and never its password (the file's note named the URI as given).
         #expect(text.stdout.contains("records not checked; a server checks its own data (pg_amcheck)"))

@@ -115,6 +115,7 @@ import VouchOpenSSL
             ALTER TABLE app_store_transaction DROP COLUMN checksum;
             ALTER TABLE app_store_renewal DROP COLUMN checksum;
             ALTER TABLE channel_record DROP COLUMN checksum;
+            DROP TABLE fed_input;
             PRAGMA user_version = 2;
             """)
         let refused = #expect(throws: LedgerError.self) { try LedgerStore(path: path, access: .readOnly) }
@@ -122,7 +123,7 @@ import VouchOpenSSL
 
         _ = try LedgerStore(path: path)
         let store = try LedgerStore(path: path, access: .readOnly, catalog: ledger.catalog)
-        #expect(try store.statistics().schemaVersion == 3)
+        #expect(try store.statistics().schemaVersion == 4)
         #expect(try store.check().isHealthy)
         var exported = [String]()
         try store.export { exported.append(String(decoding: $0, as: UTF8.self)) }

@@ -77,7 +77,9 @@ struct LedgerAddCommand: Command {
         completes it (what is stored already changes nothing). A writer waits for another
         one's batch up to --busy-timeout. A rejected token is reported on
         stderr and never stored. Notifications are remembered by notificationUUID; one read
-        again counts as a duplicate (the same signedDate) or a retry (signed anew).
+        again counts as a duplicate (the same signedDate) or a retry (signed anew). The
+        store's statistics count each input once: an input stored before (a rerun, a repeat)
+        counts nothing again.
 
         For each input a line goes to stderr: its tokens (receipts, deliveries), verified and
         rejected, and what it changed in the file; a summary at the end; while reading, a
@@ -168,10 +170,11 @@ struct LedgerStatsCommand: Command {
     let discussion = """
         Prints what the ledger file holds: accounts, transaction chains, transactions, renewal
         infos and accounts named by callers; the statements, notifications and receipts read
-        into it, with notifications read again (duplicates: the same signedDate; retries:
-        signed anew); the latest signed date of its data, its size and schema version. It
-        counts records without reading them, so it does not check them ("recordsChecked":
-        false): 'vouch ledger check' does.
+        into it, each input counted once however often it was added (a rerun after a stopped
+        run counts as one run), with retries (notifications signed anew; each delivery is held
+        once, so duplicates is 0); the latest signed date of its data, its size and schema
+        version. It counts records without reading them, so it does not check them
+        ("recordsChecked": false): 'vouch ledger check' does.
 
         With --json, one object:
           {"path":…,"schemaVersion":…,"bytes":…,"accounts":…,"chains":…,"transactions":…,

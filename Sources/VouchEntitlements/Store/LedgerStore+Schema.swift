@@ -63,7 +63,9 @@ extension LedgerStore {
     /// new `user_version`: schema 2 keeps each Stripe record's customer (`customer`, indexed), by
     /// which one account's refunds are found, and a refunded charge's own account; schema 3 gives
     /// every record body its checksum (`vouch_checksum`, ``LedgerStore/checksum(_:)`` computed
-    /// by this process: SQLite has no such function of its own).
+    /// by this process: SQLite has no such function of its own); schema 4 keeps the digest of
+    /// every input fed (`fed_input`), so that an input added again is counted once, and each
+    /// notification delivery once (the counters summed before it stay as they were).
     static let migrations: [Int: String] = [
         2: """
         ALTER TABLE channel_record ADD COLUMN customer TEXT;
@@ -81,6 +83,10 @@ extension LedgerStore {
         UPDATE app_store_renewal SET checksum = vouch_checksum(body);
         ALTER TABLE channel_record ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0;
         UPDATE channel_record SET checksum = vouch_checksum(body);
+        """,
+        4: """
+        CREATE TABLE fed_input (digest INTEGER PRIMARY KEY);
+        UPDATE delivery SET seen = 1;
         """,
     ]
 
@@ -126,7 +132,7 @@ extension LedgerStore {
         }
     }
 
-    /// Schema 3. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
+    /// Schema 4. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
     /// channel (`app_store`); the App Store keeps its records in tables of its own
     /// (`app_store_transaction`, `app_store_renewal`), their bodies the records of
     /// `vouch ledger export` (less the statement in force, which is derived); `revoked` marks a
@@ -138,6 +144,8 @@ extension LedgerStore {
     /// customer, by which an account's refunds are found. Every record body (`body`) is stored
     /// with its `checksum` (``LedgerStore/checksum(_:)``), verified whenever it is read. Records are a
     /// kilobyte or so: ordinary tables, with their keys unique, rather than `WITHOUT ROWID`.
+    /// `fed_input` holds the digest of every input fed (``EntitlementLedger/inputs``), the row's
+    /// own key, by which the counters count each input once.
     static let schema = """
         CREATE TABLE chain (
             channel TEXT NOT NULL,
@@ -167,6 +175,7 @@ extension LedgerStore {
             name TEXT NOT NULL PRIMARY KEY,
             value INTEGER NOT NULL
         ) WITHOUT ROWID;
+        CREATE TABLE fed_input (digest INTEGER PRIMARY KEY);
         CREATE TABLE app_store_transaction (
             environment TEXT NOT NULL,
             original_transaction_id TEXT NOT NULL,

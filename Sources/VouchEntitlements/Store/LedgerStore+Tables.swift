@@ -210,6 +210,16 @@ struct SQLiteTables: LedgerTables {
         ])
     }
 
+    func newInputs(_ digests: [Int64]) throws(LedgerError) -> [Int64] {
+        let insert = try store.statement(
+            "INSERT INTO fed_input VALUES (?) ON CONFLICT DO NOTHING RETURNING digest", phase: .write)
+        var new: [Int64] = []
+        for digest in digests {
+            try insert.rows([.integer(digest)]) { row in new.append(row.integer(0) ?? digest) }
+        }
+        return new
+    }
+
     func addCounter(_ name: String, _ value: Int64) throws(LedgerError) {
         try store.statement(
             "INSERT INTO counter VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET value = value + ?2", phase: .write

@@ -83,10 +83,17 @@ extension PostgreSQLLedgerStore {
     }
 
     /// What brings a store of schema `key − 1` to schema `key`, run in one transaction with the
-    /// new `schema_version`. Schema 1 is the first.
-    static let migrations: [Int: String] = [:]
+    /// new `schema_version`. Schema 1 is the first; schema 2 keeps the digest of every input
+    /// fed (`fed_input`), so that an input added again is counted once, and each notification
+    /// delivery once (the counters summed before it stay as they were).
+    static let migrations: [Int: String] = [
+        2: """
+        CREATE TABLE fed_input (digest bigint PRIMARY KEY);
+        UPDATE delivery SET seen = 1;
+        """
+    ]
 
-    /// Schema 1: the SQLite store's tables of its schema 3, in PostgreSQL's dialect. Keys are
+    /// Schema 2: the SQLite store's tables of its schema 4, in PostgreSQL's dialect. Keys are
     /// `text` in the "C" collation, so that they compare and sort byte for byte as SQLite's do
     /// (the export's order); bodies are `text`, the codecs' JSON as written, each with its
     /// `checksum` (``LedgerStore/checksum(_:)``), verified on every read.
@@ -124,6 +131,7 @@ extension PostgreSQLLedgerStore {
             name text COLLATE "C" NOT NULL PRIMARY KEY,
             value bigint NOT NULL
         );
+        CREATE TABLE fed_input (digest bigint PRIMARY KEY);
         CREATE TABLE app_store_transaction (
             environment text COLLATE "C" NOT NULL,
             original_transaction_id text COLLATE "C" NOT NULL,

@@ -183,6 +183,16 @@ struct PostgreSQLTables: LedgerTables {
             [.text(channel), .text(id), .integer(signedDate), .integer(seen)], phase: .write)
     }
 
+    func newInputs(_ digests: [Int64]) throws(LedgerError) -> [Int64] {
+        // One statement for the batch, inserting in ascending order: two writers holding the
+        // same digests wait for each other in one order, never in a cycle.
+        let found = try rows(
+            "INSERT INTO fed_input (digest) SELECT unnest($1::bigint[]) ORDER BY 1 ON CONFLICT DO NOTHING "
+                + "RETURNING digest",
+            [.text("{" + digests.map(String.init).joined(separator: ",") + "}")], phase: .write)
+        return (0..<found.count).compactMap { found.integer($0, 0) }
+    }
+
     func addCounter(_ name: String, _ value: Int64) throws(LedgerError) {
         try rows(
             "INSERT INTO counter (name, value) VALUES ($1, $2) "
@@ -430,8 +440,8 @@ extension PostgreSQLLedgerStore {
                 try integer(
                     "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c JOIN pg_namespace n "
                         + "ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname "
-                        + "IN ('vouch_meta', 'chain', 'claim', 'delivery', 'counter', 'app_store_transaction', "
-                        + "'app_store_renewal', 'channel_record')"))
+                        + "IN ('vouch_meta', 'chain', 'claim', 'delivery', 'counter', 'fed_input', "
+                        + "'app_store_transaction', 'app_store_renewal', 'channel_record')"))
             statistics.schemaVersion = Self.schemaVersion
             return statistics
         }
