@@ -300,6 +300,9 @@ import VouchTestSupport
         _ = try store.add(contentsOf: all)
         let instant = try #require(Self.instants.last)
         #expect(try !store.entitlements(at: instant).isEmpty)
+        let whole = try store.check()
+        #expect(whole.isHealthy)
+        #expect(whole.records > 0)
 
         // One digit of one stored transaction's body, changed by SQL beside the store.
         let connection = try PostgreSQLConnection(url)
@@ -328,6 +331,13 @@ import VouchTestSupport
                 "\(error?.reason ?? "")")
             #expect(error?.reason.contains(password) == false)
         }
+        // The check reads every record and names the damaged one only.
+        let report = try store.check()
+        #expect(report.records == whole.records)
+        #expect(report.problems.count == 1)
+        #expect(report.problems.first?.table == "app_store_transaction")
+        #expect(report.problems.first?.key == name)
+        #expect(report.problems.first?.reason == "does not match its checksum")
     }
 
     @Test func aNewerSchemaAndAForeignOneAreRefusedUntouched() throws {

@@ -87,6 +87,22 @@ extension LedgerStore {
 
         /// Whether nothing is wrong.
         public var isHealthy: Bool { problems.isEmpty }
+
+        /// Counts one record of `table` read and verifies it: its checksum, then that it
+        /// decodes; what is wrong is added to ``problems``, named by `key`.
+        mutating func verify(_ table: RecordTable, key: String?, checksum: Int64?, body: [UInt8]) {
+            records += 1
+            let key = key ?? "?"
+            guard checksum == LedgerStore.checksum(body) else {
+                problems.append(.init(table: table.name, key: key, reason: "does not match its checksum"))
+                return
+            }
+            do throws(RecordFormatError) {
+                _ = try LedgerRecordJSON.read(body)
+            } catch {
+                problems.append(.init(table: table.name, key: key, reason: "does not read: \(error.reason)"))
+            }
+        }
     }
 
     /// Runs SQLite's `PRAGMA integrity_check` over the file, then reads every record, verifying
@@ -107,20 +123,7 @@ extension LedgerStore {
                 do throws(LedgerError) {
                     try statement("SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)", phase: .read)
                         .rows { row in
-                            report.records += 1
-                            let key = row.text(2) ?? "?"
-                            let body = row.bytes(0)
-                            guard row.integer(1) == Self.checksum(body) else {
-                                report.problems.append(
-                                    .init(table: table.name, key: key, reason: "does not match its checksum"))
-                                return
-                            }
-                            do throws(RecordFormatError) {
-                                _ = try LedgerRecordJSON.read(body)
-                            } catch {
-                                report.problems.append(
-                                    .init(table: table.name, key: key, reason: "does not read: \(error.reason)"))
-                            }
+                            report.verify(table, key: row.text(2), checksum: row.integer(1), body: row.bytes(0))
                         }
                 } catch  where error.code == .corruptStore {
                     report.problems.append(.init(table: table.name, key: nil, reason: error.reason))

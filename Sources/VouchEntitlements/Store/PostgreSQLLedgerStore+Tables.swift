@@ -419,6 +419,27 @@ extension PostgreSQLLedgerStore {
         if let failure { throw failure }
     }
 
+    /// Reads every record, verifying its checksum and that it decodes, as
+    /// ``LedgerStore/check()`` does, in one snapshot. The server's own structures (its pages and
+    /// indexes) are the server's to check (`pg_amcheck`, data checksums). Problems are
+    /// reported, not thrown; a store that cannot be read at all throws as any reader does.
+    public func check() throws(LedgerError) -> LedgerStore.CheckReport {
+        try reading { connection throws(LedgerError) -> LedgerStore.CheckReport in
+            let tables = PostgreSQLTables(connection: connection, name: target)
+            var report = LedgerStore.CheckReport()
+            for table in LedgerStore.RecordTable.allCases {
+                let found = try tables.rows(
+                    "SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)", phase: .read)
+                for row in 0..<found.count {
+                    report.verify(
+                        table, key: found.text(row, 2), checksum: found.integer(row, 1), body: found.bytes(row, 0) ?? []
+                    )
+                }
+            }
+            return report
+        }
+    }
+
     /// What the store holds and was fed, as ``LedgerStore/statistics()`` counts it;
     /// ``LedgerStore/Statistics/bytes`` is the size of the store's tables and indexes on the
     /// server (`pg_total_relation_size`), and ``LedgerStore/Statistics/schemaVersion`` this
