@@ -253,10 +253,12 @@ public struct EntitlementLedger: Sendable {
         appStore.apply(batch)
     }
 
-    /// A token's identity: its kind and its payload as signed (the nested tokens of a
-    /// notification are members of it).
+    /// A token's identity: its kind and its payload as ``JSONWriter`` writes it (the nested
+    /// tokens of a notification are members of it), copied from the signed bytes when they are
+    /// exactly that.
     private static func key(of verified: VerifiedPayload) -> [UInt8] {
-        Array(verified.kind.rawValue.utf8) + [0x0A] + JSONWriter.encode(.object(verified.payload))
+        Array(verified.kind.rawValue.utf8) + [0x0A]
+            + (verified.canonicalPayload ?? JSONWriter.encode(.object(verified.payload)))
     }
 
     /// The text an account token is kept as: the UUID in lower case, as Apple writes it.
