@@ -133,6 +133,7 @@ import VouchStripe
             ALTER TABLE app_store_transaction DROP COLUMN checksum;
             ALTER TABLE app_store_renewal DROP COLUMN checksum;
             ALTER TABLE channel_record DROP COLUMN checksum;
+            DROP TABLE fed_input;
             PRAGMA user_version = 1;
             """)
         let refused = #expect(throws: LedgerError.self) {
