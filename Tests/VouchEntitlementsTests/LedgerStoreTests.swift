@@ -161,6 +161,22 @@ import VouchTestSupport
         #expect(try Self.answers(reopened) == expected)
     }
 
+    /// A store kept open (a server's) answers from what is committed when it is asked, after
+    /// any question, a refused one included.
+    @Test func aStoreKeptOpenSeesWhatAnotherWriterCommitsAfterItsQuestions() throws {
+        let path = Self.path("kept-open.sqlite")
+        let writer = try LedgerStore(path: path, catalog: LedgerDeterminismTests.catalog)
+        try writer.add(Self.payloads[0])
+        let reader = try LedgerStore(path: path, access: .readOnly, catalog: LedgerDeterminismTests.catalog)
+        let before = try reader.statistics()
+        _ = try reader.entitlements(at: F.at(F.day(40)))
+        try writer.add(contentsOf: F.ledger(Self.payloads))
+        let after = try reader.statistics()
+        #expect(after.transactions > before.transactions)
+        #expect(Self.counts(after) == Self.counts(try writer.statistics()))
+        #expect(try Self.answers(reader) == Self.answers(writer))
+    }
+
     @Test func addingTheSameDataAgainChangesNothing() throws {
         let path = Self.path("again.sqlite")
         let store = try LedgerStore(path: path)

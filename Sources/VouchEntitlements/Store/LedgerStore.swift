@@ -197,12 +197,21 @@ public final class LedgerStore: @unchecked Sendable {
         try connection.execute("BEGIN", phase: .read)
         do {
             let result = try body()
+            resetStatements()
             try connection.execute("COMMIT", phase: .read)
             return result
         } catch {
+            resetStatements()
             try? connection.execute("ROLLBACK", phase: .read)
             throw error
         }
+    }
+
+    /// Resets every prepared statement before a transaction ends: a statement left in the
+    /// middle of its rows (a count stepped once, a row refused) would hold the connection on the
+    /// transaction's snapshot, and the next read would miss what writers commit meanwhile.
+    private func resetStatements() {
+        for statement in prepared.values { statement.reset() }
     }
 
     /// Runs `body` under the lock, in one write transaction: all of it is stored, or nothing.
@@ -215,9 +224,11 @@ public final class LedgerStore: @unchecked Sendable {
         try connection.execute("BEGIN IMMEDIATE", phase: .write)
         do {
             let result = try body()
+            resetStatements()
             try connection.execute("COMMIT", phase: .write)
             return result
         } catch {
+            resetStatements()
             try? connection.execute("ROLLBACK", phase: .write)
             throw error
         }
