@@ -31,7 +31,7 @@ import Testing
 
         let whole = try VouchBinary.run(["ledger", "check", "--db", db])
         #expect(whole.status == 0, "\(whole.stderr)")
-        #expect(whole.stdout == "\(db): 6 records read; the file and every record are whole\n")
+        #expect(whole.stdout == "\(db): 15 records read; the file and every record are whole\n")
         let stats = try VouchBinary.run(["ledger", "stats", "--db", db])
         #expect(stats.stdout.contains("records not checked; run vouch ledger check --db \(db)"))
         let statsJSON = try VouchBinary.object(try VouchBinary.run(["ledger", "stats", "--db", db, "--json"]).stdout)
@@ -58,10 +58,10 @@ import Testing
         #expect(damaged.status == 65)
         #expect(
             damaged.stdout == "\(db): app_store_transaction \(key): does not match its checksum\n"
-                + "\(db): 6 records read; 1 problem\n")
+                + "\(db): 15 records read; 1 problem\n")
         let json = try VouchBinary.object(try VouchBinary.run(["ledger", "check", "--db", db, "--json"]).stdout)
         #expect(json["healthy"] as? Bool == false)
-        #expect(json["records"] as? Int == 6)
+        #expect(json["records"] as? Int == 15)
         let problems = json["problems"] as? [[String: Any]] ?? []
         #expect(problems.count == 1)
         #expect(problems.first?["table"] as? String == "app_store_transaction")

@@ -340,6 +340,67 @@ import VouchTestSupport
         #expect(report.problems.first?.reason == "does not match its checksum")
     }
 
+    @Test func aClaimChangedBesideTheStoreIsRefusedNamingItAndTheCheckFindsIt() throws {
+        let url = try Self.freshStore()
+        let store = try PostgreSQLLedgerStore(url, catalog: Self.catalog)
+        defer { store.close() }
+        var all = EntitlementLedger()
+        for input in Self.inputs { input.add(to: &all) }
+        _ = try store.add(contentsOf: all)
+        let connection = try PostgreSQLConnection(url)
+        defer { connection.close() }
+        let claim = try #require(
+            try connection.query(
+                "SELECT channel || ' ' || environment || ' ' || chain FROM claim ORDER BY 1 LIMIT 1", phase: .read
+            ).text(0, 0))
+        try connection.query(
+            "UPDATE claim SET account = $1 WHERE channel || ' ' || environment || ' ' || chain = $2",
+            [.text(F.otherAccount), .text(claim)], phase: .write)
+        let error = #expect(throws: LedgerError.self) { try store.export { _ in } }
+        #expect(error?.code == .corruptStore)
+        #expect(error?.reason.contains("claim \(claim) does not match its checksum") == true, "\(error?.reason ?? "")")
+        let report = try store.check()
+        #expect(report.problems.count == 1)
+        #expect(report.problems.first?.table == "claim")
+        #expect(report.problems.first?.key == claim)
+    }
+
+    /// A store of PostgreSQL schema 1 (no input digests, claims and deliveries without
+    /// checksums) is brought forward by a writer: the server computes the checksums a write
+    /// computes, and the store answers as before.
+    @Test func aStoreOfSchema1IsBroughtForwardWithTheChecksumsAWriteComputes() throws {
+        let url = try Self.freshStore()
+        var all = EntitlementLedger()
+        for input in Self.inputs { input.add(to: &all) }
+        let before: [String]
+        do {
+            let store = try PostgreSQLLedgerStore(url, catalog: Self.catalog)
+            defer { store.close() }
+            _ = try store.add(contentsOf: all)
+            before = try Self.exported(store.export)
+            #expect(try store.check().isHealthy)
+        }
+        let connection = try PostgreSQLConnection(url)
+        defer { connection.close() }
+        try connection.execute(
+            """
+            ALTER TABLE claim DROP COLUMN checksum;
+            ALTER TABLE delivery DROP COLUMN checksum;
+            DROP TABLE fed_input;
+            UPDATE vouch_meta SET schema_version = 1;
+            """, phase: .write)
+        let refused = #expect(throws: LedgerError.self) { try PostgreSQLLedgerStore(url, access: .readOnly) }
+        #expect(refused?.code == .cannotOpen)
+        try PostgreSQLLedgerStore(url).close()
+        let store = try PostgreSQLLedgerStore(url, access: .readOnly, catalog: Self.catalog)
+        defer { store.close() }
+        #expect(try store.statistics().schemaVersion == PostgreSQLLedgerStore.schemaVersion)
+        let report = try store.check()
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(try connection.query("SELECT count(*) FROM claim", phase: .read).integer(0, 0) ?? 0 > 0)
+        #expect(try Self.exported(store.export) == before)
+    }
+
     @Test func aNewerSchemaAndAForeignOneAreRefusedUntouched() throws {
         let url = try Self.freshStore()
         let observer = try PostgreSQLConnection(url)

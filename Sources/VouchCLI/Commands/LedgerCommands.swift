@@ -279,7 +279,8 @@ struct LedgerCheckCommand: Command {
     let discussion = """
         Runs SQLite's integrity check over the ledger file, then reads every record (each
         transaction, renewal info, Stripe subscription, refunded Stripe charge and grant),
-        verifying the checksum it was stored with and that it decodes. Prints one line per
+        verifying the checksum it was stored with and that it decodes, and every account
+        named by a caller and notification delivery, verifying its checksum. Prints one line per
         problem on stdout, naming the record by its table and key, then a summary line; the
         store is not changed. Every answer verifies the checksums of the records it reads as
         well, and refuses a damaged one (exit 65); this command reads them all.

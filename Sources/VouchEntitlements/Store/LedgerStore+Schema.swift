@@ -64,8 +64,9 @@ extension LedgerStore {
     /// which one account's refunds are found, and a refunded charge's own account; schema 3 gives
     /// every record body its checksum (`vouch_checksum`, ``LedgerStore/checksum(_:)`` computed
     /// by this process: SQLite has no such function of its own); schema 4 keeps the digest of
-    /// every input fed (`fed_input`), so that an input added again is counted once, and each
-    /// notification delivery once (the counters summed before it stay as they were).
+    /// every input fed (`fed_input`), so that an input added again is counted once, each
+    /// notification delivery once (the counters summed before it stay as they were), and gives
+    /// the claims and deliveries their checksums (``LedgerStore/checksum(columns:)``).
     static let migrations: [Int: String] = [
         2: """
         ALTER TABLE channel_record ADD COLUMN customer TEXT;
@@ -87,6 +88,10 @@ extension LedgerStore {
         4: """
         CREATE TABLE fed_input (digest INTEGER PRIMARY KEY);
         UPDATE delivery SET seen = 1;
+        ALTER TABLE claim ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0;
+        UPDATE claim SET checksum = \(RowTable.claim.checksumSQL(newline: "char(10)") { "vouch_checksum(\($0))" });
+        ALTER TABLE delivery ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0;
+        UPDATE delivery SET checksum = \(RowTable.delivery.checksumSQL(newline: "char(10)") { "vouch_checksum(\($0))" });
         """,
     ]
 
@@ -142,7 +147,8 @@ extension LedgerStore {
     /// the id it is known by, `chain`) it belongs to; `refund` tells a refunded charge from a
     /// grant, whose `account` is the one its own metadata names; `customer` is a Stripe record's
     /// customer, by which an account's refunds are found. Every record body (`body`) is stored
-    /// with its `checksum` (``LedgerStore/checksum(_:)``), verified whenever it is read. Records are a
+    /// with its `checksum` (``LedgerStore/checksum(_:)``), verified whenever it is read, and so is
+    /// every claim and delivery, over its columns (``LedgerStore/checksum(columns:)``). Records are a
     /// kilobyte or so: ordinary tables, with their keys unique, rather than `WITHOUT ROWID`.
     /// `fed_input` holds the digest of every input fed (``EntitlementLedger/inputs``), the row's
     /// own key, by which the counters count each input once.
@@ -162,6 +168,7 @@ extension LedgerStore {
             environment TEXT NOT NULL,
             chain TEXT NOT NULL,
             account TEXT NOT NULL,
+            checksum INTEGER NOT NULL,
             PRIMARY KEY (channel, environment, chain)
         ) WITHOUT ROWID;
         CREATE TABLE delivery (
@@ -169,6 +176,7 @@ extension LedgerStore {
             id TEXT NOT NULL,
             signed_date INTEGER NOT NULL,
             seen INTEGER NOT NULL,
+            checksum INTEGER NOT NULL,
             PRIMARY KEY (channel, id, signed_date)
         ) WITHOUT ROWID;
         CREATE TABLE counter (

@@ -46,7 +46,7 @@ struct PostgreSQLTables: LedgerTables {
         for row in 0..<found.count {
             let body = found.bytes(row, 0) ?? []
             guard found.integer(row, 1) == LedgerStore.checksum(body) else {
-                throw LedgerStore.damaged(name, table, found.text(row, 2))
+                throw LedgerStore.damaged(name, table.name, found.text(row, 2))
             }
             bodies.append(body)
         }
@@ -85,10 +85,14 @@ struct PostgreSQLTables: LedgerTables {
             try insertBodies(
                 .appStoreRenewal, "WHERE environment = $1 AND original_transaction_id = $2", values, into: &ledger)
             let claim = try rows(
-                "SELECT account FROM claim WHERE channel = $1 AND environment = $2 AND chain = $3",
+                "SELECT account, checksum FROM claim WHERE channel = $1 AND environment = $2 AND chain = $3",
                 [.text(LedgerRecordJSON.appStore)] + values, phase: .read)
             for row in 0..<claim.count {
-                if let token = claim.text(row, 0) { ledger.appStore.insert(claim: token, for: key) }
+                let token = claim.text(row, 0) ?? ""
+                try LedgerStore.verify(
+                    name, .claim, [LedgerRecordJSON.appStore, key.environment, key.originalTransactionId, token],
+                    checksum: claim.integer(row, 1))
+                ledger.appStore.insert(claim: token, for: key)
             }
         }
     }
@@ -103,17 +107,26 @@ struct PostgreSQLTables: LedgerTables {
 
     func stripeClaim(of key: StripeKey) throws(LedgerError) -> String? {
         let found = try rows(
-            "SELECT account FROM claim WHERE channel = 'stripe' AND environment = $1 AND chain = $2",
+            "SELECT account, checksum FROM claim WHERE channel = 'stripe' AND environment = $1 AND chain = $2",
             [.text(key.environment), .text(key.id)], phase: .read)
-        return found.count > 0 ? found.text(0, 0) : nil
+        guard found.count > 0, let token = found.text(0, 0) else { return nil }
+        try LedgerStore.verify(
+            name, .claim, [LedgerRecordJSON.stripe, key.environment, key.id, token], checksum: found.integer(0, 1))
+        return token
     }
 
     func deliveries(channel: String, id: String) throws(LedgerError) -> [Int64: Int64] {
         let found = try rows(
-            "SELECT signed_date, seen FROM delivery WHERE channel = $1 AND id = $2", [.text(channel), .text(id)],
-            phase: .read)
+            "SELECT signed_date, seen, checksum FROM delivery WHERE channel = $1 AND id = $2",
+            [.text(channel), .text(id)], phase: .read)
         var seen: [Int64: Int64] = [:]
-        for row in 0..<found.count { seen[found.integer(row, 0) ?? 0] = found.integer(row, 1) ?? 0 }
+        for row in 0..<found.count {
+            let signedDate = found.integer(row, 0) ?? 0
+            let count = found.integer(row, 1) ?? 0
+            try LedgerStore.verify(
+                name, .delivery, [channel, id, String(signedDate), String(count)], checksum: found.integer(row, 2))
+            seen[signedDate] = count
+        }
         return seen
     }
 
@@ -145,9 +158,13 @@ struct PostgreSQLTables: LedgerTables {
 
     func putClaim(channel: String, environment: String, chain: String, account: String) throws(LedgerError) {
         try rows(
-            "INSERT INTO claim (channel, environment, chain, account) VALUES ($1, $2, $3, $4) "
-                + "ON CONFLICT (channel, environment, chain) DO UPDATE SET account = excluded.account",
-            [.text(channel), .text(environment), .text(chain), .text(account)], phase: .write)
+            "INSERT INTO claim (channel, environment, chain, account, checksum) VALUES ($1, $2, $3, $4, $5) "
+                + "ON CONFLICT (channel, environment, chain) DO UPDATE SET account = excluded.account, "
+                + "checksum = excluded.checksum",
+            [
+                .text(channel), .text(environment), .text(chain), .text(account),
+                .integer(LedgerStore.checksum(columns: [channel, environment, chain, account])),
+            ], phase: .write)
     }
 
     func putChain(channel: String, _ chain: AppStoreChannel.ChainKey, account: String?) throws(LedgerError) {
@@ -178,9 +195,13 @@ struct PostgreSQLTables: LedgerTables {
 
     func putDelivery(channel: String, id: String, signedDate: Int64, seen: Int64) throws(LedgerError) {
         try rows(
-            "INSERT INTO delivery (channel, id, signed_date, seen) VALUES ($1, $2, $3, $4) "
-                + "ON CONFLICT (channel, id, signed_date) DO UPDATE SET seen = excluded.seen",
-            [.text(channel), .text(id), .integer(signedDate), .integer(seen)], phase: .write)
+            "INSERT INTO delivery (channel, id, signed_date, seen, checksum) VALUES ($1, $2, $3, $4, $5) "
+                + "ON CONFLICT (channel, id, signed_date) DO UPDATE SET seen = excluded.seen, "
+                + "checksum = excluded.checksum",
+            [
+                .text(channel), .text(id), .integer(signedDate), .integer(seen),
+                .integer(LedgerStore.checksum(columns: [channel, id, String(signedDate), String(seen)])),
+            ], phase: .write)
     }
 
     func newInputs(_ digests: [Int64]) throws(LedgerError) -> [Int64] {
@@ -244,12 +265,15 @@ struct PostgreSQLTables: LedgerTables {
             for bytes in try bodies(table, "ORDER BY \(table.order)") { try body(bytes) }
         }
         let claims = try rows(
-            "SELECT channel, environment, chain, account FROM claim ORDER BY channel, environment, chain", phase: .read)
+            "SELECT channel, environment, chain, account, checksum FROM claim ORDER BY channel, environment, chain",
+            phase: .read)
         for row in 0..<claims.count {
             let channel = claims.text(row, 0) ?? ""
             let environment = claims.text(row, 1) ?? ""
             let chain = claims.text(row, 2) ?? ""
             let token = claims.text(row, 3) ?? ""
+            try LedgerStore.verify(
+                name, .claim, [channel, environment, chain, token], checksum: claims.integer(row, 4))
             let record =
                 channel == LedgerRecordJSON.appStore
                 ? LedgerRecordJSON.claim(token, key: .init(environment: environment, originalTransactionId: chain))
@@ -434,6 +458,16 @@ extension PostgreSQLLedgerStore {
                     report.verify(
                         table, key: found.text(row, 2), checksum: found.integer(row, 1), body: found.bytes(row, 0) ?? []
                     )
+                }
+            }
+            for table in LedgerStore.RowTable.allCases {
+                let found = try tables.rows(
+                    "SELECT \(table.columns.joined(separator: ", ")), checksum FROM \(table.name) "
+                        + "ORDER BY \(table.key.joined(separator: ", "))", phase: .read)
+                for row in 0..<found.count {
+                    report.verify(
+                        table, columns: (0..<table.columns.count).map { found.text(row, $0) ?? "" },
+                        checksum: found.integer(row, table.columns.count))
                 }
             }
             return report
