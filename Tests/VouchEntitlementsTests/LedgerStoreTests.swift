@@ -208,7 +208,13 @@ import VouchTestSupport
     static func statistics(
         _ name: String, _ adds: [(inout EntitlementLedger) -> Void], runs: [(Range<Int>, batch: Int)]
     ) throws -> LedgerStore.Statistics {
-        let store = try LedgerStore(path: path(name), catalog: LedgerDeterminismTests.catalog)
+        try feed(LedgerStore(path: path(name), catalog: LedgerDeterminismTests.catalog), adds, runs: runs)
+    }
+
+    /// Feeds `store` `runs` of `adds` as ``statistics(_:_:runs:)`` says, and returns its statistics.
+    static func feed(
+        _ store: any LedgerStoring, _ adds: [(inout EntitlementLedger) -> Void], runs: [(Range<Int>, batch: Int)]
+    ) throws -> LedgerStore.Statistics {
         for (range, size) in runs {
             for start in stride(from: range.lowerBound, to: range.upperBound, by: size) {
                 var batch = EntitlementLedger.batch()

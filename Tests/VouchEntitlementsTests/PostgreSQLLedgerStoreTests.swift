@@ -248,14 +248,7 @@ import VouchTestSupport
         func statistics(_ runs: [(Range<Int>, batch: Int)]) throws -> LedgerStore.Statistics {
             let store = try PostgreSQLLedgerStore(try Self.freshStore(), catalog: Self.catalog)
             defer { store.close() }
-            for (range, size) in runs {
-                for start in stride(from: range.lowerBound, to: range.upperBound, by: size) {
-                    var batch = EntitlementLedger.batch()
-                    for add in adds[start..<min(start + size, range.upperBound)] { add(&batch) }
-                    try store.add(contentsOf: batch)
-                }
-            }
-            return try store.statistics()
+            return try LedgerStoreTests.feed(store, adds, runs: runs)
         }
         let once = LedgerStoreTests.counts(try statistics([(all, batch: 40)]))
         // The SQLite store fed the same batches counts alike.
@@ -291,13 +284,19 @@ import VouchTestSupport
         #expect(try store.accounts().count == 10_000)
     }
 
-    @Test func anOverwrittenDigitOfAStoredBodyIsRefusedAsCorruptStoreNamingTheRecord() throws {
-        let url = try Self.freshStore()
-        let store = try PostgreSQLLedgerStore(url, catalog: Self.catalog)
-        defer { store.close() }
+    /// A fresh store fed every input in one addition, with its connection string.
+    static func storeOfEveryInput() throws -> (String, PostgreSQLLedgerStore) {
+        let url = try freshStore()
+        let store = try PostgreSQLLedgerStore(url, catalog: catalog)
         var all = EntitlementLedger()
-        for input in Self.inputs { input.add(to: &all) }
+        for input in inputs { input.add(to: &all) }
         _ = try store.add(contentsOf: all)
+        return (url, store)
+    }
+
+    @Test func anOverwrittenDigitOfAStoredBodyIsRefusedAsCorruptStoreNamingTheRecord() throws {
+        let (url, store) = try Self.storeOfEveryInput()
+        defer { store.close() }
         let instant = try #require(Self.instants.last)
         #expect(try !store.entitlements(at: instant).isEmpty)
         let whole = try store.check()
@@ -341,12 +340,8 @@ import VouchTestSupport
     }
 
     @Test func aClaimChangedBesideTheStoreIsRefusedNamingItAndTheCheckFindsIt() throws {
-        let url = try Self.freshStore()
-        let store = try PostgreSQLLedgerStore(url, catalog: Self.catalog)
+        let (url, store) = try Self.storeOfEveryInput()
         defer { store.close() }
-        var all = EntitlementLedger()
-        for input in Self.inputs { input.add(to: &all) }
-        _ = try store.add(contentsOf: all)
         let connection = try PostgreSQLConnection(url)
         defer { connection.close() }
         let claim = try #require(
@@ -369,14 +364,12 @@ import VouchTestSupport
     /// checksums) is brought forward by a writer: the server computes the checksums a write
     /// computes, and the store answers as before.
     @Test func aStoreOfSchema1IsBroughtForwardWithTheChecksumsAWriteComputes() throws {
-        let url = try Self.freshStore()
-        var all = EntitlementLedger()
-        for input in Self.inputs { input.add(to: &all) }
         let before: [String]
+        let url: String
         do {
-            let store = try PostgreSQLLedgerStore(url, catalog: Self.catalog)
+            let (made, store) = try Self.storeOfEveryInput()
             defer { store.close() }
-            _ = try store.add(contentsOf: all)
+            url = made
             before = try Self.exported(store.export)
             #expect(try store.check().isHealthy)
         }
