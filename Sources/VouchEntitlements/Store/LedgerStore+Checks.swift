@@ -167,8 +167,9 @@ extension LedgerStore {
     }
 
     /// Runs SQLite's `PRAGMA integrity_check` over the file, then reads every record, verifying
-    /// its checksum and that it decodes. Problems are reported, not thrown; a store that cannot
-    /// be read at all throws as any reader does.
+    /// its checksum and that it decodes, and every claim and delivery, verifying its checksum.
+    /// Problems are reported, not thrown; a store that cannot be read at all throws as any
+    /// reader does.
     public func check() throws(LedgerError) -> CheckReport {
         try reading { () throws(LedgerError) -> CheckReport in
             var report = CheckReport()

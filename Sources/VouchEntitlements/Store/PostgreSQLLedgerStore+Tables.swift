@@ -443,8 +443,8 @@ extension PostgreSQLLedgerStore {
         if let failure { throw failure }
     }
 
-    /// Reads every record, verifying its checksum and that it decodes, as
-    /// ``LedgerStore/check()`` does, in one snapshot. The server's own structures (its pages and
+    /// Reads every record, verifying its checksum and that it decodes, and every claim and
+    /// delivery, verifying its checksum, as ``LedgerStore/check()`` does, in one snapshot. The server's own structures (its pages and
     /// indexes) are the server's to check (`pg_amcheck`, data checksums). Problems are
     /// reported, not thrown; a store that cannot be read at all throws as any reader does.
     public func check() throws(LedgerError) -> LedgerStore.CheckReport {
