@@ -282,6 +282,10 @@ import VouchTestSupport
         }
         #expect(try store.add(contentsOf: batch).otherRecords == 10_000)
         #expect(try store.accounts().count == 10_000)
+        // The check reads them all, a page at a time.
+        let report = try store.check()
+        #expect(report.records == 10_000)
+        #expect(report.isHealthy)
     }
 
     /// A fresh store fed every input in one addition, with its connection string.

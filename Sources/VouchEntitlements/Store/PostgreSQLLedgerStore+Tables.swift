@@ -25,6 +25,26 @@ struct PostgreSQLTables: LedgerTables {
         }
     }
 
+    /// How many rows ``eachPage(_:_:)`` fetches at a time.
+    static let page = 1_000
+
+    /// Calls `body` with the rows of `sql` (a query without parameters), ``page`` of them at a
+    /// time, through a cursor of the current transaction: memory holds one page however many
+    /// rows the query gives.
+    func eachPage(_ sql: String, _ body: (PostgreSQLRows) -> Void) throws(LedgerError) {
+        do {
+            try connection.execute("DECLARE vouch_page NO SCROLL CURSOR FOR \(sql)", phase: .read)
+            while true {
+                let found = try connection.query("FETCH \(Self.page) FROM vouch_page", phase: .read)
+                guard found.count > 0 else { break }
+                body(found)
+            }
+            try connection.execute("CLOSE vouch_page", phase: .read)
+        } catch {
+            throw error.error
+        }
+    }
+
     /// Runs `sql`, one or more statements without parameters, inside a write transaction.
     func execute(_ sql: String) throws(LedgerError) {
         do {
@@ -452,22 +472,24 @@ extension PostgreSQLLedgerStore {
             let tables = PostgreSQLTables(connection: connection, name: target)
             var report = LedgerStore.CheckReport()
             for table in LedgerStore.RecordTable.allCases {
-                let found = try tables.rows(
-                    "SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)", phase: .read)
-                for row in 0..<found.count {
-                    report.verify(
-                        table, key: found.text(row, 2), checksum: found.integer(row, 1), body: found.bytes(row, 0) ?? []
-                    )
+                try tables.eachPage("SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)") { found in
+                    for row in 0..<found.count {
+                        report.verify(
+                            table, key: found.text(row, 2), checksum: found.integer(row, 1),
+                            body: found.bytes(row, 0) ?? [])
+                    }
                 }
             }
             for table in LedgerStore.RowTable.allCases {
-                let found = try tables.rows(
+                try tables.eachPage(
                     "SELECT \(table.columns.joined(separator: ", ")), checksum FROM \(table.name) "
-                        + "ORDER BY \(table.key.joined(separator: ", "))", phase: .read)
-                for row in 0..<found.count {
-                    report.verify(
-                        table, columns: (0..<table.columns.count).map { found.text(row, $0) ?? "" },
-                        checksum: found.integer(row, table.columns.count))
+                        + "ORDER BY \(table.key.joined(separator: ", "))"
+                ) { found in
+                    for row in 0..<found.count {
+                        report.verify(
+                            table, columns: (0..<table.columns.count).map { found.text(row, $0) ?? "" },
+                            checksum: found.integer(row, table.columns.count))
+                    }
                 }
             }
             return report
