@@ -77,6 +77,29 @@ public struct EntitlementLedger: Sendable {
     /// What was fed in.
     public internal(set) var statistics = Statistics()
 
+    /// What each distinct input added to ``statistics``, by the input's digest
+    /// (``LedgerStore/checksum(_:)`` of its identity: a token's kind and payload, a receipt's
+    /// signed content, a Stripe event's mode and id, a grant's record); kept by a ledger made by
+    /// ``batch()`` only, `nil` otherwise. A store counts the inputs of such a batch that it does
+    /// not hold yet, so an input added again (a rerun after a crash) is counted once.
+    var inputs: [Int64: Statistics]?
+
+    /// An empty ledger gathering a batch for a store (``LedgerStore/add(contentsOf:)``): it
+    /// also keeps which inputs it was fed, so that the store's statistics count each input
+    /// once however often it is added. Merging a ledger made otherwise into it drops that.
+    public static func batch() -> EntitlementLedger {
+        var ledger = EntitlementLedger()
+        ledger.inputs = [:]
+        return ledger
+    }
+
+    /// Records, in a ledger made by ``batch()``, that the input of identity `key` added
+    /// `added` to ``statistics``.
+    mutating func counted(_ key: @autoclosure () -> [UInt8], added: Statistics) {
+        guard inputs != nil else { return }
+        inputs?[LedgerStore.checksum(key())] = added
+    }
+
     /// The number of distinct transactions held.
     public var transactionCount: Int { appStore.transactionCount }
 
@@ -102,6 +125,20 @@ public struct EntitlementLedger: Sendable {
         public internal(set) var stripeEvents = 0
         /// Grants added from a server's own sources (``EntitlementGrant``).
         public internal(set) var grants = 0
+
+        /// What this counts beyond `earlier`, a count taken before.
+        func since(_ earlier: Statistics) -> Statistics {
+            var added = self
+            added.stripeEvents -= earlier.stripeEvents
+            added.grants -= earlier.grants
+            added.transactions -= earlier.transactions
+            added.renewalInfos -= earlier.renewalInfos
+            added.notifications -= earlier.notifications
+            added.ignored -= earlier.ignored
+            added.incomplete -= earlier.incomplete
+            added.receipts -= earlier.receipts
+            return added
+        }
 
         mutating func add(_ other: Statistics) {
             stripeEvents += other.stripeEvents
@@ -161,7 +198,7 @@ public struct EntitlementLedger: Sendable {
     public mutating func add(_ verified: VerifiedPayload) {
         var batch = AppStoreChannel.Statements()
         batch.read(verified)
-        apply(batch)
+        apply(batch, key: Self.key(of: verified))
     }
 
     /// Adds what a verified payload of a known kind says, as ``add(_:)-(VerifiedPayload)``.
@@ -179,7 +216,7 @@ public struct EntitlementLedger: Sendable {
         var batch = AppStoreChannel.Statements()
         batch.read(verified)
         try appStore.claim(batch, for: Self.token(account))
-        apply(batch)
+        apply(batch, key: Self.key(of: verified))
     }
 
     /// Adds what a verified payload of a known kind says and binds its chains to `account`, as
@@ -196,7 +233,7 @@ public struct EntitlementLedger: Sendable {
     public mutating func add(_ receipt: VerifiedReceipt) {
         var batch = AppStoreChannel.Statements()
         batch.read(receipt)
-        apply(batch)
+        apply(batch, key: receipt.payload)
     }
 
     /// Adds the in-app purchases of a verified receipt and binds their chains to `account`, the
@@ -206,12 +243,22 @@ public struct EntitlementLedger: Sendable {
         var batch = AppStoreChannel.Statements()
         batch.read(receipt)
         try appStore.claim(batch, for: Self.token(account))
-        apply(batch)
+        apply(batch, key: receipt.payload)
     }
 
-    private mutating func apply(_ batch: AppStoreChannel.Statements) {
+    /// Applies the statements of one input, whose identity is `key`.
+    private mutating func apply(_ batch: AppStoreChannel.Statements, key: @autoclosure () -> [UInt8]) {
         statistics.add(batch.statistics)
+        counted(key(), added: batch.statistics)
         appStore.apply(batch)
+    }
+
+    /// A token's identity: its kind and its payload as ``JSONWriter`` writes it (the nested
+    /// tokens of a notification are members of it), copied from the signed bytes when they are
+    /// exactly that.
+    private static func key(of verified: VerifiedPayload) -> [UInt8] {
+        Array(verified.kind.rawValue.utf8) + [0x0A]
+            + (verified.canonicalPayload ?? JSONWriter.encode(.object(verified.payload)))
     }
 
     /// The text an account token is kept as: the UUID in lower case, as Apple writes it.
@@ -222,6 +269,11 @@ public struct EntitlementLedger: Sendable {
     public mutating func merge(_ other: EntitlementLedger) {
         mergeChannels(other)
         statistics.add(other.statistics)
+        if let theirs = other.inputs {
+            inputs?.merge(theirs) { mine, _ in mine }
+        } else {
+            inputs = nil
+        }
     }
 
     // MARK: Accounts

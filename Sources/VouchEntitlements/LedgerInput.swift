@@ -56,7 +56,7 @@ extension LedgerStore {
         _ input: VerifiedInput, account: String? = nil,
         stripeAccountKey: String = EntitlementLedger.defaultStripeAccountKey
     ) throws(LedgerError) -> Change {
-        var ledger = EntitlementLedger()
+        var ledger = EntitlementLedger.batch()
         try ledger.add(input, account: account, stripeAccountKey: stripeAccountKey)
         return try add(contentsOf: ledger)
     }

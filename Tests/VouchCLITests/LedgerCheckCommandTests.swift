@@ -31,7 +31,7 @@ import Testing
 
         let whole = try VouchBinary.run(["ledger", "check", "--db", db])
         #expect(whole.status == 0, "\(whole.stderr)")
-        #expect(whole.stdout == "\(db): 6 records read; the file and every record are whole\n")
+        #expect(whole.stdout == "\(db): 15 records read; the file and every record are whole\n")
         let stats = try VouchBinary.run(["ledger", "stats", "--db", db])
         #expect(stats.stdout.contains("records not checked; run vouch ledger check --db \(db)"))
         let statsJSON = try VouchBinary.object(try VouchBinary.run(["ledger", "stats", "--db", db, "--json"]).stdout)
@@ -58,10 +58,10 @@ import Testing
         #expect(damaged.status == 65)
         #expect(
             damaged.stdout == "\(db): app_store_transaction \(key): does not match its checksum\n"
-                + "\(db): 6 records read; 1 problem\n")
+                + "\(db): 15 records read; 1 problem\n")
         let json = try VouchBinary.object(try VouchBinary.run(["ledger", "check", "--db", db, "--json"]).stdout)
         #expect(json["healthy"] as? Bool == false)
-        #expect(json["records"] as? Int == 6)
+        #expect(json["records"] as? Int == 15)
         let problems = json["problems"] as? [[String: Any]] ?? []
         #expect(problems.count == 1)
         #expect(problems.first?["table"] as? String == "app_store_transaction")
@@ -79,9 +79,12 @@ import Testing
         }
     }
 
-    @Test func ledgerCheckOfAPostgreSQLServerIsAUsageErrorSayingWhatChecksIt() throws {
-        let result = try VouchBinary.run(["ledger", "check", "--db", "postgresql://nobody@127.0.0.1:1/vouch"])
-        #expect(result.status == 64)
-        #expect(result.stderr.contains("a PostgreSQL server checks its own data (pg_amcheck)"))
+    @Test func ledgerCheckOfAServerThatCannotBeReachedIsExit66NamingIt() throws {
+        let result = try VouchBinary.run(
+            ["ledger", "check", "--db", "postgresql://nobody:secret@127.0.0.1:1/vouch?connect_timeout=5"])
+        #expect(result.status == 66, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("cannot open postgresql://nobody@127.0.0.1:1/vouch"))
+        #expect(!result.stderr.contains("secret"))
     }
 }

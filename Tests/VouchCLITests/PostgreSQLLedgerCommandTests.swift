@@ -58,11 +58,69 @@ import VouchTestSupport
         #expect((object["path"] as? String)?.hasPrefix("postgresql://") == true)
         #expect(!stats.stdout.contains(password))
         let text = try VouchBinary.run(["ledger", "stats", "--db", server])
-        #expect(text.stdout.contains("Vouch ledger, PostgreSQL schema 1"))
+        #expect(text.stdout.contains("Vouch ledger, PostgreSQL schema \(PostgreSQLLedgerStore.schemaVersion)"))
         #expect(text.stdout.contains("bytes of tables and indexes on the server"))
         // What checks a server's records, and never its password (the file's note named the URI as given).
-        #expect(text.stdout.contains("records not checked; a server checks its own data (pg_amcheck)"))
+        #expect(text.stdout.contains("records not checked; run vouch ledger check with the same --db"))
         #expect(!text.stdout.contains(password) && !text.stderr.contains(password))
+    }
+
+    @Test func ledgerCheckReadsEveryRecordOfAServerAndNamesOneOverwrittenBySQL() throws {
+        let server = try Self.freshStore()
+        let password = try #require(URLComponents(string: server)?.password)
+        let tokens = try L.file(L.tokens, name: "postgresql-check.jsonl")
+        #expect(try VouchBinary.run(["ledger", "add", "--db", server, "--root", L.root, tokens]).status == 0)
+        let name = try #require(
+            try VouchBinary.object(try VouchBinary.run(["ledger", "stats", "--db", server, "--json"]).stdout)["path"]
+                as? String)
+        #expect(name.hasPrefix("postgresql://") && !name.contains(password))
+
+        let whole = try VouchBinary.run(["ledger", "check", "--db", server])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(
+            whole.stdout
+                == "\(name): 15 records read; every record is whole (the server checks its own data: pg_amcheck)\n")
+        let wholeJSON = try VouchBinary.object(
+            try VouchBinary.run(["ledger", "check", "--db", server, "--json"]).stdout)
+        #expect(wholeJSON["healthy"] as? Bool == true)
+        #expect(wholeJSON["records"] as? Int == 15)
+        #expect((wholeJSON["problems"] as? [Any])?.isEmpty == true)
+
+        // One digit of one stored transaction's body, changed by an UPDATE beside the store.
+        let connection = try PostgreSQLConnection(server)
+        defer { connection.close() }
+        let key = "environment || ' ' || original_transaction_id || ' ' || ownership || ' ' || transaction_id"
+        let found = try connection.query(
+            "SELECT \(key), body FROM app_store_transaction WHERE body LIKE '%\"expiresDate\":1%' ORDER BY 1 LIMIT 1",
+            phase: .read)
+        let record = try #require(found.text(0, 0))
+        var body = Array(try #require(found.text(0, 1)).utf8)
+        let expires = try #require(body.indices.first { body[$0...].starts(with: Array(#""expiresDate":1"#.utf8)) })
+        let digit = expires + #""expiresDate":1"#.utf8.count
+        body[digit] = 0x30 + (body[digit] - 0x30 + 1) % 10
+        try connection.query(
+            "UPDATE app_store_transaction SET body = $1 WHERE \(key) = $2",
+            [.text(String(decoding: body, as: UTF8.self)), .text(record)], phase: .write)
+
+        let damaged = try VouchBinary.run(["ledger", "check", "--db", server])
+        #expect(damaged.status == 65, "\(damaged.stderr)")
+        #expect(
+            damaged.stdout == "\(name): app_store_transaction \(record): does not match its checksum\n"
+                + "\(name): 15 records read; 1 problem\n")
+        let json = try VouchBinary.run(["ledger", "check", "--db", server, "--json"])
+        #expect(json.status == 65)
+        let object = try VouchBinary.object(json.stdout)
+        #expect(object["path"] as? String == name)
+        #expect(object["healthy"] as? Bool == false)
+        #expect(object["records"] as? Int == 15)
+        let problems = object["problems"] as? [[String: Any]] ?? []
+        #expect(problems.count == 1)
+        #expect(problems.first?["table"] as? String == "app_store_transaction")
+        #expect(problems.first?["key"] as? String == record)
+        #expect(problems.first?["reason"] as? String == "does not match its checksum")
+        for result in [whole, damaged, json] {
+            #expect(!result.stdout.contains(password) && !result.stderr.contains(password))
+        }
     }
 
     @Test func aConnectionEndedInTheMiddleOfAnAddIsExit74AndARerunCompletesIt() throws {

@@ -133,6 +133,9 @@ import VouchStripe
             ALTER TABLE app_store_transaction DROP COLUMN checksum;
             ALTER TABLE app_store_renewal DROP COLUMN checksum;
             ALTER TABLE channel_record DROP COLUMN checksum;
+            ALTER TABLE claim DROP COLUMN checksum;
+            ALTER TABLE delivery DROP COLUMN checksum;
+            DROP TABLE fed_input;
             PRAGMA user_version = 1;
             """)
         let refused = #expect(throws: LedgerError.self) {

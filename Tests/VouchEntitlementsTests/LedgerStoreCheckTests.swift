@@ -61,10 +61,12 @@ import VouchOpenSSL
         #expect(report.problems == [])
         #expect(report.isHealthy)
         let statistics = try store.statistics()
+        // Every record, claim and delivery (the fixture has no Stripe claim).
         #expect(
             report.records
                 == statistics.transactions + statistics.renewalInfos + statistics.stripeSubscriptions
-                + statistics.stripeRefunds + statistics.grants)
+                + statistics.stripeRefunds + statistics.grants + statistics.claims
+                + statistics.deliveries.notifications + statistics.deliveries.retries)
         #expect(report.records > 100)
     }
 
@@ -105,8 +107,57 @@ import VouchOpenSSL
         #expect(report.problems.first?.reason == "does not match its checksum")
     }
 
+    /// A claim and a delivery, stored beside the fixture.
+    static func claimed(_ path: String, _ ledger: inout EntitlementLedger) throws {
+        let account = try #require(UUID(uuidString: F.account))
+        try LedgerStore(path: path, catalog: ledger.catalog).add(LedgerStoreTests.receipts[1], account: account)
+        try ledger.add(LedgerStoreTests.receipts[1], account: account)
+    }
+
+    @Test func aClaimOrADeliveryChangedBesideTheStoreIsRefusedNamingIt() throws {
+        var (path, ledger) = try Self.store("rows.sqlite")
+        try Self.claimed(path, &ledger)
+        let claim = try #require(
+            try Self.query(path, "SELECT channel || ' ' || environment || ' ' || chain FROM claim"))
+        // The chain bound to another account, by SQL beside the store.
+        try LedgerStoreTests.sqlite(path, "UPDATE claim SET account = '\(F.otherAccount)'")
+        let store = try LedgerStore(path: path, access: .readOnly, catalog: ledger.catalog)
+        for question in [
+            { try store.export { _ in } },
+            { _ = try store.ledger() },
+            {
+                for account in try store.accounts() { _ = try store.entitlements(of: account, at: F.at(F.day(40))) }
+            },
+        ] as [() throws -> Void] {
+            let error = #expect(throws: LedgerError.self) { try question() }
+            #expect(error?.code == .corruptStore)
+            #expect(
+                error?.reason.contains("claim \(claim) does not match its checksum") == true, "\(error?.reason ?? "")")
+        }
+        let report = try store.check()
+        #expect(report.problems.map(\.table) == ["claim"])
+        #expect(report.problems.first?.key == claim)
+        #expect(report.problems.first?.reason == "does not match its checksum")
+
+        // A delivery seen five times, by SQL: the check names it, and a writer reading it refuses it.
+        let delivery = try #require(
+            try Self.query(path, "SELECT channel || ' ' || id || ' ' || signed_date FROM delivery ORDER BY id LIMIT 1"))
+        try LedgerStoreTests.sqlite(
+            path, "UPDATE delivery SET seen = 5 WHERE id = (SELECT min(id) FROM delivery)")
+        let both = try store.check()
+        #expect(both.problems.map(\.table) == ["claim", "delivery"])
+        #expect(both.problems.last?.key == delivery)
+        let writer = try LedgerStore(path: path, catalog: ledger.catalog)
+        let refused = #expect(throws: LedgerError.self) {
+            try writer.add(contentsOf: F.ledger(LedgerStoreTests.payloads))
+        }
+        #expect(refused?.code == .corruptStore)
+        #expect(refused?.reason.contains("delivery \(delivery) does not match its checksum") == true)
+    }
+
     @Test func aStoreOfSchema2GainsItsChecksumsWhenAWriterOpensIt() throws {
-        let (path, ledger) = try Self.store("schema2.sqlite")
+        var (path, ledger) = try Self.store("schema2.sqlite")
+        try Self.claimed(path, &ledger)
         var expected = [String]()
         try LedgerStore(path: path, access: .readOnly).export { expected.append(String(decoding: $0, as: UTF8.self)) }
         try LedgerStoreTests.sqlite(
@@ -115,6 +166,9 @@ import VouchOpenSSL
             ALTER TABLE app_store_transaction DROP COLUMN checksum;
             ALTER TABLE app_store_renewal DROP COLUMN checksum;
             ALTER TABLE channel_record DROP COLUMN checksum;
+            ALTER TABLE claim DROP COLUMN checksum;
+            ALTER TABLE delivery DROP COLUMN checksum;
+            DROP TABLE fed_input;
             PRAGMA user_version = 2;
             """)
         let refused = #expect(throws: LedgerError.self) { try LedgerStore(path: path, access: .readOnly) }
@@ -122,7 +176,7 @@ import VouchOpenSSL
 
         _ = try LedgerStore(path: path)
         let store = try LedgerStore(path: path, access: .readOnly, catalog: ledger.catalog)
-        #expect(try store.statistics().schemaVersion == 3)
+        #expect(try store.statistics().schemaVersion == 4)
         #expect(try store.check().isHealthy)
         var exported = [String]()
         try store.export { exported.append(String(decoding: $0, as: UTF8.self)) }

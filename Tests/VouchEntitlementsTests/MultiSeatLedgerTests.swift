@@ -321,6 +321,9 @@ import VouchMint
             ALTER TABLE app_store_transaction DROP COLUMN checksum;
             ALTER TABLE app_store_renewal DROP COLUMN checksum;
             ALTER TABLE channel_record DROP COLUMN checksum;
+            ALTER TABLE claim DROP COLUMN checksum;
+            ALTER TABLE delivery DROP COLUMN checksum;
+            DROP TABLE fed_input;
             PRAGMA user_version = 2;
             """)
         for member in members { #expect(try Self.count(path, containing: member) == 0) }

@@ -227,7 +227,7 @@ import VouchTestSupport
         let url = try Self.freshStore()
         let store = try PostgreSQLLedgerStore(url, catalog: Self.catalog)
         defer { store.close() }
-        var all = EntitlementLedger()
+        var all = EntitlementLedger.batch()
         for input in Self.inputs { input.add(to: &all) }
         let first = try store.add(contentsOf: all)
         #expect(first.changedRecords && first.newNotifications > 0 && first.otherRecords > 0)
@@ -238,9 +238,32 @@ import VouchTestSupport
         #expect(again.otherRecords == 0 && again.newNotifications == 0 && again.retriedNotifications == 0)
         #expect(again.duplicateNotifications == first.newNotifications + first.duplicateNotifications)
         #expect(try Self.exported(store.export) == before)
-        let statistics = try store.statistics()
-        #expect(statistics.transactions == statisticsBefore.transactions)
-        #expect(statistics.deliveries.duplicates > statisticsBefore.deliveries.duplicates)
+        // The deliveries read again are the addition's duplicates; the store counts each once.
+        #expect(LedgerStoreTests.counts(try store.statistics()) == LedgerStoreTests.counts(statisticsBefore))
+    }
+
+    @Test func statisticsAfterARerunOrARepeatEqualThoseOfAStoreFedOnce() throws {
+        let adds = Self.inputs.map { input in { (ledger: inout EntitlementLedger) in input.add(to: &ledger) } }
+        let all = 0..<adds.count
+        func statistics(_ runs: [(Range<Int>, batch: Int)]) throws -> LedgerStore.Statistics {
+            let store = try PostgreSQLLedgerStore(try Self.freshStore(), catalog: Self.catalog)
+            defer { store.close() }
+            return try LedgerStoreTests.feed(store, adds, runs: runs)
+        }
+        let once = LedgerStoreTests.counts(try statistics([(all, batch: 40)]))
+        // The SQLite store fed the same batches counts alike.
+        #expect(
+            once
+                == LedgerStoreTests.counts(
+                    try LedgerStoreTests.statistics("postgresql-once.sqlite", adds, runs: [(all, batch: 40)])
+                ).map {
+                    $0.replacingOccurrences(
+                        of: "schemaVersion: \(LedgerStore.schemaVersion)",
+                        with: "schemaVersion: \(PostgreSQLLedgerStore.schemaVersion)")
+                })
+        // Killed after three batches, then run again whole, split otherwise; and twice.
+        #expect(LedgerStoreTests.counts(try statistics([(0..<120, batch: 40), (all, batch: 70)])) == once)
+        #expect(LedgerStoreTests.counts(try statistics([(all, batch: 40), (all, batch: 40)])) == once)
     }
 
     /// A batch touching more records than the server's lock table holds (64 locks for each
@@ -259,17 +282,30 @@ import VouchTestSupport
         }
         #expect(try store.add(contentsOf: batch).otherRecords == 10_000)
         #expect(try store.accounts().count == 10_000)
+        // The check reads them all, a page at a time.
+        let report = try store.check()
+        #expect(report.records == 10_000)
+        #expect(report.isHealthy)
+    }
+
+    /// A fresh store fed every input in one addition, with its connection string.
+    static func storeOfEveryInput() throws -> (String, PostgreSQLLedgerStore) {
+        let url = try freshStore()
+        let store = try PostgreSQLLedgerStore(url, catalog: catalog)
+        var all = EntitlementLedger()
+        for input in inputs { input.add(to: &all) }
+        _ = try store.add(contentsOf: all)
+        return (url, store)
     }
 
     @Test func anOverwrittenDigitOfAStoredBodyIsRefusedAsCorruptStoreNamingTheRecord() throws {
-        let url = try Self.freshStore()
-        let store = try PostgreSQLLedgerStore(url, catalog: Self.catalog)
+        let (url, store) = try Self.storeOfEveryInput()
         defer { store.close() }
-        var all = EntitlementLedger()
-        for input in Self.inputs { input.add(to: &all) }
-        _ = try store.add(contentsOf: all)
         let instant = try #require(Self.instants.last)
         #expect(try !store.entitlements(at: instant).isEmpty)
+        let whole = try store.check()
+        #expect(whole.isHealthy)
+        #expect(whole.records > 0)
 
         // One digit of one stored transaction's body, changed by SQL beside the store.
         let connection = try PostgreSQLConnection(url)
@@ -298,6 +334,68 @@ import VouchTestSupport
                 "\(error?.reason ?? "")")
             #expect(error?.reason.contains(password) == false)
         }
+        // The check reads every record and names the damaged one only.
+        let report = try store.check()
+        #expect(report.records == whole.records)
+        #expect(report.problems.count == 1)
+        #expect(report.problems.first?.table == "app_store_transaction")
+        #expect(report.problems.first?.key == name)
+        #expect(report.problems.first?.reason == "does not match its checksum")
+    }
+
+    @Test func aClaimChangedBesideTheStoreIsRefusedNamingItAndTheCheckFindsIt() throws {
+        let (url, store) = try Self.storeOfEveryInput()
+        defer { store.close() }
+        let connection = try PostgreSQLConnection(url)
+        defer { connection.close() }
+        let claim = try #require(
+            try connection.query(
+                "SELECT channel || ' ' || environment || ' ' || chain FROM claim ORDER BY 1 LIMIT 1", phase: .read
+            ).text(0, 0))
+        try connection.query(
+            "UPDATE claim SET account = $1 WHERE channel || ' ' || environment || ' ' || chain = $2",
+            [.text(F.otherAccount), .text(claim)], phase: .write)
+        let error = #expect(throws: LedgerError.self) { try store.export { _ in } }
+        #expect(error?.code == .corruptStore)
+        #expect(error?.reason.contains("claim \(claim) does not match its checksum") == true, "\(error?.reason ?? "")")
+        let report = try store.check()
+        #expect(report.problems.count == 1)
+        #expect(report.problems.first?.table == "claim")
+        #expect(report.problems.first?.key == claim)
+    }
+
+    /// A store of PostgreSQL schema 1 (no input digests, claims and deliveries without
+    /// checksums) is brought forward by a writer: the server computes the checksums a write
+    /// computes, and the store answers as before.
+    @Test func aStoreOfSchema1IsBroughtForwardWithTheChecksumsAWriteComputes() throws {
+        let before: [String]
+        let url: String
+        do {
+            let (made, store) = try Self.storeOfEveryInput()
+            defer { store.close() }
+            url = made
+            before = try Self.exported(store.export)
+            #expect(try store.check().isHealthy)
+        }
+        let connection = try PostgreSQLConnection(url)
+        defer { connection.close() }
+        try connection.execute(
+            """
+            ALTER TABLE claim DROP COLUMN checksum;
+            ALTER TABLE delivery DROP COLUMN checksum;
+            DROP TABLE fed_input;
+            UPDATE vouch_meta SET schema_version = 1;
+            """, phase: .write)
+        let refused = #expect(throws: LedgerError.self) { try PostgreSQLLedgerStore(url, access: .readOnly) }
+        #expect(refused?.code == .cannotOpen)
+        try PostgreSQLLedgerStore(url).close()
+        let store = try PostgreSQLLedgerStore(url, access: .readOnly, catalog: Self.catalog)
+        defer { store.close() }
+        #expect(try store.statistics().schemaVersion == PostgreSQLLedgerStore.schemaVersion)
+        let report = try store.check()
+        #expect(report.problems.isEmpty, "\(report.problems)")
+        #expect(try connection.query("SELECT count(*) FROM claim", phase: .read).integer(0, 0) ?? 0 > 0)
+        #expect(try Self.exported(store.export) == before)
     }
 
     @Test func aNewerSchemaAndAForeignOneAreRefusedUntouched() throws {

@@ -77,7 +77,9 @@ struct LedgerAddCommand: Command {
         completes it (what is stored already changes nothing). A writer waits for another
         one's batch up to --busy-timeout. A rejected token is reported on
         stderr and never stored. Notifications are remembered by notificationUUID; one read
-        again counts as a duplicate (the same signedDate) or a retry (signed anew).
+        again counts as a duplicate (the same signedDate) or a retry (signed anew). The
+        store's statistics count each input once: an input stored before (a rerun, a repeat)
+        counts nothing again.
 
         For each input a line goes to stderr: its tokens (receipts, deliveries), verified and
         rejected, and what it changed in the file; a summary at the end; while reading, a
@@ -168,10 +170,11 @@ struct LedgerStatsCommand: Command {
     let discussion = """
         Prints what the ledger file holds: accounts, transaction chains, transactions, renewal
         infos and accounts named by callers; the statements, notifications and receipts read
-        into it, with notifications read again (duplicates: the same signedDate; retries:
-        signed anew); the latest signed date of its data, its size and schema version. It
-        counts records without reading them, so it does not check them ("recordsChecked":
-        false): 'vouch ledger check' does.
+        into it, each input counted once however often it was added (a rerun after a stopped
+        run counts as one run), with retries (notifications signed anew; each delivery is held
+        once, so duplicates is 0); the latest signed date of its data, its size and schema
+        version. It counts records without reading them, so it does not check them
+        ("recordsChecked": false): 'vouch ledger check' does.
 
         With --json, one object:
           {"path":…,"schemaVersion":…,"bytes":…,"accounts":…,"chains":…,"transactions":…,
@@ -195,11 +198,12 @@ struct LedgerStatsCommand: Command {
         ]
     }
 
-    /// What checks the records it counted: `vouch ledger check` for a file; for a server, the
-    /// server itself (the store is named by ``LedgerStoring/database``, which holds no password).
+    /// What checks the records it counted: `vouch ledger check`, named with the file's path;
+    /// for a server, with the same `--db` (the store's name holds neither the password nor the
+    /// URI's options, such as the schema).
     static func checkNote(_ store: any LedgerStoring) -> String {
         LedgerDatabase.isServer(store.database)
-            ? "records not checked; a server checks its own data (pg_amcheck)"
+            ? "records not checked; run vouch ledger check with the same --db"
             : "records not checked; run vouch ledger check --db \(store.database)"
     }
 
@@ -270,28 +274,35 @@ struct LedgerStatsCommand: Command {
 /// `vouch ledger check --db FILE`.
 struct LedgerCheckCommand: Command {
     let path = ["ledger", "check"]
-    let summary = "Check a ledger file: SQLite's integrity check and every record's checksum"
+    let summary = "Check a ledger: SQLite's integrity check and every record's checksum"
     let usage = "vouch ledger check --db FILE [--json]"
     let discussion = """
         Runs SQLite's integrity check over the ledger file, then reads every record (each
         transaction, renewal info, Stripe subscription, refunded Stripe charge and grant),
-        verifying the checksum it was stored with and that it decodes. Prints one line per
+        verifying the checksum it was stored with and that it decodes, and every account
+        named by a caller and notification delivery, verifying its checksum. Prints one line per
         problem on stdout, naming the record by its table and key, then a summary line; the
-        file is not changed. Every answer verifies the checksums of the records it reads as
+        store is not changed. Every answer verifies the checksums of the records it reads as
         well, and refuses a damaged one (exit 65); this command reads them all.
+
+        Given a PostgreSQL server (--db postgresql://…), it reads and verifies every record of
+        the store in one snapshot; the server's own pages and indexes are the server's to
+        check (pg_amcheck).
 
         With --json, one object:
           {"path":…,"records":…,"healthy":true|false,
            "problems":[{"table":…|null,"key":…|null,"reason":…},…]}
         """
     let exitStatus = """
-        0 the file and every record are whole, 64 usage error, 65 something is wrong (listed),
-        or the file is not a Vouch store or is of a newer schema, 66 the file cannot be read,
-        74 output write error.
+        0 the store and every record are whole, 64 usage error, 65 something is wrong (listed),
+        or the store is not a Vouch store or is of a newer schema, 66 the file cannot be read,
+        or the server cannot be reached, 74 output write error or the connection to the
+        server was lost.
         """
     let examples = [
         "vouch ledger check --db ledger.sqlite",
         "vouch ledger check --db ledger.sqlite --json",
+        "vouch ledger check --db postgresql://vouch@db.internal/entitlements",
     ]
 
     var options: [CommandOption] {
@@ -303,11 +314,10 @@ struct LedgerCheckCommand: Command {
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger check")
-        guard !LedgerDatabase.isServer(file) else {
-            throw UsageError(
-                "vouch ledger check checks an SQLite file; a PostgreSQL server checks its own data (pg_amcheck)")
-        }
-        let report = try LedgerStore(path: file, access: .readOnly, options: LedgerCommands.options(arguments)).check()
+        let store = try LedgerDatabase.open(file, access: .readOnly, options: LedgerCommands.options(arguments))
+        let report = try store.check()
+        // A server is named as the store names it: never with a password.
+        let name = store.database
         if arguments.flag("--json") {
             let problems = report.problems.map { problem -> JSONValue in
                 .object(
@@ -319,7 +329,7 @@ struct LedgerCheckCommand: Command {
             }
             let object = JSONValue.object(
                 JSONObject([
-                    .init("path", .string(file)),
+                    .init("path", .string(name)),
                     .init("records", .number(String(report.records))),
                     .init("healthy", .bool(report.isHealthy)),
                     .init("problems", .array(problems)),
@@ -328,15 +338,17 @@ struct LedgerCheckCommand: Command {
         } else {
             var text = ""
             for problem in report.problems {
-                text += "\(file): "
+                text += "\(name): "
                 if let table = problem.table { text += table + (problem.key.map { " " + $0 } ?? "") + ": " }
                 text += problem.reason + "\n"
             }
+            let whole =
+                LedgerDatabase.isServer(file)
+                ? "every record is whole (the server checks its own data: pg_amcheck)"
+                : "the file and every record are whole"
             text +=
-                "\(file): " + Counted.phrase(report.records, "record") + " read; "
-                + (report.isHealthy
-                    ? "the file and every record are whole\n"
-                    : Counted.phrase(report.problems.count, "problem") + "\n")
+                "\(name): " + Counted.phrase(report.records, "record") + " read; "
+                + (report.isHealthy ? whole : Counted.phrase(report.problems.count, "problem")) + "\n"
             try console.output.write(Array(text.utf8))
         }
         return report.isHealthy ? ExitCode.success : ExitCode.invalidInput

@@ -93,13 +93,13 @@ struct LedgerInput {
         console: Console, store: (EntitlementLedger) throws -> Void,
         finished: (String, BatchSummary) throws -> String
     ) throws -> Reading {
-        var part = EntitlementLedger()
+        var part = EntitlementLedger.batch()
         var pending = 0
         var started = ContinuousClock.now
         func flush() throws {
             if pending > 0 {
                 try store(part)
-                part = EntitlementLedger()
+                part = EntitlementLedger.batch()
                 pending = 0
             }
             started = ContinuousClock.now

@@ -46,24 +46,72 @@ extension LedgerStore {
         }
     }
 
+    /// A table of rows without a body, each with a checksum over its columns
+    /// (``checksum(columns:)``), verified whenever the row is read.
+    enum RowTable: CaseIterable {
+        case claim
+        case delivery
+
+        var name: String {
+            switch self {
+            case .claim: "claim"
+            case .delivery: "delivery"
+            }
+        }
+
+        /// The columns the checksum covers, in order: the row's key, then its value.
+        var columns: [String] {
+            switch self {
+            case .claim: ["channel", "environment", "chain", "account"]
+            case .delivery: ["channel", "id", "signed_date", "seen"]
+            }
+        }
+
+        /// The columns of the row's key (the first three of ``columns``), in the order rows are read.
+        var key: ArraySlice<String> { columns.prefix(3) }
+
+        /// The SQL of the checksum of a row's columns, as ``LedgerStore/checksum(columns:)``
+        /// computes it, for the migrations that give rows held before their checksums: `newline`
+        /// is a line feed in the store's dialect, `hash` the checksum of a text.
+        func checksumSQL(newline: String, _ hash: (String) -> String) -> String {
+            hash(columns.joined(separator: " || \(newline) || "))
+        }
+    }
+
     /// The checksum of a record body.
     static func checksum(_ body: some Collection<UInt8>) -> Int64 {
         SHA256Digest.hash(body).prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
+    }
+
+    /// The checksum of a row without a body: of its columns' text (integers in decimal), joined
+    /// by line feeds.
+    static func checksum(columns: [String]) -> Int64 {
+        checksum(columns.joined(separator: "\n").utf8)
+    }
+
+    /// Verifies the `columns` of a row of `table` of `store` against `checksum`:
+    /// ``LedgerError/Code/corruptStore`` naming the row by its key when they do not match.
+    static func verify(_ store: String, _ table: RowTable, _ columns: [String], checksum: Int64?)
+        throws(LedgerError)
+    {
+        guard checksum == Self.checksum(columns: columns) else {
+            throw damaged(store, table.name, columns.prefix(table.key.count).joined(separator: " "))
+        }
     }
 
     /// The body of the current row of a statement selecting ``RecordTable/columns``, once its
     /// checksum is verified; ``LedgerError/Code/corruptStore`` naming the record when not.
     func verified(_ row: SQLiteStatement, _ table: RecordTable) throws(LedgerError) -> [UInt8] {
         let body = row.bytes(0)
-        guard row.integer(1) == Self.checksum(body) else { throw Self.damaged(path, table, row.text(2)) }
+        guard row.integer(1) == Self.checksum(body) else { throw Self.damaged(path, table.name, row.text(2)) }
         return body
     }
 
-    /// The error of a record of `store` (its name as the user gave it, redacted) whose body does
-    /// not match its checksum: ``LedgerError/Code/corruptStore`` naming the record by `key`.
-    static func damaged(_ store: String, _ table: RecordTable, _ key: String?) -> LedgerError {
+    /// The error of a record of `store` (its name as the user gave it, redacted) in `table` that
+    /// does not match its checksum: ``LedgerError/Code/corruptStore`` naming the record by `key`.
+    static func damaged(_ store: String, _ table: String, _ key: String?) -> LedgerError {
         LedgerError(
-            .corruptStore, "\(store) holds a damaged record: \(table.name) \(key ?? "?") does not match its checksum")
+            .corruptStore, "\(store) holds a damaged record: \(table) \(key ?? "?") does not match its checksum")
     }
 
     /// What ``check()`` found.
@@ -87,11 +135,41 @@ extension LedgerStore {
 
         /// Whether nothing is wrong.
         public var isHealthy: Bool { problems.isEmpty }
+
+        /// Counts one row of `table` read and verifies its `columns` against its checksum; a
+        /// mismatch is added to ``problems``, named by the row's key.
+        mutating func verify(_ table: RowTable, columns: [String], checksum: Int64?) {
+            records += 1
+            guard checksum == LedgerStore.checksum(columns: columns) else {
+                problems.append(
+                    .init(
+                        table: table.name, key: columns.prefix(table.key.count).joined(separator: " "),
+                        reason: "does not match its checksum"))
+                return
+            }
+        }
+
+        /// Counts one record of `table` read and verifies it: its checksum, then that it
+        /// decodes; what is wrong is added to ``problems``, named by `key`.
+        mutating func verify(_ table: RecordTable, key: String?, checksum: Int64?, body: [UInt8]) {
+            records += 1
+            let key = key ?? "?"
+            guard checksum == LedgerStore.checksum(body) else {
+                problems.append(.init(table: table.name, key: key, reason: "does not match its checksum"))
+                return
+            }
+            do throws(RecordFormatError) {
+                _ = try LedgerRecordJSON.read(body)
+            } catch {
+                problems.append(.init(table: table.name, key: key, reason: "does not read: \(error.reason)"))
+            }
+        }
     }
 
     /// Runs SQLite's `PRAGMA integrity_check` over the file, then reads every record, verifying
-    /// its checksum and that it decodes. Problems are reported, not thrown; a store that cannot
-    /// be read at all throws as any reader does.
+    /// its checksum and that it decodes, and every claim and delivery, verifying its checksum.
+    /// Problems are reported, not thrown; a store that cannot be read at all throws as any
+    /// reader does.
     public func check() throws(LedgerError) -> CheckReport {
         try reading { () throws(LedgerError) -> CheckReport in
             var report = CheckReport()
@@ -107,21 +185,21 @@ extension LedgerStore {
                 do throws(LedgerError) {
                     try statement("SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)", phase: .read)
                         .rows { row in
-                            report.records += 1
-                            let key = row.text(2) ?? "?"
-                            let body = row.bytes(0)
-                            guard row.integer(1) == Self.checksum(body) else {
-                                report.problems.append(
-                                    .init(table: table.name, key: key, reason: "does not match its checksum"))
-                                return
-                            }
-                            do throws(RecordFormatError) {
-                                _ = try LedgerRecordJSON.read(body)
-                            } catch {
-                                report.problems.append(
-                                    .init(table: table.name, key: key, reason: "does not read: \(error.reason)"))
-                            }
+                            report.verify(table, key: row.text(2), checksum: row.integer(1), body: row.bytes(0))
                         }
+                } catch  where error.code == .corruptStore {
+                    report.problems.append(.init(table: table.name, key: nil, reason: error.reason))
+                }
+            }
+            for table in RowTable.allCases {
+                do throws(LedgerError) {
+                    try statement(
+                        "SELECT \(table.columns.joined(separator: ", ")), checksum FROM \(table.name) "
+                            + "ORDER BY \(table.key.joined(separator: ", "))", phase: .read
+                    ).rows { row in
+                        let columns = (0..<Int32(table.columns.count)).map { row.text($0) ?? "" }
+                        report.verify(table, columns: columns, checksum: row.integer(Int32(table.columns.count)))
+                    }
                 } catch  where error.code == .corruptStore {
                     report.problems.append(.init(table: table.name, key: nil, reason: error.reason))
                 }

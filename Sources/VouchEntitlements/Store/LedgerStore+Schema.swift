@@ -63,7 +63,10 @@ extension LedgerStore {
     /// new `user_version`: schema 2 keeps each Stripe record's customer (`customer`, indexed), by
     /// which one account's refunds are found, and a refunded charge's own account; schema 3 gives
     /// every record body its checksum (`vouch_checksum`, ``LedgerStore/checksum(_:)`` computed
-    /// by this process: SQLite has no such function of its own).
+    /// by this process: SQLite has no such function of its own); schema 4 keeps the digest of
+    /// every input fed (`fed_input`), so that an input added again is counted once, each
+    /// notification delivery once (the counters summed before it stay as they were), and gives
+    /// the claims and deliveries their checksums (``LedgerStore/checksum(columns:)``).
     static let migrations: [Int: String] = [
         2: """
         ALTER TABLE channel_record ADD COLUMN customer TEXT;
@@ -81,6 +84,14 @@ extension LedgerStore {
         UPDATE app_store_renewal SET checksum = vouch_checksum(body);
         ALTER TABLE channel_record ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0;
         UPDATE channel_record SET checksum = vouch_checksum(body);
+        """,
+        4: """
+        CREATE TABLE fed_input (digest INTEGER PRIMARY KEY);
+        UPDATE delivery SET seen = 1;
+        ALTER TABLE claim ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0;
+        UPDATE claim SET checksum = \(RowTable.claim.checksumSQL(newline: "char(10)") { "vouch_checksum(\($0))" });
+        ALTER TABLE delivery ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0;
+        UPDATE delivery SET checksum = \(RowTable.delivery.checksumSQL(newline: "char(10)") { "vouch_checksum(\($0))" });
         """,
     ]
 
@@ -126,7 +137,7 @@ extension LedgerStore {
         }
     }
 
-    /// Schema 3. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
+    /// Schema 4. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
     /// channel (`app_store`); the App Store keeps its records in tables of its own
     /// (`app_store_transaction`, `app_store_renewal`), their bodies the records of
     /// `vouch ledger export` (less the statement in force, which is derived); `revoked` marks a
@@ -136,8 +147,11 @@ extension LedgerStore {
     /// the id it is known by, `chain`) it belongs to; `refund` tells a refunded charge from a
     /// grant, whose `account` is the one its own metadata names; `customer` is a Stripe record's
     /// customer, by which an account's refunds are found. Every record body (`body`) is stored
-    /// with its `checksum` (``LedgerStore/checksum(_:)``), verified whenever it is read. Records are a
+    /// with its `checksum` (``LedgerStore/checksum(_:)``), verified whenever it is read, and so is
+    /// every claim and delivery, over its columns (``LedgerStore/checksum(columns:)``). Records are a
     /// kilobyte or so: ordinary tables, with their keys unique, rather than `WITHOUT ROWID`.
+    /// `fed_input` holds the digest of every input fed (``EntitlementLedger/inputs``), the row's
+    /// own key, by which the counters count each input once.
     static let schema = """
         CREATE TABLE chain (
             channel TEXT NOT NULL,
@@ -154,6 +168,7 @@ extension LedgerStore {
             environment TEXT NOT NULL,
             chain TEXT NOT NULL,
             account TEXT NOT NULL,
+            checksum INTEGER NOT NULL,
             PRIMARY KEY (channel, environment, chain)
         ) WITHOUT ROWID;
         CREATE TABLE delivery (
@@ -161,12 +176,14 @@ extension LedgerStore {
             id TEXT NOT NULL,
             signed_date INTEGER NOT NULL,
             seen INTEGER NOT NULL,
+            checksum INTEGER NOT NULL,
             PRIMARY KEY (channel, id, signed_date)
         ) WITHOUT ROWID;
         CREATE TABLE counter (
             name TEXT NOT NULL PRIMARY KEY,
             value INTEGER NOT NULL
         ) WITHOUT ROWID;
+        CREATE TABLE fed_input (digest INTEGER PRIMARY KEY);
         CREATE TABLE app_store_transaction (
             environment TEXT NOT NULL,
             original_transaction_id TEXT NOT NULL,

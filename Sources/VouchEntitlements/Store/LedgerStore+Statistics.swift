@@ -20,10 +20,14 @@ extension LedgerStore {
         public internal(set) var stripeRefunds = 0
         /// Grants of a server's own sources.
         public internal(set) var grants = 0
-        /// What the additions read, summed (transaction and renewal info statements,
-        /// notifications, receipts, payloads ignored, incomplete ones).
+        /// What the additions read (transaction and renewal info statements, notifications,
+        /// receipts, payloads ignored, incomplete ones), each distinct input counted once
+        /// however often it was added (``EntitlementLedger/batch()``): a rerun after a stopped
+        /// run, or a repeat, counts nothing again.
         public internal(set) var fed = EntitlementLedger.Statistics()
-        /// Distinct `notificationUUID`s, and their repeats (as ``EntitlementLedger/NotificationDeliveries``).
+        /// Distinct `notificationUUID`s and their retries (as
+        /// ``EntitlementLedger/NotificationDeliveries``); each delivery is held once, so
+        /// `duplicates` counts only what a store made before schema 4 had counted.
         public internal(set) var deliveries = EntitlementLedger.NotificationDeliveries()
         /// The latest `signedDate` (or receipt creation date) of any statement held.
         public internal(set) var lastSignedDate: Timestamp?

@@ -35,7 +35,7 @@ extension LedgerStore {
             "SELECT \(RecordTable.appStoreRenewal.columns) FROM app_store_renewal "
                 + "WHERE environment = ? AND original_transaction_id = ?", phase: phase)
         let claim = try statement(
-            "SELECT account FROM claim WHERE channel = ? AND environment = ? AND chain = ?", phase: phase)
+            "SELECT account, checksum FROM claim WHERE channel = ? AND environment = ? AND chain = ?", phase: phase)
         for key in keys {
             let values: [SQLiteStatement.Value] = [.text(key.environment), .text(key.originalTransactionId)]
             try transactions.rows(values) { row throws(LedgerError) in
@@ -44,8 +44,12 @@ extension LedgerStore {
             try renewal.rows(values) { row throws(LedgerError) in
                 try insert(verified(row, .appStoreRenewal), into: &ledger)
             }
-            try claim.rows([.text(Self.channel)] + values) { row in
-                if let token = row.text(0) { ledger.appStore.insert(claim: token, for: key) }
+            try claim.rows([.text(Self.channel)] + values) { row throws(LedgerError) in
+                let token = row.text(0) ?? ""
+                try Self.verify(
+                    path, .claim, [Self.channel, key.environment, key.originalTransactionId, token],
+                    checksum: row.integer(1))
+                ledger.appStore.insert(claim: token, for: key)
             }
         }
     }
@@ -69,8 +73,12 @@ extension LedgerStore {
         }
         try records(.appStoreTransaction)
         try records(.appStoreRenewal)
-        try statement("SELECT \(Self.claimJSON) FROM claim ORDER BY channel, environment, chain", phase: .read).rows {
-            row throws(LedgerError) in try body(row.bytes(0))
+        try statement(
+            "SELECT \(Self.claimJSON), channel, environment, chain, account, checksum FROM claim "
+                + "ORDER BY channel, environment, chain", phase: .read
+        ).rows { row throws(LedgerError) in
+            try Self.verify(path, .claim, (1...4).map { row.text($0) ?? "" }, checksum: row.integer(5))
+            try body(row.bytes(0))
         }
         try records(.channelRecord)
     }
@@ -142,15 +150,29 @@ struct SQLiteTables: LedgerTables {
     func stripeClaim(of key: StripeKey) throws(LedgerError) -> String? {
         var token: String?
         try store.statement(
-            "SELECT account FROM claim WHERE channel = 'stripe' AND environment = ? AND chain = ?", phase: .read
-        ).rows([.text(key.environment), .text(key.id)]) { row in token = row.text(0) ?? token }
+            "SELECT account, checksum FROM claim WHERE channel = 'stripe' AND environment = ? AND chain = ?",
+            phase: .read
+        ).rows([.text(key.environment), .text(key.id)]) { row throws(LedgerError) in
+            let account = row.text(0) ?? ""
+            try LedgerStore.verify(
+                store.path, .claim, [LedgerRecordJSON.stripe, key.environment, key.id, account],
+                checksum: row.integer(1))
+            token = account
+        }
         return token
     }
 
     func deliveries(channel: String, id: String) throws(LedgerError) -> [Int64: Int64] {
         var seen: [Int64: Int64] = [:]
-        try store.statement("SELECT signed_date, seen FROM delivery WHERE channel = ? AND id = ?", phase: .write)
-            .rows([.text(channel), .text(id)]) { row in seen[row.integer(0) ?? 0] = row.integer(1) ?? 0 }
+        try store.statement(
+            "SELECT signed_date, seen, checksum FROM delivery WHERE channel = ? AND id = ?", phase: .write
+        ).rows([.text(channel), .text(id)]) { row throws(LedgerError) in
+            let signedDate = row.integer(0) ?? 0
+            let count = row.integer(1) ?? 0
+            try LedgerStore.verify(
+                store.path, .delivery, [channel, id, String(signedDate), String(count)], checksum: row.integer(2))
+            seen[signedDate] = count
+        }
         return seen
     }
 
@@ -178,8 +200,12 @@ struct SQLiteTables: LedgerTables {
     }
 
     func putClaim(channel: String, environment: String, chain: String, account: String) throws(LedgerError) {
-        try store.statement("INSERT OR REPLACE INTO claim VALUES (?, ?, ?, ?)", phase: .write).run([
+        try store.statement(
+            "INSERT OR REPLACE INTO claim (channel, environment, chain, account, checksum) VALUES (?, ?, ?, ?, ?)",
+            phase: .write
+        ).run([
             .text(channel), .text(environment), .text(chain), .text(account),
+            .integer(LedgerStore.checksum(columns: [channel, environment, chain, account])),
         ])
     }
 
@@ -205,9 +231,23 @@ struct SQLiteTables: LedgerTables {
     }
 
     func putDelivery(channel: String, id: String, signedDate: Int64, seen: Int64) throws(LedgerError) {
-        try store.statement("INSERT OR REPLACE INTO delivery VALUES (?, ?, ?, ?)", phase: .write).run([
+        try store.statement(
+            "INSERT OR REPLACE INTO delivery (channel, id, signed_date, seen, checksum) VALUES (?, ?, ?, ?, ?)",
+            phase: .write
+        ).run([
             .text(channel), .text(id), .integer(signedDate), .integer(seen),
+            .integer(LedgerStore.checksum(columns: [channel, id, String(signedDate), String(seen)])),
         ])
+    }
+
+    func newInputs(_ digests: [Int64]) throws(LedgerError) -> [Int64] {
+        let insert = try store.statement(
+            "INSERT INTO fed_input VALUES (?) ON CONFLICT DO NOTHING RETURNING digest", phase: .write)
+        var new: [Int64] = []
+        for digest in digests {
+            try insert.rows([.integer(digest)]) { row in new.append(row.integer(0) ?? digest) }
+        }
+        return new
     }
 
     func addCounter(_ name: String, _ value: Int64) throws(LedgerError) {

@@ -75,7 +75,7 @@ public final class LedgerStore: @unchecked Sendable {
 
     /// The schema this version writes and reads. A store of an older schema is brought to it
     /// when opened for writing, in one transaction.
-    public static let schemaVersion = 3
+    public static let schemaVersion = 4
     /// `PRAGMA application_id` of a Vouch store: "Vouc".
     static let applicationId: Int64 = 0x566F_7563
 
@@ -197,12 +197,21 @@ public final class LedgerStore: @unchecked Sendable {
         try connection.execute("BEGIN", phase: .read)
         do {
             let result = try body()
+            resetStatements()
             try connection.execute("COMMIT", phase: .read)
             return result
         } catch {
+            resetStatements()
             try? connection.execute("ROLLBACK", phase: .read)
             throw error
         }
+    }
+
+    /// Resets every prepared statement before a transaction ends: a statement left in the
+    /// middle of its rows (a count stepped once, a row refused) would hold the connection on the
+    /// transaction's snapshot, and the next read would miss what writers commit meanwhile.
+    private func resetStatements() {
+        for statement in prepared.values { statement.reset() }
     }
 
     /// Runs `body` under the lock, in one write transaction: all of it is stored, or nothing.
@@ -215,9 +224,11 @@ public final class LedgerStore: @unchecked Sendable {
         try connection.execute("BEGIN IMMEDIATE", phase: .write)
         do {
             let result = try body()
+            resetStatements()
             try connection.execute("COMMIT", phase: .write)
             return result
         } catch {
+            resetStatements()
             try? connection.execute("ROLLBACK", phase: .write)
             throw error
         }
@@ -272,7 +283,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// caller's account, as ``EntitlementLedger/add(_:account:)-(VerifiedPayload,_)``.
     @discardableResult
     public func add(_ verified: VerifiedPayload, account: UUID? = nil) throws(LedgerError) -> Change {
-        var ledger = EntitlementLedger()
+        var ledger = EntitlementLedger.batch()
         if let account { try ledger.add(verified, account: account) } else { ledger.add(verified) }
         return try add(contentsOf: ledger)
     }
@@ -289,7 +300,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// their chains to the caller's account.
     @discardableResult
     public func add(_ receipt: VerifiedReceipt, account: UUID? = nil) throws(LedgerError) -> Change {
-        var ledger = EntitlementLedger()
+        var ledger = EntitlementLedger.batch()
         if let account { try ledger.add(receipt, account: account) } else { ledger.add(receipt) }
         return try add(contentsOf: ledger)
     }
@@ -300,7 +311,7 @@ public final class LedgerStore: @unchecked Sendable {
     public func add(_ event: VerifiedStripeEvent, accountKey: String = EntitlementLedger.defaultStripeAccountKey)
         throws(LedgerError) -> Change
     {
-        var ledger = EntitlementLedger()
+        var ledger = EntitlementLedger.batch()
         ledger.add(event, accountKey: accountKey)
         return try add(contentsOf: ledger)
     }
@@ -309,7 +320,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// of each grant wins.
     @discardableResult
     public func add(_ grant: EntitlementGrant) throws(LedgerError) -> Change {
-        var ledger = EntitlementLedger()
+        var ledger = EntitlementLedger.batch()
         ledger.add(grant)
         return try add(contentsOf: ledger)
     }

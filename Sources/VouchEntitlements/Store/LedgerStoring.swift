@@ -16,6 +16,10 @@ where Failure == LedgerError, Addition == LedgerStore.Change {
     func ledger() throws(LedgerError) -> EntitlementLedger
     /// What the store holds and was fed.
     func statistics() throws(LedgerError) -> LedgerStore.Statistics
+    /// Reads every record, verifying its checksum and that it decodes, and every claim and
+    /// delivery, verifying its checksum (an SQLite file's integrity check first); what is wrong
+    /// is reported, not thrown.
+    func check() throws(LedgerError) -> LedgerStore.CheckReport
     /// Writes every record the store holds, one JSON object per call, in a stable order.
     func export(_ write: ([UInt8]) throws -> Void) throws
     /// Closes the store; later calls are ``LedgerError/Code/cannotOpen``.

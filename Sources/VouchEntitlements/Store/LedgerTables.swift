@@ -35,6 +35,9 @@ protocol LedgerTables {
         body: String, customer: String?) throws(LedgerError)
     /// Writes (inserts or replaces) how often a notification's `signedDate` was seen.
     func putDelivery(channel: String, id: String, signedDate: Int64, seen: Int64) throws(LedgerError)
+    /// Records the inputs of `digests` (ascending, distinct) as fed and returns those the store
+    /// did not hold before (``EntitlementLedger/inputs``).
+    func newInputs(_ digests: [Int64]) throws(LedgerError) -> [Int64]
     /// Adds `value` to the counter `name`.
     func addCounter(_ name: String, _ value: Int64) throws(LedgerError)
     /// Raises the counter `lastSignedDate` to `value` when it is lower.
@@ -116,11 +119,25 @@ extension LedgerTables {
         }
         try joinDeliveries(delta, into: &change)
         try joinOtherChannels(delta, into: &change, lastSigned: &lastSigned)
-        for (name, path) in LedgerStore.counters where delta.statistics[keyPath: path] != 0 {
-            try addCounter(name, Int64(delta.statistics[keyPath: path]))
+        let fed = try newlyFed(delta)
+        for (name, path) in LedgerStore.counters where fed[keyPath: path] != 0 {
+            try addCounter(name, Int64(fed[keyPath: path]))
         }
         if let lastSigned { try raiseLastSignedDate(lastSigned) }
         return change
+    }
+
+    /// What the inputs of `delta` that the store did not hold add to its counters, recording
+    /// them as held: an input added again counts nothing. A ledger that does not know its
+    /// inputs (made otherwise than by ``EntitlementLedger/batch()``) is counted whole.
+    private func newlyFed(_ delta: EntitlementLedger) throws(LedgerError) -> EntitlementLedger.Statistics {
+        guard let inputs = delta.inputs else { return delta.statistics }
+        var fed = EntitlementLedger.Statistics()
+        guard !inputs.isEmpty else { return fed }
+        for digest in try newInputs(inputs.keys.sorted()) {
+            if let added = inputs[digest] { fed.add(added) }
+        }
+        return fed
     }
 
     /// Joins the Stripe subscriptions, refunded charges and grants of `delta` into the stored
@@ -198,23 +215,25 @@ extension LedgerTables {
 
     /// Counts each notification delivery of `delta` as new, a retry signed anew, or a duplicate
     /// of a `signedDate` seen before (the store's dedup key: `notificationUUID` and
-    /// `signedDate`), and writes how often each was seen.
+    /// `signedDate`), and writes each new delivery once (`seen` 1): a delivery read again, in
+    /// this addition or a later one, is a duplicate of the addition's summary and leaves the
+    /// store as it is, so that a rerun counts what a single run counts.
     private func joinDeliveries(_ delta: EntitlementLedger, into change: inout LedgerStore.Change)
         throws(LedgerError)
     {
         let channel = LedgerRecordJSON.appStore
         for (uuid, sightings) in delta.appStore.deliveries {
-            var seen = try deliveries(channel: channel, id: uuid)
+            let seen = try deliveries(channel: channel, id: uuid)
+            var known = seen.count
             for sighting in sightings.all.sorted(by: { $0.signedDate < $1.signedDate }) {
                 if seen[sighting.signedDate] != nil {
                     change.duplicateNotifications += sighting.count
-                } else {
-                    if seen.isEmpty { change.newNotifications += 1 } else { change.retriedNotifications += 1 }
-                    change.duplicateNotifications += sighting.count - 1
+                    continue
                 }
-                seen[sighting.signedDate, default: 0] += Int64(sighting.count)
-                try putDelivery(
-                    channel: channel, id: uuid, signedDate: sighting.signedDate, seen: seen[sighting.signedDate]!)
+                if known == 0 { change.newNotifications += 1 } else { change.retriedNotifications += 1 }
+                known += 1
+                change.duplicateNotifications += sighting.count - 1
+                try putDelivery(channel: channel, id: uuid, signedDate: sighting.signedDate, seen: 1)
             }
         }
     }

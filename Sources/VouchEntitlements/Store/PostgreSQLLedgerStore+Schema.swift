@@ -83,13 +83,33 @@ extension PostgreSQLLedgerStore {
     }
 
     /// What brings a store of schema `key − 1` to schema `key`, run in one transaction with the
-    /// new `schema_version`. Schema 1 is the first.
-    static let migrations: [Int: String] = [:]
+    /// new `schema_version`. Schema 1 is the first; schema 2 keeps the digest of every input
+    /// fed (`fed_input`), so that an input added again is counted once, each notification
+    /// delivery once (the counters summed before it stay as they were), and gives the claims
+    /// and deliveries their checksums (``LedgerStore/checksum(columns:)``, computed by the
+    /// server's `sha256`).
+    static let migrations: [Int: String] = [
+        2: """
+        CREATE TABLE fed_input (digest bigint PRIMARY KEY);
+        UPDATE delivery SET seen = 1;
+        ALTER TABLE claim ADD COLUMN checksum bigint NOT NULL DEFAULT 0;
+        UPDATE claim SET checksum = \(LedgerStore.RowTable.claim.checksumSQL(newline: "chr(10)", checksumSQL));
+        ALTER TABLE delivery ADD COLUMN checksum bigint NOT NULL DEFAULT 0;
+        UPDATE delivery SET checksum = \(LedgerStore.RowTable.delivery.checksumSQL(newline: "chr(10)", checksumSQL));
+        """
+    ]
 
-    /// Schema 1: the SQLite store's tables of its schema 3, in PostgreSQL's dialect. Keys are
+    /// ``LedgerStore/checksum(_:)`` of the text `value` in PostgreSQL's SQL: the first 8 bytes
+    /// of its SHA-256 as a signed 64-bit integer.
+    static func checksumSQL(_ value: String) -> String {
+        "('x' || left(encode(sha256(convert_to(\(value), 'UTF8')), 'hex'), 16))::bit(64)::bigint"
+    }
+
+    /// Schema 2: the SQLite store's tables of its schema 4, in PostgreSQL's dialect. Keys are
     /// `text` in the "C" collation, so that they compare and sort byte for byte as SQLite's do
     /// (the export's order); bodies are `text`, the codecs' JSON as written, each with its
-    /// `checksum` (``LedgerStore/checksum(_:)``), verified on every read.
+    /// `checksum` (``LedgerStore/checksum(_:)``), verified on every read, as are the claims' and
+    /// deliveries' (``LedgerStore/checksum(columns:)``).
     static let schema = """
         CREATE TABLE vouch_meta (
             application_id bigint NOT NULL,
@@ -111,6 +131,7 @@ extension PostgreSQLLedgerStore {
             environment text COLLATE "C" NOT NULL,
             chain text COLLATE "C" NOT NULL,
             account text COLLATE "C" NOT NULL,
+            checksum bigint NOT NULL,
             PRIMARY KEY (channel, environment, chain)
         );
         CREATE TABLE delivery (
@@ -118,12 +139,14 @@ extension PostgreSQLLedgerStore {
             id text COLLATE "C" NOT NULL,
             signed_date bigint NOT NULL,
             seen bigint NOT NULL,
+            checksum bigint NOT NULL,
             PRIMARY KEY (channel, id, signed_date)
         );
         CREATE TABLE counter (
             name text COLLATE "C" NOT NULL PRIMARY KEY,
             value bigint NOT NULL
         );
+        CREATE TABLE fed_input (digest bigint PRIMARY KEY);
         CREATE TABLE app_store_transaction (
             environment text COLLATE "C" NOT NULL,
             original_transaction_id text COLLATE "C" NOT NULL,

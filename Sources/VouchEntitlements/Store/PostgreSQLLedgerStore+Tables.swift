@@ -25,6 +25,26 @@ struct PostgreSQLTables: LedgerTables {
         }
     }
 
+    /// How many rows ``eachPage(_:_:)`` fetches at a time.
+    static let page = 1_000
+
+    /// Calls `body` with the rows of `sql` (a query without parameters), ``page`` of them at a
+    /// time, through a cursor of the current transaction: memory holds one page however many
+    /// rows the query gives.
+    func eachPage(_ sql: String, _ body: (PostgreSQLRows) -> Void) throws(LedgerError) {
+        do {
+            try connection.execute("DECLARE vouch_page NO SCROLL CURSOR FOR \(sql)", phase: .read)
+            while true {
+                let found = try connection.query("FETCH \(Self.page) FROM vouch_page", phase: .read)
+                guard found.count > 0 else { break }
+                body(found)
+            }
+            try connection.execute("CLOSE vouch_page", phase: .read)
+        } catch {
+            throw error.error
+        }
+    }
+
     /// Runs `sql`, one or more statements without parameters, inside a write transaction.
     func execute(_ sql: String) throws(LedgerError) {
         do {
@@ -46,7 +66,7 @@ struct PostgreSQLTables: LedgerTables {
         for row in 0..<found.count {
             let body = found.bytes(row, 0) ?? []
             guard found.integer(row, 1) == LedgerStore.checksum(body) else {
-                throw LedgerStore.damaged(name, table, found.text(row, 2))
+                throw LedgerStore.damaged(name, table.name, found.text(row, 2))
             }
             bodies.append(body)
         }
@@ -85,10 +105,14 @@ struct PostgreSQLTables: LedgerTables {
             try insertBodies(
                 .appStoreRenewal, "WHERE environment = $1 AND original_transaction_id = $2", values, into: &ledger)
             let claim = try rows(
-                "SELECT account FROM claim WHERE channel = $1 AND environment = $2 AND chain = $3",
+                "SELECT account, checksum FROM claim WHERE channel = $1 AND environment = $2 AND chain = $3",
                 [.text(LedgerRecordJSON.appStore)] + values, phase: .read)
             for row in 0..<claim.count {
-                if let token = claim.text(row, 0) { ledger.appStore.insert(claim: token, for: key) }
+                let token = claim.text(row, 0) ?? ""
+                try LedgerStore.verify(
+                    name, .claim, [LedgerRecordJSON.appStore, key.environment, key.originalTransactionId, token],
+                    checksum: claim.integer(row, 1))
+                ledger.appStore.insert(claim: token, for: key)
             }
         }
     }
@@ -103,17 +127,26 @@ struct PostgreSQLTables: LedgerTables {
 
     func stripeClaim(of key: StripeKey) throws(LedgerError) -> String? {
         let found = try rows(
-            "SELECT account FROM claim WHERE channel = 'stripe' AND environment = $1 AND chain = $2",
+            "SELECT account, checksum FROM claim WHERE channel = 'stripe' AND environment = $1 AND chain = $2",
             [.text(key.environment), .text(key.id)], phase: .read)
-        return found.count > 0 ? found.text(0, 0) : nil
+        guard found.count > 0, let token = found.text(0, 0) else { return nil }
+        try LedgerStore.verify(
+            name, .claim, [LedgerRecordJSON.stripe, key.environment, key.id, token], checksum: found.integer(0, 1))
+        return token
     }
 
     func deliveries(channel: String, id: String) throws(LedgerError) -> [Int64: Int64] {
         let found = try rows(
-            "SELECT signed_date, seen FROM delivery WHERE channel = $1 AND id = $2", [.text(channel), .text(id)],
-            phase: .read)
+            "SELECT signed_date, seen, checksum FROM delivery WHERE channel = $1 AND id = $2",
+            [.text(channel), .text(id)], phase: .read)
         var seen: [Int64: Int64] = [:]
-        for row in 0..<found.count { seen[found.integer(row, 0) ?? 0] = found.integer(row, 1) ?? 0 }
+        for row in 0..<found.count {
+            let signedDate = found.integer(row, 0) ?? 0
+            let count = found.integer(row, 1) ?? 0
+            try LedgerStore.verify(
+                name, .delivery, [channel, id, String(signedDate), String(count)], checksum: found.integer(row, 2))
+            seen[signedDate] = count
+        }
         return seen
     }
 
@@ -145,9 +178,13 @@ struct PostgreSQLTables: LedgerTables {
 
     func putClaim(channel: String, environment: String, chain: String, account: String) throws(LedgerError) {
         try rows(
-            "INSERT INTO claim (channel, environment, chain, account) VALUES ($1, $2, $3, $4) "
-                + "ON CONFLICT (channel, environment, chain) DO UPDATE SET account = excluded.account",
-            [.text(channel), .text(environment), .text(chain), .text(account)], phase: .write)
+            "INSERT INTO claim (channel, environment, chain, account, checksum) VALUES ($1, $2, $3, $4, $5) "
+                + "ON CONFLICT (channel, environment, chain) DO UPDATE SET account = excluded.account, "
+                + "checksum = excluded.checksum",
+            [
+                .text(channel), .text(environment), .text(chain), .text(account),
+                .integer(LedgerStore.checksum(columns: [channel, environment, chain, account])),
+            ], phase: .write)
     }
 
     func putChain(channel: String, _ chain: AppStoreChannel.ChainKey, account: String?) throws(LedgerError) {
@@ -178,9 +215,23 @@ struct PostgreSQLTables: LedgerTables {
 
     func putDelivery(channel: String, id: String, signedDate: Int64, seen: Int64) throws(LedgerError) {
         try rows(
-            "INSERT INTO delivery (channel, id, signed_date, seen) VALUES ($1, $2, $3, $4) "
-                + "ON CONFLICT (channel, id, signed_date) DO UPDATE SET seen = excluded.seen",
-            [.text(channel), .text(id), .integer(signedDate), .integer(seen)], phase: .write)
+            "INSERT INTO delivery (channel, id, signed_date, seen, checksum) VALUES ($1, $2, $3, $4, $5) "
+                + "ON CONFLICT (channel, id, signed_date) DO UPDATE SET seen = excluded.seen, "
+                + "checksum = excluded.checksum",
+            [
+                .text(channel), .text(id), .integer(signedDate), .integer(seen),
+                .integer(LedgerStore.checksum(columns: [channel, id, String(signedDate), String(seen)])),
+            ], phase: .write)
+    }
+
+    func newInputs(_ digests: [Int64]) throws(LedgerError) -> [Int64] {
+        // One statement for the batch, inserting in ascending order: two writers holding the
+        // same digests wait for each other in one order, never in a cycle.
+        let found = try rows(
+            "INSERT INTO fed_input (digest) SELECT unnest($1::bigint[]) ORDER BY 1 ON CONFLICT DO NOTHING "
+                + "RETURNING digest",
+            [.text("{" + digests.map(String.init).joined(separator: ",") + "}")], phase: .write)
+        return (0..<found.count).compactMap { found.integer($0, 0) }
     }
 
     func addCounter(_ name: String, _ value: Int64) throws(LedgerError) {
@@ -234,12 +285,15 @@ struct PostgreSQLTables: LedgerTables {
             for bytes in try bodies(table, "ORDER BY \(table.order)") { try body(bytes) }
         }
         let claims = try rows(
-            "SELECT channel, environment, chain, account FROM claim ORDER BY channel, environment, chain", phase: .read)
+            "SELECT channel, environment, chain, account, checksum FROM claim ORDER BY channel, environment, chain",
+            phase: .read)
         for row in 0..<claims.count {
             let channel = claims.text(row, 0) ?? ""
             let environment = claims.text(row, 1) ?? ""
             let chain = claims.text(row, 2) ?? ""
             let token = claims.text(row, 3) ?? ""
+            try LedgerStore.verify(
+                name, .claim, [channel, environment, chain, token], checksum: claims.integer(row, 4))
             let record =
                 channel == LedgerRecordJSON.appStore
                 ? LedgerRecordJSON.claim(token, key: .init(environment: environment, originalTransactionId: chain))
@@ -409,6 +463,39 @@ extension PostgreSQLLedgerStore {
         if let failure { throw failure }
     }
 
+    /// Reads every record, verifying its checksum and that it decodes, and every claim and
+    /// delivery, verifying its checksum, as ``LedgerStore/check()`` does, in one snapshot. The server's own structures (its pages and
+    /// indexes) are the server's to check (`pg_amcheck`, data checksums). Problems are
+    /// reported, not thrown; a store that cannot be read at all throws as any reader does.
+    public func check() throws(LedgerError) -> LedgerStore.CheckReport {
+        try reading { connection throws(LedgerError) -> LedgerStore.CheckReport in
+            let tables = PostgreSQLTables(connection: connection, name: target)
+            var report = LedgerStore.CheckReport()
+            for table in LedgerStore.RecordTable.allCases {
+                try tables.eachPage("SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)") { found in
+                    for row in 0..<found.count {
+                        report.verify(
+                            table, key: found.text(row, 2), checksum: found.integer(row, 1),
+                            body: found.bytes(row, 0) ?? [])
+                    }
+                }
+            }
+            for table in LedgerStore.RowTable.allCases {
+                try tables.eachPage(
+                    "SELECT \(table.columns.joined(separator: ", ")), checksum FROM \(table.name) "
+                        + "ORDER BY \(table.key.joined(separator: ", "))"
+                ) { found in
+                    for row in 0..<found.count {
+                        report.verify(
+                            table, columns: (0..<table.columns.count).map { found.text(row, $0) ?? "" },
+                            checksum: found.integer(row, table.columns.count))
+                    }
+                }
+            }
+            return report
+        }
+    }
+
     /// What the store holds and was fed, as ``LedgerStore/statistics()`` counts it;
     /// ``LedgerStore/Statistics/bytes`` is the size of the store's tables and indexes on the
     /// server (`pg_total_relation_size`), and ``LedgerStore/Statistics/schemaVersion`` this
@@ -430,8 +517,8 @@ extension PostgreSQLLedgerStore {
                 try integer(
                     "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c JOIN pg_namespace n "
                         + "ON n.oid = c.relnamespace WHERE n.nspname = current_schema() AND c.relkind = 'r' AND c.relname "
-                        + "IN ('vouch_meta', 'chain', 'claim', 'delivery', 'counter', 'app_store_transaction', "
-                        + "'app_store_renewal', 'channel_record')"))
+                        + "IN ('vouch_meta', 'chain', 'claim', 'delivery', 'counter', 'fed_input', "
+                        + "'app_store_transaction', 'app_store_renewal', 'channel_record')"))
             statistics.schemaVersion = Self.schemaVersion
             return statistics
         }

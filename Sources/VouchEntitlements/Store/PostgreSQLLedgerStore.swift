@@ -43,7 +43,7 @@ public import VouchBatch
 /// take turns on its one connection.
 public final class PostgreSQLLedgerStore: @unchecked Sendable {
     /// The schema this version writes and reads.
-    public static let schemaVersion = 1
+    public static let schemaVersion = 2
 
     /// The server and database, as reasons name them (`postgresql://user@host:port/dbname`,
     /// never a password).
@@ -199,7 +199,7 @@ public final class PostgreSQLLedgerStore: @unchecked Sendable {
         _ input: VerifiedInput, account: String? = nil,
         stripeAccountKey: String = EntitlementLedger.defaultStripeAccountKey
     ) throws(LedgerError) -> LedgerStore.Change {
-        var ledger = EntitlementLedger()
+        var ledger = EntitlementLedger.batch()
         try ledger.add(input, account: account, stripeAccountKey: stripeAccountKey)
         return try add(contentsOf: ledger)
     }
@@ -208,7 +208,7 @@ public final class PostgreSQLLedgerStore: @unchecked Sendable {
     /// of each grant wins.
     @discardableResult
     public func add(_ grant: EntitlementGrant) throws(LedgerError) -> LedgerStore.Change {
-        var ledger = EntitlementLedger()
+        var ledger = EntitlementLedger.batch()
         ledger.add(grant)
         return try add(contentsOf: ledger)
     }

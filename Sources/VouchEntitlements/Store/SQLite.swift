@@ -148,6 +148,12 @@ final class SQLiteStatement {
         }
     }
 
+    /// Resets the statement, ending the read it holds open when it was not stepped to its end
+    /// (a statement left so keeps its connection on the snapshot it began in).
+    func reset() {
+        sqlite3_reset(handle)
+    }
+
     /// Binds `values` and runs the statement to its end.
     func run(_ values: [Value] = []) throws(LedgerError) {
         try bind(values)

@@ -96,6 +96,9 @@ extension EntitlementLedger {
     /// Adds a grant of a source of the server's own; the newest statement of each grant wins.
     public mutating func add(_ grant: EntitlementGrant) {
         statistics.grants += 1
+        var added = Statistics()
+        added.grants = 1
+        counted(Array("grant\n".utf8) + JSONWriter.encode(LedgerRecordJSON.object(grant)), added: added)
         grants.insert(grant)
     }
 }

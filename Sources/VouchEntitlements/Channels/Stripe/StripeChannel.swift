@@ -194,8 +194,13 @@ extension EntitlementLedger {
     /// bound it to (``bindStripeSubscription(_:livemode:to:)``); a subscription without one is
     /// an account of its own. `livemode` events are Production, test-mode events Sandbox.
     public mutating func add(_ verified: VerifiedStripeEvent, accountKey: String = defaultStripeAccountKey) {
+        let before = statistics
         statistics.stripeEvents += 1
         if !stripe.add(verified.event, accountKey: accountKey, statistics: &statistics) { statistics.ignored += 1 }
+        // An event is the same in every retry of its delivery: its mode and id name it.
+        counted(
+            Array("stripe_event\n\(verified.event.livemode)\n\(verified.event.id)".utf8),
+            added: statistics.since(before))
     }
 
     /// Adds what a verified Stripe event says and binds the subscription it is about (its own,
