@@ -19,9 +19,10 @@ import VouchServer
 // what the others hold.
 //
 // Questions: a store of many accounts' histories (`--serve-accounts`), asked for sampled
-// accounts' entitlements through `GET /v1/accounts/{account}/entitlements` (one client, then 8
-// at once, keep-alive) and through the library call the endpoint makes
-// (`accounts(matching:)`, then `entitlements(of:at:)` of each), each request timed alone.
+// accounts' entitlements through the library call the endpoint makes (`accounts(matching:)`,
+// then `entitlements(of:at:)` of each) and through `GET /v1/accounts/{account}/entitlements`
+// on one keep-alive connection, in turn for each account; then through 8 connections at once.
+// Each request is timed alone.
 
 struct ServeReport {
     var deliveries = 0
@@ -470,12 +471,27 @@ func benchServe(
     }
     report.storeSeconds = now() - storeStart
 
-    // 6. Questions: the library, then HTTP with one client, then 8.
+    // 6. Questions: the library and HTTP with one client, in turn for each account (so that
+    // both see the same load), then HTTP with 8 clients at once.
     var random = SampleRandom(state: 0x5EED_0038)
     let identifiers = (0..<requests).map { _ in accountIdentifier(generator, random.below(storeAccounts)) }
     log("serve: \(requests) entitlement questions to the library and through HTTP …")
     do {
+        let (server, service) = try startServer(storePath)
+        let port = server.port
+        let headers = "Authorization: Bearer \(bearer)\r\n"
+        @Sendable func ask(_ client: LoopbackClient, _ identifier: String) -> (seconds: Double, records: Bool) {
+            let begin = now()
+            let answer = client.send("GET", "/v1/accounts/\(identifier)/entitlements?at=2026-06-01", headers: headers)
+            let elapsed = now() - begin
+            precondition(
+                answer.status == 200 && answer.body.first == UInt8(ascii: "["),
+                "GET entitlements answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
+            return (elapsed, answer.body.count > 2)
+        }
         let store = try LedgerStore(path: storePath, access: .readOnly)
+        let single = LoopbackClient(port: port)
+        for identifier in identifiers.prefix(100) { _ = ask(single, identifier) }  // warm-up
         for identifier in identifiers {
             let begin = now()
             var records = 0
@@ -484,25 +500,12 @@ func benchServe(
             }
             report.libraryLatency.append(now() - begin)
             if records > 0 { report.answered += 1 }
+            let answer = ask(single, identifier)
+            report.httpLatency.append(answer.seconds)
+            precondition(
+                answer.records == (records > 0), "GET entitlements of \(identifier) differs from the library's")
         }
         store.close()
-    }
-    do {
-        let (server, service) = try startServer(storePath)
-        let port = server.port
-        let headers = "Authorization: Bearer \(bearer)\r\n"
-        @Sendable func ask(_ client: LoopbackClient, _ identifier: String) -> Double {
-            let begin = now()
-            let answer = client.send("GET", "/v1/accounts/\(identifier)/entitlements?at=2026-06-01", headers: headers)
-            let elapsed = now() - begin
-            precondition(
-                answer.status == 200 && answer.body.first == UInt8(ascii: "["),
-                "GET entitlements answered \(answer.status): \(String(decoding: answer.body, as: UTF8.self))")
-            return elapsed
-        }
-        let single = LoopbackClient(port: port)
-        for identifier in identifiers.prefix(100) { _ = ask(single, identifier) }  // warm-up
-        report.httpLatency = identifiers.map { ask(single, $0) }
         let clients = report.clients
         nonisolated(unsafe) var times = [[Double]](repeating: [], count: clients)
         times.withUnsafeMutableBufferPointer { buffer in
@@ -510,7 +513,7 @@ func benchServe(
             _ = timeOnThreads(clients) { thread in
                 let client = LoopbackClient(port: port)
                 for index in stride(from: thread, to: identifiers.count, by: clients) {
-                    buffer[thread].append(ask(client, identifiers[index]))
+                    buffer[thread].append(ask(client, identifiers[index]).seconds)
                 }
             }
         }
