@@ -65,19 +65,13 @@ struct ServeReport {
     /// Of the sampled accounts, how many had records.
     var answered = 0
 
-    /// The goals the issue sets: deliveries through the server at least half of `vouch ledger
+    /// The goals: deliveries through the server at least half of `vouch ledger
     /// add`'s rate; a `GET`'s p99 under 2 ms.
     static let goalRatio = 0.5
     static let goalP99 = 2e-3
 
-    static func median(_ values: [Double]) -> Double {
-        let sorted = values.sorted()
-        guard !sorted.isEmpty else { return .nan }
-        return sorted.count % 2 == 1
-            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-    }
-
-    func median(_ value: (Round) -> Double) -> Double { Self.median(rounds.map(value)) }
+    /// The median of the rounds' `value` (the middle one, as every table of the benchmark takes it).
+    func median(_ value: (Round) -> Double) -> Double { Paired.median(rounds.map(value)) }
     /// The server's rate over `vouch ledger add`'s, median of the rounds.
     var ratio: Double { median(\.ratio) }
     var worstP99: Double {
