@@ -25,6 +25,8 @@ import VouchServer
 // Each request is timed alone.
 
 struct ServeReport {
+    /// The machine, the time and the revision measured (``runContext()``).
+    var context = ""
     var deliveries = 0
     var deliveryAccounts = 0
     var deliveryBytes = 0
@@ -98,11 +100,14 @@ struct ServeReport {
         }
         let lines = [
             "",
+            context,
+            "",
             "`vouch serve` on loopback: \(deliveries) App Store Server Notifications V2 (`{\"signedPayload\":…}`, "
                 + "\(deliveryBytes / max(deliveries, 1)) bytes on average) of \(deliveryAccounts) accounts minted by "
                 + "`MintHistoryGenerator` in \(String(format: "%.1f", mintSeconds)) s, each store a fresh SQLite file "
-                + "(`FULL` commits), \(chains) chains and \(transactions) transactions in each; medians of "
-                + "\(rounds.count) rounds, the three runs of a round one after the other.",
+                + "(`FULL` commits), \(chains) chains and \(transactions) transactions in each; "
+                + (rounds.count == 1 ? "one round" : "medians of \(rounds.count) rounds")
+                + ", the three runs of a round one after the other.",
             "",
             "| deliveries | seconds | deliveries/s | CPU µs per delivery | ratio to `vouch ledger add` |",
             "|---|---:|---:|---:|---:|",
@@ -238,6 +243,35 @@ final class LoopbackClient {
     }
 }
 
+/// Where and when a run measured what: the machine (cores, kernel, architecture), the time,
+/// and the revision of the sources it was built from (`git describe --always --dirty` in their
+/// checkout; `-dirty` with changes not committed).
+func runContext(sources: String = #filePath) -> String {
+    var names = utsname()
+    uname(&names)
+    func text<Field>(_ field: Field) -> String {
+        withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+    let git = Process()
+    git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    git.arguments = [
+        "git", "-C", URL(fileURLWithPath: sources).deletingLastPathComponent().path, "describe", "--always", "--dirty",
+    ]
+    let output = Pipe()
+    git.standardOutput = output
+    git.standardError = FileHandle.nullDevice
+    var revision = "unknown (no git checkout)"
+    if (try? git.run()) != nil {
+        let bytes = output.fileHandleForReading.readDataToEndOfFile()
+        git.waitUntilExit()
+        let described = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        if git.terminationStatus == 0, !described.isEmpty { revision = described }
+    }
+    let time = ISO8601DateFormatter().string(from: Date())
+    return "Machine: \(ProcessInfo.processInfo.activeProcessorCount) cores, \(text(names.sysname)) "
+        + "\(text(names.release)) \(text(names.machine)); run at \(time); revision \(revision)."
+}
+
 /// An account's identifier as a backend holds it: its `appAccountToken`, or (for an account
 /// without one) its first `originalTransactionId`.
 func accountIdentifier(_ generator: MintHistoryGenerator, _ index: Int) -> String {
@@ -257,6 +291,7 @@ func benchServe(
     directory: URL
 ) throws -> ServeReport {
     var report = ServeReport()
+    report.context = runContext()
     report.jobs = jobs
     report.clients = 8
     report.serverThreads = 8
