@@ -15,8 +15,8 @@ import VouchServer
 // posted to an in-process `HTTPServer` with `LedgerService` (what `vouch serve` runs, with its
 // default of 8 threads) by 8 client threads, each on one keep-alive connection, each account's
 // notifications in order on one of them. A server's rate is deliveries over the time from the
-// first request to the last answer; every answer must be 200, and the server's store must hold
-// what the others hold.
+// first request to the last answer; every answer must be 200, and the server's store must count
+// the chains and transactions the others count.
 //
 // Questions: a store of many accounts' histories (`--serve-accounts`), asked for sampled
 // accounts' entitlements through the library call the endpoint makes (`accounts(matching:)`,
