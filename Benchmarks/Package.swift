@@ -29,6 +29,8 @@ let package = Package(
                 .product(name: "VouchMint", package: "vouch"),
                 .product(name: "VouchEntitlements", package: "vouch"),
                 .product(name: "VouchStripe", package: "vouch"),
+                // The server of `vouch serve`, run in-process for `--serve`.
+                .product(name: "VouchServer", package: "vouch"),
                 // Built beside vouch-bench, which runs it.
                 .product(name: "vouch", package: "vouch"),
             ]

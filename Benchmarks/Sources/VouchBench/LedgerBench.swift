@@ -69,13 +69,13 @@ struct LedgerBenchReport {
     }
 }
 
-/// User and system CPU time of the whole process so far.
-func processCPUSeconds() -> Double {
+/// User and system CPU time of the whole process so far, or of its children waited for.
+func processCPUSeconds(children: Bool = false) -> Double {
     var usage = rusage()
     #if os(Linux)
-        getrusage(RUSAGE_SELF.rawValue, &usage)
+        getrusage(children ? RUSAGE_CHILDREN.rawValue : RUSAGE_SELF.rawValue, &usage)
     #else
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(children ? RUSAGE_CHILDREN : RUSAGE_SELF, &usage)
     #endif
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(
         usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6

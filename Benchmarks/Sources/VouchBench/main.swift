@@ -9,6 +9,7 @@ import VouchMint
 //   swift run -c release --package-path Benchmarks vouch-bench [--lines N] [--rounds N] [--no-million]
 //   swift run -c release --package-path Benchmarks vouch-bench --ledger-table-only [--ledger-accounts N]
 //   scripts/with-postgresql Benchmarks/.build/release/vouch-bench --ledger-table-only  (a PostgreSQL column)
+//   swift run -c release --package-path Benchmarks vouch-bench --serve [--serve-deliveries N] [--serve-accounts N]
 //
 // (which builds the `vouch` binary it runs beside it). It uses the libraries' public API only.
 // Every throughput is printed with its ratio to the floor measured in the same run on the
@@ -32,6 +33,12 @@ struct Options {
     /// A PostgreSQL server for the keyed ledger's PostgreSQL column (`--postgresql URI`, or
     /// `VOUCH_TEST_POSTGRESQL`, which `scripts/with-postgresql` sets); none leaves it out.
     var postgreSQL = ProcessInfo.processInfo.environment["VOUCH_TEST_POSTGRESQL"]
+    /// `vouch serve` against `vouch ledger add`, alone (`--serve`): notifications delivered,
+    /// accounts of the store asked, questions asked.
+    var serve = false
+    var serveDeliveries = 20_000
+    var serveAccounts = 100_000
+    var serveRequests = 10_000
 
     init(_ arguments: [String]) {
         var index = 0
@@ -70,10 +77,21 @@ struct Options {
             case "--postgresql":
                 index += 1
                 postgreSQL = arguments[index]
+            case "--serve":
+                serve = true
+            case "--serve-deliveries":
+                index += 1
+                serveDeliveries = max(1, Int(arguments[index]) ?? serveDeliveries)
+            case "--serve-accounts":
+                index += 1
+                serveAccounts = max(1, Int(arguments[index]) ?? serveAccounts)
+            case "--serve-requests":
+                index += 1
+                serveRequests = max(1, Int(arguments[index]) ?? serveRequests)
             default:
                 FileHandle.standardError.write(
                     Data(
-                        "usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts] [--ledger N] [--ledger-only] [--ledger-accounts N] [--ledger-table-only] [--no-ledger-store] [--postgresql URI] [--stripe-only]\n"
+                        "usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts] [--ledger N] [--ledger-only] [--ledger-accounts N] [--ledger-table-only] [--no-ledger-store] [--postgresql URI] [--stripe-only] [--serve] [--serve-deliveries N] [--serve-accounts N] [--serve-requests N]\n"
                             .utf8))
                 exit(64)
             }
@@ -100,7 +118,7 @@ defer { try? FileManager.default.removeItem(at: scratch) }
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
 }
 
-func log(_ text: String) {
+@Sendable func log(_ text: String) {
     // What the report has printed so far goes out first (every output stream is flushed), so
     // that both streams sent to one file keep their order.
     fflush(nil)
@@ -137,6 +155,16 @@ if options.ledgerTableOnly {
         try benchLedgerTable(
             accounts: options.ledgerAccounts, jobs: jobs, store: options.ledgerStore, postgreSQL: options.postgreSQL,
             vouch: binary, directory: scratch
+        ).markdown)
+    try? FileManager.default.removeItem(at: scratch)  // exit skips the deferred removal
+    exit(0)
+}
+
+if options.serve {
+    print(
+        try benchServe(
+            deliveries: options.serveDeliveries, accounts: options.serveAccounts, requests: options.serveRequests,
+            jobs: jobs, rounds: options.rounds, vouch: binary, directory: scratch
         ).markdown)
     try? FileManager.default.removeItem(at: scratch)  // exit skips the deferred removal
     exit(0)
