@@ -82,7 +82,7 @@ final class Committer: @unchecked Sendable {
     }
 
     private func commit(_ group: [Job]) {
-        var ledger = EntitlementLedger()
+        var ledger = EntitlementLedger.batch()
         var admitted: [Job] = []
         for job in group {
             do {
@@ -104,7 +104,7 @@ final class Committer: @unchecked Sendable {
             }
             // Which addition conflicts with the store is found by storing each alone.
             for job in admitted {
-                var alone = EntitlementLedger()
+                var alone = EntitlementLedger.batch()
                 do {
                     try alone.add(job.input, account: job.account, stripeAccountKey: stripeAccountKey)
                     let change = try store.add(contentsOf: alone)

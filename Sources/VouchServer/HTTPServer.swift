@@ -91,11 +91,16 @@ public protocol HTTPHandler: AnyObject, Sendable {
     func finished(_ request: HTTPRequest, response: HTTPResponse?, seconds: Double)
 }
 
-/// An HTTP/1.1 server on GNU libmicrohttpd: a listening socket of its own, a pool of threads
-/// (each polling its connections, with epoll where there is one), and the limits that keep a
-/// hostile client cheap: a bounded number of connections, a timeout on idle and slow ones, a
-/// bounded body. Each request is answered by the ``HTTPHandler`` on the thread that read it,
-/// so a handler may block (verify, commit) while the other threads go on.
+/// An HTTP/1.1 server on GNU libmicrohttpd: a listening socket of its own, a small pool of
+/// threads that read and write the connections (each polling its own, with epoll where there is
+/// one), and the limits that keep a hostile client cheap: a bounded number of connections, a
+/// timeout on idle and slow ones, a bounded body.
+///
+/// Once a request's body is in, its connection is suspended and the request handed to one of
+/// ``Configuration/threads`` worker threads, which calls ``HTTPHandler/respond(to:)`` and
+/// resumes the connection with the answer: a handler may block (verify, wait for a commit)
+/// without holding up the other connections its polling thread serves, and requests that
+/// arrive together are answered together (their additions share a commit).
 public final class HTTPServer: @unchecked Sendable {
     /// How the server listens and what it bounds.
     public struct Configuration: Sendable {
@@ -103,7 +108,7 @@ public final class HTTPServer: @unchecked Sendable {
         public var host: String
         /// The port; 0 takes a free one (``HTTPServer/port`` says which).
         public var port: UInt16
-        /// Threads answering requests.
+        /// Worker threads answering requests whose body is in.
         public var threads: Int
         /// Connections held at once; further ones wait in the kernel's listen queue until one
         /// closes.
@@ -144,6 +149,7 @@ public final class HTTPServer: @unchecked Sendable {
     private let handler: any HTTPHandler
     private var daemon: OpaquePointer?
     private var listener: Int32
+    private let workers: Workers
     private let lock = NSCondition()
     private var inFlight = 0
 
@@ -154,6 +160,7 @@ public final class HTTPServer: @unchecked Sendable {
     public init(_ configuration: Configuration, handler: any HTTPHandler) throws(StartError) {
         self.configuration = configuration
         self.handler = handler
+        workers = Workers(count: max(1, configuration.threads))
         let (socket, family) = try Self.listen(configuration.host, configuration.port)
         listener = socket
         var address = sockaddr_storage()
@@ -174,7 +181,7 @@ public final class HTTPServer: @unchecked Sendable {
 
         var flags =
             UInt32(MHD_USE_INTERNAL_POLLING_THREAD.rawValue) | UInt32(MHD_USE_AUTO.rawValue)
-            | UInt32(MHD_USE_ITC.rawValue)
+            | UInt32(MHD_USE_ITC.rawValue) | UInt32(MHD_ALLOW_SUSPEND_RESUME.rawValue)
         if family == AF_INET6 { flags |= UInt32(MHD_USE_IPv6.rawValue) }
         var options: [MHD_OptionItem] = [
             MHD_OptionItem(option: MHD_OPTION.LISTEN_SOCKET, value: Int(socket), ptr_value: nil),
@@ -186,9 +193,10 @@ public final class HTTPServer: @unchecked Sendable {
                 option: MHD_OPTION.NOTIFY_COMPLETED, value: unsafeBitCast(completedCallback, to: Int.self),
                 ptr_value: nil),
         ]
-        if configuration.threads > 1 {
-            options.append(
-                MHD_OptionItem(option: MHD_OPTION.THREAD_POOL_SIZE, value: configuration.threads, ptr_value: nil))
+        // The polling threads only move bytes: one per core is plenty.
+        let pollers = min(max(1, configuration.threads), ProcessInfo.processInfo.activeProcessorCount)
+        if pollers > 1 {
+            options.append(MHD_OptionItem(option: MHD_OPTION.THREAD_POOL_SIZE, value: pollers, ptr_value: nil))
         }
         options.append(MHD_OptionItem(option: MHD_OPTION.END, value: 0, ptr_value: nil))
         let context = Unmanaged.passUnretained(self).toOpaque()
@@ -200,6 +208,7 @@ public final class HTTPServer: @unchecked Sendable {
             vouch_mhd_start(flags, accessCallback, context, $0.baseAddress)
         }
         guard daemon != nil else {
+            workers.stop()
             close(socket)
             throw StartError(description: "libmicrohttpd could not start a server on \(authority)")
         }
@@ -210,7 +219,8 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Stops: accepts no connection from now on, waits up to `seconds` for the requests in
-    /// flight to be answered, then closes every connection and joins the threads.
+    /// flight to be answered, lets the workers finish what they hold (a request being answered
+    /// is answered), then closes every connection and joins the threads.
     public func stop(within seconds: Double) {
         lock.lock()
         guard let daemon else {
@@ -224,6 +234,9 @@ public final class HTTPServer: @unchecked Sendable {
         lock.lock()
         while inFlight > 0, lock.wait(until: deadline) {}
         lock.unlock()
+        // No connection may be resumed once the daemon is gone: the workers finish first, and a
+        // request that comes later on an open connection is answered on its polling thread.
+        workers.stop()
         MHD_stop_daemon(daemon)
         if quiesced >= 0 { close(quiesced) } else if listener >= 0 { close(listener) }
         listener = -1
@@ -278,15 +291,25 @@ public final class HTTPServer: @unchecked Sendable {
     // MARK: Requests
 
     /// One request's state between the handler's calls: created with the headers, released
-    /// when the request is over.
-    final class Exchange {
+    /// when the request is over. A worker hands its answer over under ``lock``.
+    final class Exchange: @unchecked Sendable {
         var request: HTTPRequest
         var response: HTTPResponse?
         let started = ContinuousClock.now
+        let lock = NSLock()
+        /// The worker's answer, once it has one.
+        var answer: HTTPResponse?
+        /// Handed to a worker.
+        var working = false
 
         init(_ request: HTTPRequest) {
             self.request = request
         }
+    }
+
+    /// A connection, handed to a worker to be resumed.
+    struct Connection: @unchecked Sendable {
+        let pointer: OpaquePointer
     }
 
     fileprivate func access(
@@ -332,6 +355,26 @@ public final class HTTPServer: @unchecked Sendable {
             uploadSize.pointee = 0
             return MHD_Result.YES
         }
+        // The body is in: a worker answers, and the connection waits suspended meanwhile.
+        exchange.lock.lock()
+        let answer = exchange.answer
+        let working = exchange.working
+        exchange.working = true
+        exchange.lock.unlock()
+        if let answer { return send(answer, for: exchange, on: connection) }
+        if working { return MHD_Result.YES }
+        let handler = handler
+        let suspended = Connection(pointer: connection)
+        let handed = workers.submit(
+            before: { MHD_suspend_connection(connection) },
+            {
+                let answer = handler.respond(to: exchange.request)
+                exchange.lock.lock()
+                exchange.answer = answer
+                exchange.lock.unlock()
+                MHD_resume_connection(suspended.pointer)
+            })
+        if handed { return MHD_Result.YES }
         return send(handler.respond(to: exchange.request), for: exchange, on: connection)
     }
 
@@ -381,6 +424,69 @@ public final class HTTPServer: @unchecked Sendable {
                 }, Unmanaged.passUnretained(box).toOpaque())
         }
         return box.values
+    }
+}
+
+/// The threads that answer requests whose body is in.
+final class Workers: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var queue: [@Sendable () -> Void] = []
+    private var head = 0
+    private var stopping = false
+    private var running = 0
+
+    init(count: Int) {
+        running = count
+        for index in 0..<count {
+            let thread = Thread { [self] in work() }
+            thread.name = "vouch-serve-\(index)"
+            thread.start()
+        }
+    }
+
+    /// Queues `work`, calling `before` first under the queue's lock; `false` (and neither is
+    /// called) once the workers are stopping.
+    func submit(before: () -> Void, _ work: @escaping @Sendable () -> Void) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard !stopping else { return false }
+        before()
+        queue.append(work)
+        condition.signal()
+        return true
+    }
+
+    /// Refuses new work, lets the workers finish every item queued, and waits for them to end.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running > 0 { condition.wait() }
+        condition.unlock()
+    }
+
+    private func work() {
+        condition.lock()
+        while true {
+            if head < queue.count {
+                let item = queue[head]
+                head += 1
+                if head > 1024, head * 2 > queue.count {
+                    queue.removeFirst(head)
+                    head = 0
+                }
+                condition.unlock()
+                item()
+                condition.lock()
+            } else if stopping {
+                break
+            } else {
+                condition.wait()
+            }
+        }
+        running -= 1
+        condition.broadcast()
+        condition.unlock()
     }
 }
 
