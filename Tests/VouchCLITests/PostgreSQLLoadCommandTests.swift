@@ -23,15 +23,8 @@ import VouchTestSupport
     }
 
     @Test func fourWritersAReaderAKilledWriterAndEndedSessionsLeaveTheAnswersOfOneSequentialSQLiteStore() throws {
-        let base = try PostgreSQLServer.url()
-        let name = "vouch_load_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let admin = try PostgreSQLConnection(base)
-        defer { admin.close() }
-        try admin.execute("CREATE DATABASE \(name)", phase: .write)
-        defer { try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", phase: .write) }
-        var components = try #require(URLComponents(string: base))
-        components.path = "/" + name
-        let server = try #require(components.string)
+        let scratch = try ScratchDatabase("vouch_load_")
+        let (admin, name, server) = (scratch.admin, scratch.name, scratch.url)
 
         // Disjoint (0..<60, 60..<120) and overlapping (30..<90, 90..<150 with 60..<120) inputs.
         let ranges = [0..<60, 60..<120, 30..<90, 90..<150]
@@ -179,5 +172,30 @@ private final class ReaderLoop: @unchecked Sendable {
             if !condition.wait(until: deadline) { return nil }
         }
         return statuses
+    }
+}
+
+/// A database of its own on the test server (other suites use the same server at the same
+/// time), dropped with its sessions when the value goes.
+final class ScratchDatabase {
+    /// A connection to the server's default database, to make and drop this one.
+    let admin: PostgreSQLConnection
+    let name: String
+    /// The database's URI, for `--db`.
+    let url: String
+
+    init(_ prefix: String) throws {
+        let base = try PostgreSQLServer.url()
+        name = prefix + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+        admin = try PostgreSQLConnection(base)
+        try admin.execute("CREATE DATABASE \(name)", phase: .write)
+        var components = try #require(URLComponents(string: base))
+        components.path = "/" + name
+        url = try #require(components.string)
+    }
+
+    deinit {
+        try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", phase: .write)
+        admin.close()
     }
 }

@@ -1,6 +1,5 @@
 import Foundation
 import Testing
-import VouchEntitlements
 import VouchTestSupport
 
 /// `vouch serve` as its clients meet it: the built binary on a loopback port, spoken to by
@@ -113,17 +112,7 @@ import VouchTestSupport
 
     /// Runs Serve/serve_client.py with `arguments`; its standard output.
     static func client(_ arguments: [String]) throws -> String {
-        let script = VouchBinary.packageRoot.appendingPathComponent("Tests/VouchCLITests/Serve/serve_client.py").path
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self)
+        try VouchBinary.shell(#"exec python3 Tests/VouchCLITests/Serve/serve_client.py "$@""#, arguments).output
     }
 
     /// The trust, Stripe and catalog options of the story's data.
@@ -400,18 +389,18 @@ import VouchTestSupport
         try Data("\n  \n".utf8).write(to: URL(fileURLWithPath: empty))
         let noToken = try VouchBinary.run(["serve", "--api-token-file", empty, "--db", Self.path("x.sqlite")])
         #expect(noToken.status == 65 && noToken.stderr.contains("holds no token"))
+        // A secret or token with a blank inside is a file written wrong, never a secret.
+        let blank = Self.path("blank-secret")
+        try Data("whsec_a b\n".utf8).write(to: URL(fileURLWithPath: blank))
+        let secret = try VouchBinary.run(["stripe", "verify", "--stripe-secret-file", blank, "-"], input: [])
+        #expect(secret.status == 65 && secret.stderr.contains("--stripe-secret-file \(blank): secret 1 holds a blank"))
+        let token = try VouchBinary.run(["serve", "--api-token-file", blank, "--db", Self.path("x.sqlite")])
+        #expect(token.status == 65 && token.stderr.contains("token 1 holds a blank"), "\(token.stderr)")
     }
 
     @Test(.postgreSQLServer) func twoServersOnOnePostgreSQLStoreAnswerAsOneSQLiteStore() throws {
-        let base = try PostgreSQLServer.url()
-        let name = "vouch_serve_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-        let admin = try PostgreSQLConnection(base)
-        defer { admin.close() }
-        try admin.execute("CREATE DATABASE \(name)", phase: .write)
-        defer { try? admin.execute("DROP DATABASE IF EXISTS \(name) WITH (FORCE)", phase: .write) }
-        var components = try #require(URLComponents(string: base))
-        components.path = "/" + name
-        let database = try #require(components.string)
+        let scratch = try ScratchDatabase("vouch_serve_")
+        let database = scratch.url
 
         // A fleet: two servers on one store, each sent every delivery of the story.
         let first = try Server(["--db", database, "--threads", "2"] + Self.storyOptions)
