@@ -70,6 +70,11 @@ import Testing
         case ("--expires-in", _), ("--timestamp", _), ("--busy-timeout", _): return "60"
         case ("--stripe-secret-file", _): return folder.appendingPathComponent("stripe-secrets").path
         case ("--tolerance", _): return "300"
+        case ("--listen", _): return "127.0.0.1:0"
+        case ("--max-body", _): return "1024"
+        case ("--timeout", _): return "5"
+        case ("--log-format", _): return "text"
+        case ("--api-token-file", _): return folder.appendingPathComponent("stripe-secrets").path
         case ("--stripe-account-key", _): return "account_id"
         case ("--signed-at", _): return "2025-06-01"
         case ("--story", _): return "renewing"
@@ -89,6 +94,8 @@ import Testing
         for command in registry.commands {
             for run in 0..<2 {
                 var words = command.path
+                // The server is only checked, never left serving.
+                if command.path == ["serve"], run == 0 { words += ["--check-config", "--listen", "127.0.0.1:0"] }
                 if run == 1 {
                     for option in command.options {
                         guard option.takesValue else {

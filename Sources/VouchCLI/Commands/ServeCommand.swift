@@ -10,7 +10,7 @@ import VouchStripe
 struct ServeCommand: Command {
     let path = ["serve"]
     let summary = "Serve the ledger over HTTP: webhooks in, entitlements out"
-    let usage = "vouch serve [--listen HOST:PORT] [--db FILE|URI] [--api-token-file FILE] [options]"
+    let usage = "vouch serve [--listen HOST:PORT] [--db FILE|URI] [--api-token-file FILE] [--check-config] [options]"
     let discussion = """
         Runs until SIGTERM or SIGINT, answering on HOST:PORT (loopback by default; TLS is a
         reverse proxy's job). The first line on standard output is 'listening on
@@ -34,7 +34,7 @@ struct ServeCommand: Command {
         See docs/serve.md.
         """
     let exitStatus = """
-        0 stopped by SIGTERM or SIGINT, 64 usage error, 65 a --tiers
+        0 stopped by SIGTERM or SIGINT (or checked, with --check-config), 64 usage error, 65 a --tiers
         file that is not a catalog or a --db file that is not a Vouch store, 66 a file or the
         store cannot be read or opened, 69 HOST:PORT cannot be listened on, 74 the store
         cannot be written.
@@ -60,6 +60,9 @@ struct ServeCommand: Command {
             .value("--max-connections", "N", help: "Connections held at once (default 1000)"),
             .value("--timeout", "SECONDS", help: "Close a connection idle or stalled this long (default 30)"),
             .value("--log-format", "FORMAT", help: "json (default) or text"),
+            .flag(
+                "--check-config",
+                help: "Read every option and file, open the store, bind the\naddress, then exit 0 without serving"),
             TrustOptions.ledger.validationTime, TrustOptions.ledger.root, TrustOptions.receiptRoot,
             TrustOptions.ledger.bundleId, TrustOptions.ledger.appAppleId!, TrustOptions.ledger.environment,
             TrustOptions.ledger.xcodeCertificate, TrustOptions.ledger.noStrictX509,
@@ -115,11 +118,12 @@ struct ServeCommand: Command {
 
         // The signals that stop the server are taken by sigwait below, never by a handler:
         // blocked before any thread starts, so every thread inherits the mask.
+        let checkOnly = arguments.flag("--check-config")
         var stopping = sigset_t()
         sigemptyset(&stopping)
         sigaddset(&stopping, SIGTERM)
         sigaddset(&stopping, SIGINT)
-        pthread_sigmask(SIG_BLOCK, &stopping, nil)
+        if !checkOnly { pthread_sigmask(SIG_BLOCK, &stopping, nil) }
 
         let database = arguments.value("--db") ?? "vouch.sqlite"
         let options = try LedgerCommands.options(arguments)
@@ -144,6 +148,12 @@ struct ServeCommand: Command {
         } catch {
             service.close()
             throw ListenError(message: error.description)
+        }
+        if checkOnly {
+            running.stop(within: 0)
+            service.close()
+            try console.output.write("checked: would listen on http://\(running.authority)\n")
+            return ExitCode.success
         }
         try console.output.write("listening on http://\(running.authority)\n")
 
