@@ -19,7 +19,7 @@ public import VouchStripe
 /// The account endpoints need `Authorization: Bearer TOKEN` with one of
 /// ``Configuration/apiTokens``, compared in constant time; the webhooks need none, their
 /// signature is their authentication. Every body is read through the input layer
-/// (``InputReader``) and verified as `vouch batch` verifies a line; every error is
+/// (VouchBatch's `InputReader`) and verified as `vouch batch` verifies a line; every error is
 /// `{"error":{"code":…,"reason":…}}` with the library's stable code: `400` for data refused,
 /// `409` for `account_conflict`, `500` when the store cannot run (a sender retries), `401`,
 /// `404`, `405`, `413` for requests refused before their body is read. A `200` is sent only
