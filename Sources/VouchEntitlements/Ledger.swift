@@ -85,6 +85,28 @@ extension LedgerReading {
         return try accounts(matching: token).filter { $0.appAccountToken == token }
     }
 
+    /// The entitlements at `instant` of every account `identifier` names (an
+    /// `appAccountToken`, a server's own id or any `originalTransactionId` of the account, in
+    /// every environment), in the accounts' order: what `vouch serve`'s `GET …/entitlements`
+    /// answers, the records `vouch entitlements --account ID` prints.
+    public func entitlements(ofAccountsMatching identifier: String, at instant: Timestamp) throws(Failure)
+        -> [AccountEntitlements]
+    {
+        var answers: [AccountEntitlements] = []
+        for account in try accounts(matching: identifier).sorted() {
+            if let answer = try entitlements(of: account, at: instant) { answers.append(answer) }
+        }
+        return answers
+    }
+
+    /// The revocations of every account `identifier` names, in the order of every answer that
+    /// lists revocations (`Revocation.ordered(_:)`).
+    public func revocations(ofAccountsMatching identifier: String) throws(Failure) -> [Revocation] {
+        var revocations: [Revocation] = []
+        for account in try accounts(matching: identifier) { revocations += try self.revocations(of: account) }
+        return Revocation.ordered(revocations)
+    }
+
     /// The accounts entitled to `productId` at `instant`.
     public func accounts(entitledTo productId: String, at instant: Timestamp) throws(Failure) -> [AccountKey] {
         try entitlements(at: instant).filter { $0.entitlements.contains { $0.productId == productId } }.map(\.account)

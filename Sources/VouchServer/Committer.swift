@@ -17,7 +17,8 @@ final class Committer: @unchecked Sendable {
     private final class Job {
         let input: VerifiedInput
         let account: String?
-        var result: Result<LedgerStore.Change, LedgerError>?
+        /// Set once the addition is settled: `.some(nil)` when it was committed, else why not.
+        var result: LedgerError??
 
         init(_ input: VerifiedInput, account: String?) {
             self.input = input
@@ -55,10 +56,9 @@ final class Committer: @unchecked Sendable {
         self.committed = committed
     }
 
-    /// Stores `input`, bound to `account` when given, and returns once it is committed: what
-    /// the group's transaction changed (the changes of every addition in it, summed), or why
-    /// this addition was refused.
-    func add(_ input: VerifiedInput, account: String?) -> Result<LedgerStore.Change, LedgerError> {
+    /// Stores `input`, bound to `account` when given, and returns once it is committed (`nil`)
+    /// or refused (why).
+    func add(_ input: VerifiedInput, account: String?) -> LedgerError? {
         let job = Job(input, account: account)
         condition.lock()
         waiting.append(job)
@@ -71,17 +71,18 @@ final class Committer: @unchecked Sendable {
             let group = Array(waiting.prefix(Self.groupLimit))
             waiting.removeFirst(group.count)
             condition.unlock()
-            commit(group)
+            let transactions = commit(group)
             condition.lock()
             committing = false
-            transactionCount += 1
+            transactionCount += transactions
             condition.broadcast()
         }
         condition.unlock()
         return job.result!
     }
 
-    private func commit(_ group: [Job]) {
+    /// Settles every job of `group`; the number of store transactions run.
+    private func commit(_ group: [Job]) -> Int {
         var ledger = EntitlementLedger.batch()
         var admitted: [Job] = []
         for job in group {
@@ -89,31 +90,32 @@ final class Committer: @unchecked Sendable {
                 try ledger.add(job.input, account: job.account, stripeAccountKey: stripeAccountKey)
                 admitted.append(job)
             } catch {
-                job.result = .failure(error)
+                job.result = .some(error)
             }
         }
-        guard !admitted.isEmpty else { return }
+        guard !admitted.isEmpty else { return 0 }
         do {
             let change = try store.add(contentsOf: ledger)
-            for job in admitted { job.result = .success(change) }
+            for job in admitted { job.result = .some(nil) }
             committed(change, admitted.count)
+            return 1
         } catch {
             guard admitted.count > 1, error.code == .accountConflict else {
-                for job in admitted { job.result = .failure(error) }
-                return
+                for job in admitted { job.result = .some(error) }
+                return 1
             }
             // Which addition conflicts with the store is found by storing each alone.
             for job in admitted {
                 var alone = EntitlementLedger.batch()
                 do {
                     try alone.add(job.input, account: job.account, stripeAccountKey: stripeAccountKey)
-                    let change = try store.add(contentsOf: alone)
-                    job.result = .success(change)
-                    committed(change, 1)
+                    committed(try store.add(contentsOf: alone), 1)
+                    job.result = .some(nil)
                 } catch {
-                    job.result = .failure(error)
+                    job.result = .some(error)
                 }
             }
+            return 1 + admitted.count
         }
     }
 }

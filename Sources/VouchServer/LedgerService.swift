@@ -216,15 +216,11 @@ public final class LedgerService: HTTPHandler, @unchecked Sendable {
                 instant = Timestamp(date)
             }
             return answer { reader throws(LedgerError) in
-                try Self.entitlements(of: account, at: instant, in: reader, includeTier: configuration.includeTier)
+                self.records(try reader.entitlements(ofAccountsMatching: account, at: instant), at: instant)
             }
         case .revocations(let account):
             return answer { reader throws(LedgerError) in
-                var revocations: [Revocation] = []
-                for key in try reader.accounts(matching: account).sorted() {
-                    revocations += try reader.revocations(of: key)
-                }
-                return Self.array(Revocation.ordered(revocations).map(\.json))
+                JSONWriter.encode(.array(try reader.revocations(ofAccountsMatching: account).map(\.json)))
             }
         case .health:
             do {
@@ -334,12 +330,9 @@ public final class LedgerService: HTTPHandler, @unchecked Sendable {
         switch verified {
         case .success(let value): input = value
         case .failure(let error):
-            return Self.error(error.category == .internal ? 500 : 400, error.code.rawValue, error.reason)
+            return Self.error(error.webhookStatus, error.code.rawValue, error.reason)
         }
-        switch committer.add(input, account: account) {
-        case .success: return nil
-        case .failure(let error): return Self.error(Self.status(error), error.code.rawValue, error.reason)
-        }
+        return committer.add(input, account: account).map { Self.error(Self.status($0), $0.code.rawValue, $0.reason) }
     }
 
     /// `{"jws":…}` or `{"receipt":…}`, bound to `account`; the account's entitlements now.
@@ -361,7 +354,7 @@ public final class LedgerService: HTTPHandler, @unchecked Sendable {
         if let refusal = commit(verified, account: account) { return refusal }
         let now = Timestamp(configuration.now())
         return answer { reader throws(LedgerError) in
-            try Self.entitlements(of: account, at: now, in: reader, includeTier: configuration.includeTier)
+            self.records(try reader.entitlements(ofAccountsMatching: account, at: now), at: now)
         }
     }
 
@@ -376,36 +369,16 @@ public final class LedgerService: HTTPHandler, @unchecked Sendable {
 
     /// The records `vouch entitlements --db … --json --account ID --at DATE` prints, as one
     /// JSON array.
-    static func entitlements(of id: String, at instant: Timestamp, in reader: any LedgerStoring, includeTier: Bool)
-        throws(LedgerError) -> [UInt8]
-    {
-        var records: [JSONValue] = []
-        for account in try reader.accounts(matching: id).sorted() {
-            if let answer = try reader.entitlements(of: account, at: instant) {
-                records.append(answer.json(at: instant, includeTier: includeTier))
-            }
-        }
-        return array(records)
-    }
-
-    /// `[record,record,…]`, each record as the CLI writes it.
-    static func array(_ records: [JSONValue]) -> [UInt8] {
-        var bytes: [UInt8] = [UInt8(ascii: "[")]
-        for (index, record) in records.enumerated() {
-            if index > 0 { bytes.append(UInt8(ascii: ",")) }
-            bytes += JSONWriter.encode(record)
-        }
-        bytes.append(UInt8(ascii: "]"))
-        return bytes
+    private func records(_ answers: [AccountEntitlements], at instant: Timestamp) -> [UInt8] {
+        JSONWriter.encode(.array(answers.map { $0.json(at: instant, includeTier: configuration.includeTier) }))
     }
 
     // MARK: Helpers
 
-    /// `409` for an account conflict, `400` for other data refused, `500` when the store
-    /// cannot run.
+    /// The library's webhook status of a store's refusal (`400` for data refused, `500` when
+    /// the store cannot run), but `409` for an account conflict: a backend tells its user.
     static func status(_ error: LedgerError) -> Int {
-        if error.code == .accountConflict { return 409 }
-        return error.category == .input ? 400 : 500
+        error.code == .accountConflict ? 409 : error.webhookStatus
     }
 
     /// `{"error":{"code":…,"reason":…}}` with `status`.

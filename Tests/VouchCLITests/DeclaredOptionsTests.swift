@@ -95,7 +95,12 @@ import Testing
             for run in 0..<2 {
                 var words = command.path
                 // The server is only checked, never left serving.
-                if command.path == ["serve"], run == 0 { words += ["--check-config", "--listen", "127.0.0.1:0"] }
+                if command.path == ["serve"], run == 0 {
+                    words += [
+                        "--check-config", "--listen", "127.0.0.1:0", "--db",
+                        Self.folder.appendingPathComponent("ledger.sqlite").path,
+                    ]
+                }
                 if run == 1 {
                     for option in command.options {
                         guard option.takesValue else {
