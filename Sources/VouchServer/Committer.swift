@@ -19,6 +19,9 @@ final class Committer: @unchecked Sendable {
         let account: String?
         /// Set once the addition is settled: `.some(nil)` when it was committed, else why not.
         var result: LedgerError??
+        /// What the leader settled, written while it commits without the lock; published
+        /// into `result` under the lock, which its owner reads.
+        var outcome: LedgerError??
 
         init(_ input: VerifiedInput, account: String?) {
             self.input = input
@@ -73,6 +76,7 @@ final class Committer: @unchecked Sendable {
             condition.unlock()
             let transactions = commit(group)
             condition.lock()
+            for settled in group { settled.result = settled.outcome }
             committing = false
             transactionCount += transactions
             condition.broadcast()
@@ -90,18 +94,18 @@ final class Committer: @unchecked Sendable {
                 try ledger.add(job.input, account: job.account, stripeAccountKey: stripeAccountKey)
                 admitted.append(job)
             } catch {
-                job.result = .some(error)
+                job.outcome = .some(error)
             }
         }
         guard !admitted.isEmpty else { return 0 }
         do {
             let change = try store.add(contentsOf: ledger)
-            for job in admitted { job.result = .some(nil) }
+            for job in admitted { job.outcome = .some(nil) }
             committed(change, admitted.count)
             return 1
         } catch {
             guard admitted.count > 1, error.code == .accountConflict else {
-                for job in admitted { job.result = .some(error) }
+                for job in admitted { job.outcome = .some(error) }
                 return 1
             }
             // Which addition conflicts with the store is found by storing each alone.
@@ -110,9 +114,9 @@ final class Committer: @unchecked Sendable {
                 do {
                     try alone.add(job.input, account: job.account, stripeAccountKey: stripeAccountKey)
                     committed(try store.add(contentsOf: alone), 1)
-                    job.result = .some(nil)
+                    job.outcome = .some(nil)
                 } catch {
-                    job.result = .some(error)
+                    job.outcome = .some(error)
                 }
             }
             return 1 + admitted.count
