@@ -84,7 +84,9 @@ let package = Package(
         // The entitlement ledger (keyed, in memory) and its durable stores (SQLite, PostgreSQL).
         .target(
             name: "VouchEntitlements",
-            dependencies: ["Vouch", "VouchReceipts", "VouchStripe", "VouchBatch", "VouchOpenSSL", "CSQLite", "CLibPQ"]
+            dependencies: [
+                "Vouch", "VouchReceipts", "VouchStripe", "VouchBatch", "VouchOpenSSL", "CSQLite", "CLibPQ", "CZlib",
+            ]
         ),
         // The test PKI: Apple-shaped authorities (token and receipt), In-App Purchase keys, the
         // signers of tokens, receipts and Stripe deliveries, and their tampered forms.

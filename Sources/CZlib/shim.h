@@ -3,9 +3,13 @@
 
 #include <zlib.h>
 
-// inflateInit2 is a function-like macro, invisible to Swift.
+// inflateInit2 and deflateInit2 are function-like macros, invisible to Swift.
 static inline int vouch_inflateInit2(z_stream *stream, int windowBits) {
     return inflateInit2(stream, windowBits);
+}
+
+static inline int vouch_deflateInit2(z_stream *stream, int level, int windowBits, int memLevel) {
+    return deflateInit2(stream, level, Z_DEFLATED, windowBits, memLevel, Z_DEFAULT_STRATEGY);
 }
 
 #endif

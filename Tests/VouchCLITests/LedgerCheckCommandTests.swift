@@ -1,17 +1,22 @@
 import CSQLite
 import Foundation
 import Testing
+@testable import VouchEntitlements
 
 /// `vouch ledger check` on the built binary: a whole store checks clean, an overwritten digit of
 /// a stored `expiresDate` is found and named, and every answer that reads the record refuses it.
 @Suite(.serialized) struct LedgerCheckCommandTests {
     typealias L = LedgerCommandTests
 
-    /// Runs `sql` on `path` with SQLite itself, returning the first column of its first row.
+    /// Runs `sql` on `path` with SQLite itself, returning the first column of its first row;
+    /// `vouch_pack(json)` and `vouch_unpack(body)` read and write the JSON of packed bodies.
     @discardableResult
     static func sqlite(_ path: String, _ sql: String) throws -> String? {
         var handle: OpaquePointer?
-        guard sqlite3_open(path, &handle) == SQLITE_OK else { throw CocoaError(.fileReadUnknown) }
+        guard sqlite3_open(path, &handle) == SQLITE_OK, StoredBody.defineFunctions(on: handle) == SQLITE_OK else {
+            sqlite3_close(handle)
+            throw CocoaError(.fileReadUnknown)
+        }
         defer { sqlite3_close(handle) }
         var statement: OpaquePointer?
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
@@ -39,19 +44,20 @@ import Testing
         let before = try VouchBinary.run(["entitlements", "--db", db, "--at", LedgerStoreCommandTests.at, "--json"])
         #expect(before.status == 0)
 
-        // One digit of one stored expiresDate, changed in place.
-        let target = "(SELECT min(rowid) FROM app_store_transaction WHERE instr(body, '\"expiresDate\":1') > 0)"
+        // One digit of one stored expiresDate, changed in its JSON, packed again.
+        let unpacked = "vouch_unpack(body)"
+        let target = "(SELECT min(rowid) FROM app_store_transaction WHERE instr(\(unpacked), '\"expiresDate\":1') > 0)"
         let key = try #require(
             try Self.sqlite(
                 db,
                 "SELECT environment || ' ' || original_transaction_id || ' ' || ownership || ' ' || transaction_id "
                     + "FROM app_store_transaction WHERE rowid = \(target)"))
-        let at = "instr(body, '\"expiresDate\":1')"
+        let at = "instr(\(unpacked), '\"expiresDate\":1')"
         try Self.sqlite(
             db,
-            "UPDATE app_store_transaction SET body = substr(body, 1, \(at) + 15) || "
-                + "CASE substr(body, \(at) + 16, 1) WHEN '9' THEN '0' "
-                + "ELSE char(unicode(substr(body, \(at) + 16, 1)) + 1) END || substr(body, \(at) + 17) "
+            "UPDATE app_store_transaction SET body = vouch_pack(substr(\(unpacked), 1, \(at) + 15) || "
+                + "CASE substr(\(unpacked), \(at) + 16, 1) WHEN '9' THEN '0' "
+                + "ELSE char(unicode(substr(\(unpacked), \(at) + 16, 1)) + 1) END || substr(\(unpacked), \(at) + 17)) "
                 + "WHERE rowid = \(target)")
 
         let damaged = try VouchBinary.run(["ledger", "check", "--db", db])

@@ -65,7 +65,7 @@ import VouchReceipts
         #expect(stats["chains"] as? Int == 4)
         #expect(stats["accounts"] as? Int == 4)
         #expect(stats["renewalInfos"] as? Int == 1)
-        #expect(stats["schemaVersion"] as? Int == 4)
+        #expect(stats["schemaVersion"] as? Int == LedgerStore.schemaVersion)
         // Every notification was read twice; the store counts each delivery once.
         #expect((stats["notifications"] as? Int ?? 0) > 0)
         #expect(stats["duplicates"] as? Int == 0)

@@ -127,6 +127,7 @@ import VouchStripe
         try LedgerStoreTests.sqlite(
             path,
             """
+            \(LedgerStoreTests.unpackBodies)
             DROP INDEX channel_record_by_customer;
             ALTER TABLE channel_record DROP COLUMN customer;
             UPDATE channel_record SET account = NULL WHERE refund = 1;

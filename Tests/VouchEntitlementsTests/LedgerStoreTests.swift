@@ -2,11 +2,12 @@ import CSQLite
 import Foundation
 import Testing
 import Vouch
-import VouchEntitlements
 import VouchMint
 import VouchOpenSSL
 import VouchReceipts
 import VouchTestSupport
+
+@testable import VouchEntitlements
 
 /// The SQLite store answers as the in-memory ledger, byte for byte, whatever the order and split
 /// of what it was given; it refuses files that are not its own and reports damage.
@@ -412,7 +413,7 @@ import VouchTestSupport
         let checksum = SHA256Digest.hash(Array(body.utf8)).prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
         try Self.sqlite(
             path,
-            "UPDATE app_store_transaction SET body = '\(body)', checksum = \(checksum) "
+            "UPDATE app_store_transaction SET body = vouch_pack('\(body)'), checksum = \(checksum) "
                 + "WHERE rowid = (SELECT min(rowid) FROM app_store_transaction)"
         )
         let store = try LedgerStore(path: path, access: .readOnly)
@@ -477,9 +478,27 @@ import VouchTestSupport
 
     /// Runs `sql` on `path` with SQLite itself, as another application would.
     static func sqlite(_ path: String, _ sql: String) throws {
-        var handle: OpaquePointer?
-        guard sqlite3_open(path, &handle) == SQLITE_OK else { throw CocoaError(.fileWriteUnknown) }
+        let handle = try connect(path)
         defer { sqlite3_close(handle) }
         guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw CocoaError(.fileWriteUnknown) }
     }
+
+    /// A connection of SQLite itself to `path`, beside the store's, with `vouch_pack(json)` and
+    /// `vouch_unpack(body)`, by which a test reads and writes the JSON of packed bodies.
+    static func connect(_ path: String) throws -> OpaquePointer? {
+        var handle: OpaquePointer?
+        guard sqlite3_open(path, &handle) == SQLITE_OK, StoredBody.defineFunctions(on: handle) == SQLITE_OK else {
+            sqlite3_close(handle)
+            throw CocoaError(.fileWriteUnknown)
+        }
+        return handle
+    }
+
+    /// SQL that turns every packed body back into its JSON, as a store of schema 4 or older
+    /// kept it: the first step of making such a store from one of this schema.
+    static let unpackBodies = """
+        UPDATE app_store_transaction SET body = vouch_unpack(body);
+        UPDATE app_store_renewal SET body = vouch_unpack(body);
+        UPDATE channel_record SET body = vouch_unpack(body);
+        """
 }

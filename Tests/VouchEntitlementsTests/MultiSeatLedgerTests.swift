@@ -312,11 +312,13 @@ import VouchMint
         ]
         for member in members { #expect(try Self.count(path, containing: member) > 0) }
         let stripped = members.reduce("body") { "replace(\($0), ',\"\($1)\":null', '')" }
+        // (Schema 2 kept bodies as their JSON.)
         // Records of that kind were written by a version of schema 2, whose records a writer of
         // this version gives their checksums.
         try LedgerStoreTests.sqlite(
             path,
             """
+            \(LedgerStoreTests.unpackBodies)
             UPDATE app_store_transaction SET body = \(stripped);
             ALTER TABLE app_store_transaction DROP COLUMN checksum;
             ALTER TABLE app_store_renewal DROP COLUMN checksum;
@@ -334,11 +336,13 @@ import VouchMint
 
     /// How many stored transaction records mention `member`.
     static func count(_ path: String, containing member: String) throws -> Int {
-        var handle: OpaquePointer?
-        guard sqlite3_open(path, &handle) == SQLITE_OK else { throw CocoaError(.fileReadUnknown) }
+        let handle = try LedgerStoreTests.connect(path)
         defer { sqlite3_close(handle) }
         var statement: OpaquePointer?
-        let sql = "SELECT count(*) FROM app_store_transaction WHERE instr(body, '\"\(member)\"') > 0"
+        // A body is packed (schema 5) or its JSON (schema 2): `vouch_unpack` is NULL for JSON.
+        let sql =
+            "SELECT count(*) FROM app_store_transaction "
+            + "WHERE instr(coalesce(vouch_unpack(body), body), '\"\(member)\"') > 0"
         guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
             throw CocoaError(.fileReadUnknown)
         }

@@ -102,8 +102,9 @@ extension LedgerStore {
     /// The body of the current row of a statement selecting ``RecordTable/columns``, once its
     /// checksum is verified; ``LedgerError/Code/corruptStore`` naming the record when not.
     func verified(_ row: SQLiteStatement, _ table: RecordTable) throws(LedgerError) -> [UInt8] {
-        let body = row.bytes(0)
-        guard row.integer(1) == Self.checksum(body) else { throw Self.damaged(path, table.name, row.text(2)) }
+        guard let body = StoredBody.unpack(row.bytes(0)), row.integer(1) == Self.checksum(body) else {
+            throw Self.damaged(path, table.name, row.text(2))
+        }
         return body
     }
 
@@ -149,11 +150,16 @@ extension LedgerStore {
             }
         }
 
-        /// Counts one record of `table` read and verifies it: its checksum, then that it
-        /// decodes; what is wrong is added to ``problems``, named by `key`.
-        mutating func verify(_ table: RecordTable, key: String?, checksum: Int64?, body: [UInt8]) {
+        /// Counts one record of `table` read and verifies it: that its body was read (`nil`: a
+        /// packed body that does not unpack), its checksum, then that it decodes; what is wrong
+        /// is added to ``problems``, named by `key`.
+        mutating func verify(_ table: RecordTable, key: String?, checksum: Int64?, body: [UInt8]?) {
             records += 1
             let key = key ?? "?"
+            guard let body else {
+                problems.append(.init(table: table.name, key: key, reason: "does not unpack"))
+                return
+            }
             guard checksum == LedgerStore.checksum(body) else {
                 problems.append(.init(table: table.name, key: key, reason: "does not match its checksum"))
                 return
@@ -185,7 +191,9 @@ extension LedgerStore {
                 do throws(LedgerError) {
                     try statement("SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)", phase: .read)
                         .rows { row in
-                            report.verify(table, key: row.text(2), checksum: row.integer(1), body: row.bytes(0))
+                            report.verify(
+                                table, key: row.text(2), checksum: row.integer(1), body: StoredBody.unpack(row.bytes(0))
+                            )
                         }
                 } catch  where error.code == .corruptStore {
                     report.problems.append(.init(table: table.name, key: nil, reason: error.reason))
@@ -210,9 +218,10 @@ extension LedgerStore {
 }
 
 extension SQLiteConnection {
-    /// Makes `vouch_checksum(body)` (``LedgerStore/checksum(_:)``) callable from this
-    /// connection's SQL, for the migration that fills the checksums of a store of schema 2.
-    func defineChecksum() throws(LedgerError) {
+    /// Makes `vouch_checksum(body)` (``LedgerStore/checksum(_:)``), `vouch_pack(json)` and
+    /// `vouch_unpack(body)` (``StoredBody``) callable from this connection's SQL, for the
+    /// migrations: schema 3 fills the checksums of a store of schema 2, schema 5 packs the bodies.
+    func defineFunctions() throws(LedgerError) {
         let code = sqlite3_create_function_v2(
             handle, "vouch_checksum", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
             { context, _, values in
@@ -224,5 +233,7 @@ extension SQLiteConnection {
                 sqlite3_result_int64(context, LedgerStore.checksum(body))
             }, nil, nil, nil)
         guard code == SQLITE_OK else { throw failure(code, phase: .write) }
+        let packing = StoredBody.defineFunctions(on: handle)
+        guard packing == SQLITE_OK else { throw failure(packing, phase: .write) }
     }
 }

@@ -66,7 +66,9 @@ extension LedgerStore {
     /// by this process: SQLite has no such function of its own); schema 4 keeps the digest of
     /// every input fed (`fed_input`), so that an input added again is counted once, each
     /// notification delivery once (the counters summed before it stay as they were), and gives
-    /// the claims and deliveries their checksums (``LedgerStore/checksum(columns:)``).
+    /// the claims and deliveries their checksums (``LedgerStore/checksum(columns:)``); schema 5
+    /// packs every record body (``StoredBody``, `vouch_pack`), its checksum unchanged (of its
+    /// JSON).
     static let migrations: [Int: String] = [
         2: """
         ALTER TABLE channel_record ADD COLUMN customer TEXT;
@@ -93,12 +95,17 @@ extension LedgerStore {
         ALTER TABLE delivery ADD COLUMN checksum INTEGER NOT NULL DEFAULT 0;
         UPDATE delivery SET checksum = \(RowTable.delivery.checksumSQL(newline: "char(10)") { "vouch_checksum(\($0))" });
         """,
+        5: """
+        UPDATE app_store_transaction SET body = vouch_pack(body);
+        UPDATE app_store_renewal SET body = vouch_pack(body);
+        UPDATE channel_record SET body = vouch_pack(body);
+        """,
     ]
 
     /// Brings a store of an older schema to ``schemaVersion``, in one transaction: a failure
     /// leaves it as it was.
     func migrate() throws(LedgerError) {
-        try connection.defineChecksum()
+        try connection.defineFunctions()
         try connection.execute("BEGIN IMMEDIATE", phase: .write)
         do throws(LedgerError) {
             // Another writer may have migrated it since it was looked at.
@@ -137,7 +144,7 @@ extension LedgerStore {
         }
     }
 
-    /// Schema 4. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
+    /// Schema 5. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
     /// channel (`app_store`); the App Store keeps its records in tables of its own
     /// (`app_store_transaction`, `app_store_renewal`), their bodies the records of
     /// `vouch ledger export` (less the statement in force, which is derived); `revoked` marks a
@@ -147,9 +154,12 @@ extension LedgerStore {
     /// the id it is known by, `chain`) it belongs to; `refund` tells a refunded charge from a
     /// grant, whose `account` is the one its own metadata names; `customer` is a Stripe record's
     /// customer, by which an account's refunds are found. Every record body (`body`) is stored
-    /// with its `checksum` (``LedgerStore/checksum(_:)``), verified whenever it is read, and so is
-    /// every claim and delivery, over its columns (``LedgerStore/checksum(columns:)``). Records are a
-    /// kilobyte or so: ordinary tables, with their keys unique, rather than `WITHOUT ROWID`.
+    /// packed (``StoredBody``: a format byte and DEFLATE against a preset dictionary) with the
+    /// `checksum` of its JSON (``LedgerStore/checksum(_:)``), both verified whenever it is read,
+    /// and every claim and delivery with a checksum over its columns
+    /// (``LedgerStore/checksum(columns:)``). A store migrated from schema 4 declares its bodies
+    /// `TEXT` and holds the same packed blobs (SQLite keeps a blob a blob in a `TEXT` column).
+    /// App Store records are ordinary tables, with their keys unique, rather than `WITHOUT ROWID`.
     /// `fed_input` holds the digest of every input fed (``EntitlementLedger/inputs``), the row's
     /// own key, by which the counters count each input once.
     static let schema = """
@@ -190,7 +200,7 @@ extension LedgerStore {
             ownership TEXT NOT NULL,
             transaction_id TEXT NOT NULL,
             revoked INTEGER NOT NULL,
-            body TEXT NOT NULL,
+            body BLOB NOT NULL,
             checksum INTEGER NOT NULL,
             UNIQUE (environment, original_transaction_id, ownership, transaction_id)
         );
@@ -200,7 +210,7 @@ extension LedgerStore {
         CREATE TABLE app_store_renewal (
             environment TEXT NOT NULL,
             original_transaction_id TEXT NOT NULL,
-            body TEXT NOT NULL,
+            body BLOB NOT NULL,
             checksum INTEGER NOT NULL,
             UNIQUE (environment, original_transaction_id)
         );
@@ -211,7 +221,7 @@ extension LedgerStore {
             refund INTEGER NOT NULL,
             account TEXT,
             chain TEXT NOT NULL,
-            body TEXT NOT NULL,
+            body BLOB NOT NULL,
             customer TEXT,
             checksum INTEGER NOT NULL,
             PRIMARY KEY (channel, environment, refund, id)

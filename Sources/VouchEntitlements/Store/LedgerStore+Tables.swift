@@ -184,7 +184,8 @@ struct SQLiteTables: LedgerTables {
                 + "transaction_id, revoked, body, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)", phase: .write
         ).run([
             .text(chain.environment), .text(chain.originalTransactionId), .text(chain.ownership),
-            .text(transactionId), .integer(revoked ? 1 : 0), .text(body), .integer(LedgerStore.checksum(body.utf8)),
+            .text(transactionId), .integer(revoked ? 1 : 0), .blob(StoredBody.pack(body.utf8)),
+            .integer(LedgerStore.checksum(body.utf8)),
         ])
     }
 
@@ -194,7 +195,7 @@ struct SQLiteTables: LedgerTables {
                 + "VALUES (?, ?, ?, ?)",
             phase: .write
         ).run([
-            .text(key.environment), .text(key.originalTransactionId), .text(body),
+            .text(key.environment), .text(key.originalTransactionId), .blob(StoredBody.pack(body.utf8)),
             .integer(LedgerStore.checksum(body.utf8)),
         ])
     }
@@ -225,7 +226,7 @@ struct SQLiteTables: LedgerTables {
                 + "checksum) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", phase: .write
         ).run([
             .text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id),
-            account.map(SQLiteStatement.Value.text) ?? .null, .text(chain), .text(body),
+            account.map(SQLiteStatement.Value.text) ?? .null, .text(chain), .blob(StoredBody.pack(body.utf8)),
             customer.map(SQLiteStatement.Value.text) ?? .null, .integer(LedgerStore.checksum(body.utf8)),
         ])
     }

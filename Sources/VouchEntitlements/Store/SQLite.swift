@@ -117,6 +117,7 @@ final class SQLiteStatement {
     /// A value to bind.
     enum Value {
         case text(String)
+        case blob([UInt8])
         case integer(Int64)
         case null
     }
@@ -131,6 +132,10 @@ final class SQLiteStatement {
             switch value {
             // SQLite copies the text before the call returns (SQLITE_TRANSIENT).
             case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, vouch_sqlite_transient())
+            case .blob(let bytes):
+                code = bytes.withUnsafeBytes {
+                    sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), vouch_sqlite_transient())
+                }
             case .integer(let number): code = sqlite3_bind_int64(handle, index, number)
             case .null: code = sqlite3_bind_null(handle, index)
             }
