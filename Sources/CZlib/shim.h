@@ -8,8 +8,8 @@ static inline int vouch_inflateInit2(z_stream *stream, int windowBits) {
     return inflateInit2(stream, windowBits);
 }
 
-static inline int vouch_deflateInit2(z_stream *stream, int level, int windowBits, int memLevel) {
-    return deflateInit2(stream, level, Z_DEFLATED, windowBits, memLevel, Z_DEFAULT_STRATEGY);
+static inline int vouch_deflateInit2(z_stream *stream, int level, int windowBits, int memLevel, int strategy) {
+    return deflateInit2(stream, level, Z_DEFLATED, windowBits, memLevel, strategy);
 }
 
 #endif

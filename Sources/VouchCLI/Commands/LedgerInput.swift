@@ -84,42 +84,54 @@ struct LedgerInput {
     static let batchLimit = (verified: 10_000, timed: 2_000, seconds: 1.0)
 
     /// Reads each input into batches (``batchLimit``) and hands each batch to `store` as it is
-    /// complete, the last one of an input when the input is read whole; then calls `finished`
-    /// with the input's name and counts, which returns the line said on stderr of the input
-    /// (written past the progress line). What is held in memory is one batch, whatever the
-    /// input's size. An input that cannot be read throws ``InputError`` after the batches
-    /// before the failure were handed over.
+    /// complete, the last one of an input when the input is read whole; then, once every batch
+    /// of the input is stored, calls `finished` with the input's name and counts, which returns
+    /// the line said on stderr of the input (written past the progress line). `store` runs on
+    /// a thread of its own (``BatchWriter``) while the next batch is read, so what is held in
+    /// memory is two batches at most, whatever the input's size. An input that cannot be read
+    /// throws ``InputError`` once the batches before the failure are stored; a batch that
+    /// cannot be stored stops the reading with its error.
     func read(
-        console: Console, store: (EntitlementLedger) throws -> Void,
+        console: Console, store: @escaping (EntitlementLedger) throws -> Void,
         finished: (String, BatchSummary) throws -> String
     ) throws -> Reading {
+        let writer = BatchWriter(store: store)
+        defer { writer.stop() }
         var part = EntitlementLedger.batch()
         var pending = 0
         var started = ContinuousClock.now
         func flush() throws {
             if pending > 0 {
-                try store(part)
+                try writer.submit(part)
                 part = EntitlementLedger.batch()
                 pending = 0
             }
             started = ContinuousClock.now
         }
-        return try read(
-            console: console,
-            deliver: {
-                part.add($0, stripeAccountKey: stripeAccountKey)
-                pending += 1
-                if pending >= Self.batchLimit.verified
-                    || (pending >= Self.batchLimit.timed
-                        && ContinuousClock.now - started >= .seconds(Self.batchLimit.seconds))
-                {
+        do {
+            return try read(
+                console: console,
+                deliver: {
+                    part.add($0, stripeAccountKey: stripeAccountKey)
+                    pending += 1
+                    if pending >= Self.batchLimit.verified
+                        || (pending >= Self.batchLimit.timed
+                            && ContinuousClock.now - started >= .seconds(Self.batchLimit.seconds))
+                    {
+                        try flush()
+                    }
+                }, stores: true,
+                finished: { name, summary in
                     try flush()
-                }
-            }, stores: true,
-            finished: { name, summary in
-                try flush()
-                return try finished(name, summary)
-            })
+                    try writer.drain()
+                    return try finished(name, summary)
+                })
+        } catch {
+            // What was handed over is stored before the reading's failure is told; a batch that
+            // could not be stored failed first.
+            try writer.drain()
+            throw error
+        }
     }
 
     private func read(

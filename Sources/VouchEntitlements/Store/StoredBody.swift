@@ -15,7 +15,7 @@ enum StoredBody {
 
     /// The window of the compression (2^12 bytes): the dictionary and a record of up to some
     /// 2.5 KB within reach of each other, in a few kilobytes of state per call.
-    private static let windowBits: Int32 = 12
+    static let windowBits: Int32 = 12
 
     /// Templates of every kind of record, the most frequent (an App Store transaction) last,
     /// nearest to the data: DEFLATE codes near matches shortest.
@@ -47,18 +47,37 @@ enum StoredBody {
             + "\"invitationManagement\":null,\"revokedSeatQuantity\":null},\"receipt\":null,\"receiptCancellation\":null,"
             + "\"newestRevocation\":null,\"reversalNotifiedDate\":null,\"newestSeatRefund\":null}").utf8)
 
+    /// A compression with ``dictionary`` set, copied for each body: setting the dictionary
+    /// hashes all of it, which costs as much as compressing a record.
+    private final class Primed: @unchecked Sendable {
+        // Only read once made (deflateCopy reads its source), so shared by every thread; a
+        // pointer, so that no Swift access to it is exclusive.
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+
+        init() {
+            stream.initialize(to: z_stream())
+            // Fixed Huffman codes: a record is one small block, whose own code tables would
+            // cost more to build, write and read than they save.
+            guard vouch_deflateInit2(stream, 6, -StoredBody.windowBits, 6, Z_FIXED) == Z_OK else {
+                preconditionFailure("zlib cannot start a compression (out of memory)")
+            }
+            let status = StoredBody.dictionary.withUnsafeBufferPointer {
+                deflateSetDictionary(stream, $0.baseAddress, UInt32($0.count))
+            }
+            precondition(status == Z_OK, "zlib refused the preset dictionary")
+        }
+    }
+
+    private static let primed = Primed()
+
     /// `json` packed: ``deflated``, then its DEFLATE against ``dictionary``.
     static func pack(_ json: some Collection<UInt8>) -> [UInt8] {
         var input = Array(json)
         var stream = z_stream()
-        guard vouch_deflateInit2(&stream, 6, -windowBits, 6) == Z_OK else {
-            preconditionFailure("zlib cannot start a compression (out of memory)")
+        guard deflateCopy(&stream, primed.stream) == Z_OK else {
+            preconditionFailure("zlib cannot copy a compression (out of memory)")
         }
         defer { deflateEnd(&stream) }
-        let status = dictionary.withUnsafeBufferPointer {
-            deflateSetDictionary(&stream, $0.baseAddress, UInt32($0.count))
-        }
-        precondition(status == Z_OK, "zlib refused the preset dictionary")
         let bound = Int(deflateBound(&stream, uLong(input.count)))
         var packed = [UInt8](repeating: 0, count: 1 + bound)
         packed[0] = deflated
