@@ -13,8 +13,8 @@ enum StoredBody {
     /// The first byte of every packed body: DEFLATE against ``dictionary``.
     static let deflated: UInt8 = 0x01
 
-    /// The window of the compression (2^12 bytes): the dictionary and a record of up to some
-    /// 2.5 KB within reach of each other, in a few kilobytes of state per call.
+    /// The window of the compression (2^12 bytes): the dictionary (2.1 KB) and a record of some
+    /// 2 KB within reach of each other, in a few kilobytes of state per call.
     static let windowBits: Int32 = 12
 
     /// Templates of every kind of record, the most frequent (an App Store transaction) last,
@@ -47,8 +47,8 @@ enum StoredBody {
             + "\"invitationManagement\":null,\"revokedSeatQuantity\":null},\"receipt\":null,\"receiptCancellation\":null,"
             + "\"newestRevocation\":null,\"reversalNotifiedDate\":null,\"newestSeatRefund\":null}").utf8)
 
-    /// A compression with ``dictionary`` set, copied for each body: setting the dictionary
-    /// hashes all of it, which costs as much as compressing a record.
+    /// A compression with ``dictionary`` set, copied for each body rather than set up anew:
+    /// setting the dictionary hashes all of it each time.
     private final class Primed: @unchecked Sendable {
         // Only read once made (deflateCopy reads its source), so shared by every thread; a
         // pointer, so that no Swift access to it is exclusive.
@@ -73,66 +73,74 @@ enum StoredBody {
     /// `json` packed: ``deflated``, then its DEFLATE against ``dictionary``.
     static func pack(_ json: some Collection<UInt8>) -> [UInt8] {
         var input = Array(json)
-        var stream = z_stream()
-        guard deflateCopy(&stream, primed.stream) == Z_OK else {
-            preconditionFailure("zlib cannot copy a compression (out of memory)")
-        }
-        defer { deflateEnd(&stream) }
-        let bound = Int(deflateBound(&stream, uLong(input.count)))
-        var packed = [UInt8](repeating: 0, count: 1 + bound)
-        packed[0] = deflated
-        let produced = input.withUnsafeMutableBufferPointer { input in
-            packed.withUnsafeMutableBufferPointer { output -> Int in
-                stream.next_in = input.baseAddress
-                stream.avail_in = UInt32(input.count)
-                stream.next_out = output.baseAddress! + 1
-                stream.avail_out = UInt32(bound)
-                // deflateBound leaves room for the whole stream: one call finishes it.
-                let finished = deflate(&stream, Z_FINISH)
-                precondition(finished == Z_STREAM_END, "zlib did not finish within its own bound")
-                return bound - Int(stream.avail_out)
+        // zlib keeps the stream's address and checks it on every call: one that does not move.
+        return withUnsafeTemporaryAllocation(of: z_stream.self, capacity: 1) { buffer in
+            let stream = buffer.baseAddress!
+            stream.initialize(to: z_stream())
+            guard deflateCopy(stream, primed.stream) == Z_OK else {
+                preconditionFailure("zlib cannot copy a compression (out of memory)")
             }
+            defer { deflateEnd(stream) }
+            let bound = Int(deflateBound(stream, uLong(input.count)))
+            var packed = [UInt8](repeating: 0, count: 1 + bound)
+            packed[0] = deflated
+            let produced = input.withUnsafeMutableBufferPointer { input in
+                packed.withUnsafeMutableBufferPointer { output -> Int in
+                    stream.pointee.next_in = input.baseAddress
+                    stream.pointee.avail_in = UInt32(input.count)
+                    stream.pointee.next_out = output.baseAddress! + 1
+                    stream.pointee.avail_out = UInt32(bound)
+                    // deflateBound leaves room for the whole stream: one call finishes it.
+                    let finished = deflate(stream, Z_FINISH)
+                    precondition(finished == Z_STREAM_END, "zlib did not finish within its own bound")
+                    return bound - Int(stream.pointee.avail_out)
+                }
+            }
+            packed.removeLast(bound - produced)
+            return packed
         }
-        packed.removeLast(bound - produced)
-        return packed
     }
 
     /// The JSON of a packed body; `nil` when `stored` is not one whole packed body (a
     /// damaged record).
     static func unpack(_ stored: UnsafeRawBufferPointer) -> [UInt8]? {
         guard stored.count > 1, stored[0] == deflated else { return nil }
-        var stream = z_stream()
-        guard vouch_inflateInit2(&stream, -windowBits) == Z_OK else { return nil }
-        defer { inflateEnd(&stream) }
-        let status = dictionary.withUnsafeBufferPointer {
-            inflateSetDictionary(&stream, $0.baseAddress, UInt32($0.count))
-        }
-        guard status == Z_OK else { return nil }
-        var output = [UInt8](repeating: 0, count: max(1024, stored.count * 8))
-        var produced = 0
-        stream.next_in = UnsafeMutablePointer(mutating: stored.baseAddress!.assumingMemoryBound(to: UInt8.self) + 1)
-        stream.avail_in = UInt32(stored.count - 1)
-        while true {
-            let result = output.withUnsafeMutableBufferPointer { buffer -> Int32 in
-                stream.next_out = buffer.baseAddress! + produced
-                stream.avail_out = UInt32(buffer.count - produced)
-                let result = inflate(&stream, Z_NO_FLUSH)
-                produced = buffer.count - Int(stream.avail_out)
-                return result
+        return withUnsafeTemporaryAllocation(of: z_stream.self, capacity: 1) { buffer -> [UInt8]? in
+            let stream = buffer.baseAddress!
+            stream.initialize(to: z_stream())
+            guard vouch_inflateInit2(stream, -windowBits) == Z_OK else { return nil }
+            defer { inflateEnd(stream) }
+            let status = dictionary.withUnsafeBufferPointer {
+                inflateSetDictionary(stream, $0.baseAddress, UInt32($0.count))
             }
-            switch result {
-            case Z_STREAM_END:
-                // Bytes after the stream's end are damage too.
-                guard stream.avail_in == 0 else { return nil }
-                output.removeLast(output.count - produced)
-                return output
-            case Z_OK, Z_BUF_ERROR:
-                // Room is all that may be missing: input that ends before the stream does is
-                // damage, and records are small (a body that would unpack past 16 MB is not one).
-                guard stream.avail_out == 0, output.count < 1 << 24 else { return nil }
-                output += [UInt8](repeating: 0, count: output.count)
-            default:
-                return nil
+            guard status == Z_OK else { return nil }
+            var output = [UInt8](repeating: 0, count: max(1024, stored.count * 8))
+            var produced = 0
+            stream.pointee.next_in = UnsafeMutablePointer(
+                mutating: stored.baseAddress!.assumingMemoryBound(to: UInt8.self) + 1)
+            stream.pointee.avail_in = UInt32(stored.count - 1)
+            while true {
+                let result = output.withUnsafeMutableBufferPointer { buffer -> Int32 in
+                    stream.pointee.next_out = buffer.baseAddress! + produced
+                    stream.pointee.avail_out = UInt32(buffer.count - produced)
+                    let result = inflate(stream, Z_NO_FLUSH)
+                    produced = buffer.count - Int(stream.pointee.avail_out)
+                    return result
+                }
+                switch result {
+                case Z_STREAM_END:
+                    // Bytes after the stream's end are damage too.
+                    guard stream.pointee.avail_in == 0 else { return nil }
+                    output.removeLast(output.count - produced)
+                    return output
+                case Z_OK, Z_BUF_ERROR:
+                    // Room is all that may be missing: input that ends before the stream does is
+                    // damage, and records are small (a body that would unpack past 16 MB is not one).
+                    guard stream.pointee.avail_out == 0, output.count < 1 << 24 else { return nil }
+                    output += [UInt8](repeating: 0, count: output.count)
+                default:
+                    return nil
+                }
             }
         }
     }
