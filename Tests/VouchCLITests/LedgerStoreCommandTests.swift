@@ -207,6 +207,20 @@ import VouchReceipts
         #expect(!RecordSchemaTests.validate(broken, against: schema, at: "record").isEmpty)
     }
 
+    /// `vouch ledger add` closes the store before it returns: its log is checkpointed into the
+    /// file and removed, so the file alone (copied, backed up) holds everything stored, as the
+    /// damaged-file cases below rely on.
+    @Test func ledgerAddLeavesEverythingInTheFileItself() throws {
+        let tokens = try L.file(L.tokens, name: "closed-tokens.jsonl")
+        let db = Self.database("closed.sqlite")
+        #expect(try VouchBinary.run(["ledger", "add", "--db", db, "--root", L.root, tokens]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: db + "-wal"))
+        let copy = Self.database("closed-copy.sqlite")
+        try FileManager.default.copyItem(atPath: db, toPath: copy)
+        let stats = try VouchBinary.object(try VouchBinary.run(["ledger", "stats", "--db", copy, "--json"]).stdout)
+        #expect(stats["transactions"] as? Int == 5)
+    }
+
     @Test func aFileThatIsNotAStoreOrCannotBeUsedExitsWithItsStatus() throws {
         let notes = L.directory.appendingPathComponent("notes.txt").path
         try Data("not a store\n".utf8).write(to: URL(fileURLWithPath: notes))

@@ -8,7 +8,9 @@ import VouchEntitlements
 /// same error, so the order of what is stored is the order of the input.
 final class BatchWriter: @unchecked Sendable {
     private let condition = NSCondition()
-    private let store: (EntitlementLedger) throws -> Void
+    /// Dropped once the thread ends: the writer (kept by its thread's closure until the
+    /// thread object goes, which may be after the command returns) never keeps the store open.
+    private var store: ((EntitlementLedger) throws -> Void)?
     /// The batch handed over and not yet taken by the thread.
     private var waiting: EntitlementLedger?
     /// Whether a batch is handed over or being stored.
@@ -59,10 +61,10 @@ final class BatchWriter: @unchecked Sendable {
         while true {
             if let batch = waiting {
                 waiting = nil
-                let failed = failure != nil
+                let store = failure == nil ? self.store : nil
                 condition.unlock()
                 var error: (any Error)?
-                if !failed {
+                if let store {
                     do { try store(batch) } catch let thrown { error = thrown }
                 }
                 condition.lock()
@@ -76,6 +78,7 @@ final class BatchWriter: @unchecked Sendable {
             }
         }
         running = false
+        store = nil
         condition.broadcast()
         condition.unlock()
     }

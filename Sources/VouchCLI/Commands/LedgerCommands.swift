@@ -105,6 +105,9 @@ struct LedgerAddCommand: Command {
         let file = try LedgerCommands.path(arguments, command: "ledger add")
         let input = try LedgerInput(command: "ledger add", arguments: arguments, console: console)
         let store = try LedgerDatabase.open(file, access: .readWrite, options: LedgerCommands.options(arguments))
+        // Closed here, not whenever the last reference goes: closing checkpoints the log into
+        // the file before the command returns.
+        defer { store.close() }
         var total = LedgerStore.Change()
         var change = LedgerStore.Change()
         let reading = try input.read(
