@@ -54,7 +54,8 @@ private struct UnitSignature: Equatable {
             case .failure(let error): error.code.rawValue
             }
         }
-        tokens = (unit.single.map { [$0] } ?? unit.groups.flatMap { $0 }).map { token in
+        // In the order their results go out.
+        tokens = (unit.single.map { [$0] } ?? unit.groups.flatMap { $0 }.sorted { $0.order < $1.order }).map { token in
             switch token.content {
             case .token(let bytes): Token(line: token.line, path: token.path, form: token.form, bytes: bytes)
             case .failure(let error):

@@ -537,6 +537,8 @@ public final class InputReader {
     private var pendingTokens = 0
     private var released = false
     private var releasedTokens = 0
+    /// Tokens found in the document so far: the next one's ``InputToken/order``.
+    private var tokensFound = 0
     private var document = 0
     private var documentLine = 0
     private var isArray = false
@@ -577,6 +579,7 @@ public final class InputReader {
         pendingTokens = 0
         released = false
         releasedTokens = 0
+        tokensFound = 0
         deliveryBody = .absent
         deliverySignature = .absent
         var lastLine = line
@@ -800,6 +803,11 @@ public final class InputReader {
         guard holding, held.count > options.documentBuffer else { return }
         holding = false
         held = []
+        // Streamed from here: what goes out goes out in the document's order, so open objects'
+        // tokens found before those already grouped go with them.
+        if let last = pending.lazy.flatMap({ $0 }).map(\.order).max() {
+            flushGroups(of: stack.indices, before: last)
+        }
         released = true
         if !pending.isEmpty { releasePending() }
     }
@@ -1045,6 +1053,12 @@ public final class InputReader {
     private func addToken(_ content: InputToken.Content) {
         var token = InputToken(line: line, path: path(), content: content)
         if isReceipt(content) { token.form = .receipt }
+        token.order = tokensFound
+        tokensFound += 1
+        // A streamed document's tokens go out as they are found, in its order: the objects
+        // around this token let go of the members they hold (which are then not checked
+        // against members that come after this token).
+        if released { flushGroups(of: stack.indices.dropLast(), before: token.order) }
         if let top = stack.last, top.isObject {
             stack[stack.count - 1].group.append(token)
             if stack[stack.count - 1].group.count >= 8 {
@@ -1053,6 +1067,16 @@ public final class InputReader {
             }
         } else {
             addGroup([token])
+        }
+    }
+
+    /// Adds the members held by the objects of `frames` that were found before token `order`.
+    private func flushGroups(of frames: some Sequence<Int>, before order: Int) {
+        for index in frames where stack[index].isObject {
+            guard let first = stack[index].group.first, first.order < order else { continue }
+            let group = stack[index].group
+            stack[index].group = []
+            addGroup(group)
         }
     }
 

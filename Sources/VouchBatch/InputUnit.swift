@@ -98,6 +98,9 @@ public struct InputToken: Sendable {
     public var showsDocument = false
     /// What the bytes are.
     public var form = Form.jws
+    /// Where the token comes in its document (0, 1, 2…): results go out in this order,
+    /// whatever object groups the tokens.
+    var order = 0
 }
 
 /// What one unit of input (a line, a JSON document, a receipt file) gives to verify: its
@@ -114,7 +117,8 @@ public struct InputUnit: Sendable {
     /// The unit's number (bare and blank lines are documents too).
     public var document: Int
     /// Tokens that are members of one object come together and are checked against each
-    /// other (a `lastTransactions` item's transaction and renewal info).
+    /// other (a `lastTransactions` item's transaction and renewal info). Their results come
+    /// in the order of the document, not of the groups.
     public var groups: [[InputToken]] = []
     /// The one token of a bare line or of a one-token line (kept out of `groups` to spare
     /// two allocations a line).
@@ -344,14 +348,15 @@ public struct InputUnit: Sendable {
             }
             return rejected(failure.lines, failure.error)
         }
-        var results: [InputResult] = []
+        var results: [(order: Int, result: InputResult)] = []
         results.reserveCapacity(weight)
         for group in groups {
             var verified = group.map { verify($0, verdicts: verdicts, next: &next, receipts: receipts) }
             Self.checkPairs(&verified)
-            results += verified
+            results += zip(group, verified).map { ($0.order, $1) }
         }
-        return results
+        // An object's own tokens are grouped when it ends, after the tokens nested in it.
+        return results.sorted { $0.order < $1.order }.map(\.result)
     }
 
     /// Why a document the strict parser refuses is rejected.

@@ -325,6 +325,53 @@ struct DocumentTests {
         #expect(held.allSatisfy { $0.code == nil })
     }
 
+    /// An object's own members and the tokens nested in it, in a document over several lines.
+    static func membersAroundAnArray(pairing renewal: String = renewal) -> String {
+        #"{"signedTransactionInfo":"\#(transaction)","signedTransactions":["\#(renewed)","\#(otherTransaction)"],"#
+            + "\n" + #""signedRenewalInfo":"\#(renewal)"}"#
+    }
+
+    @Test func aDocumentsRecordsComeInItsOrderThoughAnObjectsMembersAreCheckedTogether() throws {
+        let records = try read(Self.membersAroundAnArray())
+        #expect(
+            records.map(\.path) == [
+                "signedTransactionInfo", "signedTransactions[0]", "signedTransactions[1]", "signedRenewalInfo",
+            ])
+        #expect(records.map(\.line) == [1, 1, 1, 2])
+        #expect(records.map(\.code) == [nil, nil, nil, nil])
+        // The transaction and the renewal info around the array are still one pair.
+        let other = Self.membersAroundAnArray().replacingOccurrences(
+            of: #"{"signedTransactionInfo":"\#(Self.transaction)""#,
+            with: #"{"signedTransactionInfo":"\#(Self.otherTransaction)""#)
+        #expect(try read(other).map(\.code) == ["pair_mismatch", nil, nil, "pair_mismatch"])
+    }
+
+    @Test(arguments: [1, 7, 4093])
+    func aStreamedDocumentsRecordsComeInItsOrder(step: Int) throws {
+        let options = InputOptions(documentBuffer: 4 * 1024)
+        let body = Self.membersAroundAnArray()
+        let records = try read(body, options: options, step: step)
+        #expect(
+            records.map(\.path) == [
+                "signedTransactionInfo", "signedTransactions[0]", "signedTransactions[1]", "signedRenewalInfo",
+            ])
+        #expect(records.map(\.line) == [1, 1, 1, 2])
+        #expect(records.map(\.code) == [nil, nil, nil, nil])
+    }
+
+    @Test func aDocumentOutgrowingTheBufferAfterSomeTokensKeepsItsOrder() throws {
+        // The buffer fills after the object's first member and a nested token were found.
+        let buffer = Self.transaction.utf8.count + Self.renewed.utf8.count + 1_000
+        let note = String(repeating: "n", count: 2 * buffer)
+        let body =
+            #"{"signedTransactionInfo":"\#(Self.transaction)","signedTransactions":["\#(Self.renewed)"],"#
+            + "\n" + #""note":"\#(note)","signedRenewalInfo":"\#(Self.renewal)"}"#
+        let records = try read(body, options: InputOptions(documentBuffer: buffer), step: 997)
+        #expect(records.map(\.path) == ["signedTransactionInfo", "signedTransactions[0]", "signedRenewalInfo"])
+        #expect(records.map(\.line) == [1, 1, 2])
+        #expect(records.map(\.code) == [nil, nil, nil])
+    }
+
     @Test func duplicateMembersRejectTheWholeDocument() throws {
         let body = #"{"signedPayload":"\#(Self.transaction)","signedPayload":"\#(Self.otherTransaction)"}"#
         #expect(try read(body).map(\.code) == ["malformed_token"])
