@@ -343,6 +343,56 @@ import VouchTestSupport
         #expect(report.problems.first?.reason == "does not match its checksum")
     }
 
+    /// One account's answer reads all its records in one statement; each is still checked, and
+    /// a damaged one is named whatever its table.
+    @Test(arguments: [
+        // The table, the key naming a row, what finds its account, the change made beside the store.
+        (
+            "app_store_transaction",
+            "environment || ' ' || original_transaction_id || ' ' || ownership || ' ' || transaction_id",
+            "original_transaction_id", "body = replace(body, '\"environment\"', '\"environment\" ')"
+        ),
+        (
+            "app_store_renewal", "environment || ' ' || original_transaction_id", "original_transaction_id",
+            "body = replace(body, '\"environment\"', '\"environment\" ')"
+        ),
+        (
+            "channel_record", "channel || ' ' || environment || ' ' || id", "id",
+            "body = replace(body, '\"environment\"', '\"environment\" ')"
+        ),
+        ("claim", "channel || ' ' || environment || ' ' || chain", "chain", "account = account || '0'"),
+    ])
+    func oneAccountsDamagedRecordIsRefusedNamingItWhateverItsTable(
+        table: String, key: String, lookup: String, change: String
+    ) throws {
+        let (url, store) = try Self.storeOfEveryInput()
+        defer { store.close() }
+        let connection = try PostgreSQLConnection(url)
+        defer { connection.close() }
+        let instant = try #require(Self.instants.last)
+        let filter =
+            switch table {
+            case "channel_record": "WHERE refund = 0"
+            case "claim": "WHERE channel = 'app_store'"
+            default: ""
+            }
+        let found = try connection.query(
+            "SELECT \(key), \(lookup) FROM \(table) \(filter) ORDER BY 1 LIMIT 1", phase: .read)
+        let name = try #require(found.text(0, 0))
+        let accounts = try store.accounts(matching: try #require(found.text(0, 1)))
+        try #require(!accounts.isEmpty)
+        for account in accounts { _ = try store.entitlements(of: account, at: instant) }
+        try connection.query("UPDATE \(table) SET \(change) WHERE \(key) = $1", [.text(name)], phase: .write)
+        for account in accounts {
+            let error = #expect(throws: LedgerError.self) { try store.entitlements(of: account, at: instant) }
+            #expect(error?.code == .corruptStore)
+            #expect(
+                error?.reason.contains("\(table) \(name) does not match its checksum") == true, "\(error?.reason ?? "")"
+            )
+            #expect(throws: LedgerError.self) { try store.changeInstants(of: account) }
+        }
+    }
+
     @Test func aClaimChangedBesideTheStoreIsRefusedNamingItAndTheCheckFindsIt() throws {
         let (url, store) = try Self.storeOfEveryInput()
         defer { store.close() }

@@ -237,22 +237,22 @@ package final class PostgreSQLConnection {
         }
     }
 
-    /// Runs `body` in one transaction: `BEGIN` (at `isolation`), then `COMMIT` when `body`
-    /// returns, `ROLLBACK` when it throws. A serialization failure or a deadlock
+    /// Runs `body` in one transaction: `BEGIN` (at `isolation`, and `READ ONLY` when
+    /// `readOnly`), then `COMMIT` when `body` returns, `ROLLBACK` when it throws. A serialization failure or a deadlock
     /// (``PostgreSQLError/isRetryable``), in `body` or at `COMMIT`, runs the whole transaction
     /// again, up to `attempts` times in all; any other failure is thrown at once. `body` must
     /// therefore do nothing outside the database that cannot be done twice. A connection lost
     /// during `COMMIT` leaves it unknown whether the server committed: writes made idempotent
     /// (keyed, as the store's are) make running them again safe either way.
     package func transaction<T>(
-        _ isolation: Isolation = .readCommitted, attempts: Int = 1, phase: Phase = .write,
+        _ isolation: Isolation = .readCommitted, readOnly: Bool = false, attempts: Int = 1, phase: Phase = .write,
         _ body: () throws(PostgreSQLError) -> T
     ) throws(PostgreSQLError) -> T {
         precondition(attempts >= 1, "a transaction runs at least once")
         var attempt = 1
         while true {
             do {
-                try execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)", phase: phase)
+                try execute("BEGIN ISOLATION LEVEL \(isolation.rawValue)\(readOnly ? " READ ONLY" : "")", phase: phase)
                 let value = try body()
                 try execute("COMMIT", phase: phase)
                 return value

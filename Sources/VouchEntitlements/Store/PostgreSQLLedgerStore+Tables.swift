@@ -249,33 +249,63 @@ struct PostgreSQLTables: LedgerTables {
     }
 
     /// Reads the records of `account` into `ledger`: its App Store chains (every ownership, with
-    /// renewal info and claims) and its records of the other channels.
+    /// renewal info and claims) and its records of the other channels, each verified.
+    ///
+    /// One statement reads them all (one round trip to the server, one snapshot of the store):
+    /// rows of a kind (0 a transaction, 1 renewal info, 2 a claim, 3 another channel's record),
+    /// then the body (a claim's account), its checksum, the record's key as text, and a claim's
+    /// environment and chain.
     func load(_ account: AccountKey, into ledger: inout EntitlementLedger) throws(LedgerError) {
-        let environment = account.environment.rawValue
-        let chains: PostgreSQLRows
-        if let token = account.appAccountToken {
-            chains = try rows(
-                "SELECT chain FROM chain WHERE account = $1 AND channel = 'app_store' AND environment = $2",
-                [.text(token), .text(environment)], phase: .read)
-        } else {
-            chains = try rows(
-                "SELECT chain FROM chain WHERE channel = 'app_store' AND environment = $1 AND chain = $2 "
-                    + "AND account IS NULL",
-                [.text(environment), .text(account.originalTransactionId ?? "")], phase: .read)
-        }
-        var keys = Set<AppStoreChannel.RenewalKey>()
-        for row in 0..<chains.count {
-            keys.insert(.init(environment: environment, originalTransactionId: chains.text(row, 0) ?? ""))
-        }
-        try loadChains(keys, into: &ledger)
+        let chains =
+            account.appAccountToken != nil
+            ? "SELECT environment, chain FROM chain WHERE account = $1 AND channel = 'app_store' AND environment = $2"
+            : "SELECT environment, chain FROM chain WHERE chain = $1 AND channel = 'app_store' AND environment = $2 "
+                + "AND account IS NULL"
         let others =
             account.appAccountToken != nil
-            ? "WHERE account = $1 AND environment = $2 AND refund = 0"
-            : "WHERE chain = $1 AND environment = $2 AND refund = 0 AND account IS NULL"
-        try insertBodies(
-            .channelRecord, others,
-            [.text(account.appAccountToken ?? account.originalTransactionId ?? ""), .text(environment)],
-            into: &ledger)
+            ? "account = $1 AND environment = $2 AND refund = 0"
+            : "chain = $1 AND environment = $2 AND refund = 0 AND account IS NULL"
+        let transaction = LedgerStore.RecordTable.appStoreTransaction
+        let renewal = LedgerStore.RecordTable.appStoreRenewal
+        let record = LedgerStore.RecordTable.channelRecord
+        // LATERAL: each of the account's chains, then its rows by their index.
+        let found = try rows(
+            "WITH c (e, o) AS (\(chains)) "
+                + "SELECT 0, \(transaction.columns), NULL, NULL FROM c CROSS JOIN LATERAL (SELECT * FROM "
+                + "\(transaction.name) WHERE environment = c.e AND original_transaction_id = c.o) r "
+                + "UNION ALL SELECT 1, \(renewal.columns), NULL, NULL FROM c CROSS JOIN LATERAL (SELECT * FROM "
+                + "\(renewal.name) WHERE environment = c.e AND original_transaction_id = c.o) r "
+                + "UNION ALL SELECT 2, r.account, r.checksum, NULL, r.environment, r.chain FROM c CROSS JOIN LATERAL "
+                + "(SELECT * FROM claim WHERE channel = 'app_store' AND environment = c.e AND chain = c.o) r "
+                + "UNION ALL SELECT 3, \(record.columns), NULL, NULL FROM \(record.name) WHERE \(others) "
+                + "ORDER BY 1",
+            [
+                .text(account.appAccountToken ?? account.originalTransactionId ?? ""),
+                .text(account.environment.rawValue),
+            ],
+            phase: .read)
+        for row in 0..<found.count {
+            guard found.integer(row, 0) == 2 else {
+                let body = found.bytes(row, 1) ?? []
+                guard found.integer(row, 2) == LedgerStore.checksum(body) else {
+                    let table =
+                        switch found.integer(row, 0) {
+                        case 0: transaction
+                        case 1: renewal
+                        default: record
+                        }
+                    throw LedgerStore.damaged(name, table.name, found.text(row, 3))
+                }
+                try insert(body, into: &ledger)
+                continue
+            }
+            let token = found.text(row, 1) ?? ""
+            let environment = found.text(row, 4) ?? ""
+            let chain = found.text(row, 5) ?? ""
+            try LedgerStore.verify(
+                name, .claim, [LedgerRecordJSON.appStore, environment, chain, token], checksum: found.integer(row, 2))
+            ledger.appStore.insert(claim: token, for: .init(environment: environment, originalTransactionId: chain))
+        }
     }
 
     /// Every record of every table, in the export's order (that of the SQLite store), to `body`;
@@ -313,44 +343,35 @@ extension PostgreSQLLedgerStore {
     /// `originalTransactionId` of the account, a Stripe subscription's or a grant's id, in every
     /// environment.
     public func accounts(matching identifier: String) throws(LedgerError) -> [AccountKey] {
-        try reading { connection throws(LedgerError) -> [AccountKey] in
-            let tables = PostgreSQLTables(connection: connection, name: target)
-            let values: [PostgreSQLConnection.Value] = [.text(identifier.lowercased()), .text(identifier)]
-            var found = try tables.accounts(
+        try readingOnce { connection throws(LedgerError) -> [AccountKey] in
+            try PostgreSQLTables(connection: connection, name: target).accounts(
                 "SELECT environment, account, chain FROM chain WHERE account = $1 AND channel = 'app_store' "
-                    + "UNION SELECT environment, account, chain FROM chain WHERE chain = $2 AND channel = 'app_store'",
-                values)
-            found.formUnion(
-                try tables.accounts(
-                    "SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND account = $1 "
-                        + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND chain = $2 "
-                        + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND id = $2",
-                    values))
-            return found.sorted()
+                    + "UNION SELECT environment, account, chain FROM chain WHERE chain = $2 AND channel = 'app_store' "
+                    + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND account = $1 "
+                    + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND chain = $2 "
+                    + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND id = $2",
+                [.text(identifier.lowercased()), .text(identifier)]
+            ).sorted()
         }
     }
 
     /// The accounts holding a transaction `transactionId` (or a Stripe subscription or grant of
     /// that id).
     public func accounts(withTransactionId transactionId: String) throws(LedgerError) -> [AccountKey] {
-        try reading { connection throws(LedgerError) -> [AccountKey] in
-            let tables = PostgreSQLTables(connection: connection, name: target)
-            var found = try tables.accounts(
+        try readingOnce { connection throws(LedgerError) -> [AccountKey] in
+            try PostgreSQLTables(connection: connection, name: target).accounts(
                 "SELECT c.environment, c.account, c.chain FROM app_store_transaction t JOIN chain c "
                     + "ON c.channel = 'app_store' AND c.environment = t.environment "
-                    + "AND c.chain = t.original_transaction_id AND c.scope = t.ownership WHERE t.transaction_id = $1",
-                [.text(transactionId)])
-            found.formUnion(
-                try tables.accounts(
-                    "SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND id = $1",
-                    [.text(transactionId)]))
-            return found.sorted()
+                    + "AND c.chain = t.original_transaction_id AND c.scope = t.ownership WHERE t.transaction_id = $1 "
+                    + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND id = $1",
+                [.text(transactionId)]
+            ).sorted()
         }
     }
 
     /// Every account, in a stable order.
     public func accounts() throws(LedgerError) -> [AccountKey] {
-        try reading { connection throws(LedgerError) -> [AccountKey] in
+        try readingOnce { connection throws(LedgerError) -> [AccountKey] in
             try PostgreSQLTables(connection: connection, name: target).accounts(
                 "SELECT environment, account, chain FROM chain WHERE channel = 'app_store' "
                     + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0", []
@@ -362,7 +383,7 @@ extension PostgreSQLLedgerStore {
     /// account's own records are read.
     public func entitlements(of account: AccountKey, at instant: Timestamp) throws(LedgerError) -> AccountEntitlements?
     {
-        try reading { connection throws(LedgerError) -> AccountEntitlements? in
+        try readingOnce { connection throws(LedgerError) -> AccountEntitlements? in
             var ledger = EntitlementLedger(catalog: catalog)
             try PostgreSQLTables(connection: connection, name: target).load(account, into: &ledger)
             return ledger.entitlements(of: account, at: instant)
@@ -372,7 +393,7 @@ extension PostgreSQLLedgerStore {
     /// The instants at which the answer of `account` may change, as
     /// ``EntitlementLedger/changeInstants(of:)`` gives them; only the account's records are read.
     public func changeInstants(of account: AccountKey) throws(LedgerError) -> [Timestamp] {
-        try reading { connection throws(LedgerError) -> [Timestamp] in
+        try readingOnce { connection throws(LedgerError) -> [Timestamp] in
             var ledger = EntitlementLedger(catalog: catalog)
             try PostgreSQLTables(connection: connection, name: target).load(account, into: &ledger)
             return ledger.changeInstants(of: account)

@@ -130,11 +130,18 @@ public final class PostgreSQLLedgerStore: @unchecked Sendable {
     /// Runs `body` under the lock, in one read-only transaction at `REPEATABLE READ`: one
     /// consistent view of the store.
     func reading<Result>(_ body: (PostgreSQLConnection) throws(LedgerError) -> Result) throws(LedgerError) -> Result {
-        try transaction(
-            .repeatableRead, phase: .read,
-            first: { connection throws(PostgreSQLError) in
-                try connection.execute("SET TRANSACTION READ ONLY", phase: .read)
-            }, body)
+        try transaction(.repeatableRead, readOnly: true, phase: .read, first: { _ in }, body)
+    }
+
+    /// Runs `body`, which reads with one statement, under the lock and outside a transaction:
+    /// a statement sees one snapshot of the store by itself, and the answer costs one round
+    /// trip to the server instead of three.
+    func readingOnce<Result>(_ body: (PostgreSQLConnection) throws(LedgerError) -> Result) throws(LedgerError)
+        -> Result
+    {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(try connection())
     }
 
     /// How many advisory locks the records map to.
@@ -167,7 +174,7 @@ public final class PostgreSQLLedgerStore: @unchecked Sendable {
 
     /// Runs `body` under the lock in one transaction at `isolation`, after `first`.
     private func transaction<Result>(
-        _ isolation: PostgreSQLConnection.Isolation, phase: PostgreSQLConnection.Phase,
+        _ isolation: PostgreSQLConnection.Isolation, readOnly: Bool = false, phase: PostgreSQLConnection.Phase,
         first: (PostgreSQLConnection) throws(PostgreSQLError) -> Void,
         _ body: (PostgreSQLConnection) throws(LedgerError) -> Result
     ) throws(LedgerError) -> Result {
@@ -175,7 +182,8 @@ public final class PostgreSQLLedgerStore: @unchecked Sendable {
         defer { lock.unlock() }
         let connection = try connection()
         do throws(PostgreSQLError) {
-            return try connection.transaction(isolation, phase: phase) { () throws(PostgreSQLError) -> Result in
+            return try connection.transaction(isolation, readOnly: readOnly, phase: phase) {
+                () throws(PostgreSQLError) -> Result in
                 try first(connection)
                 do throws(LedgerError) {
                     return try body(connection)
