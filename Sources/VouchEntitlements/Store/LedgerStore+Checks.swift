@@ -102,17 +102,22 @@ extension LedgerStore {
     /// The body of the current row of a statement selecting ``RecordTable/columns``, once its
     /// checksum is verified; ``LedgerError/Code/corruptStore`` naming the record when not.
     func verified(_ row: SQLiteStatement, _ table: RecordTable) throws(LedgerError) -> [UInt8] {
-        guard let body = StoredBody.unpack(row.bytes(0)), row.integer(1) == Self.checksum(body) else {
-            throw Self.damaged(path, table.name, row.text(2))
+        guard let body = StoredBody.unpack(row.bytes(0)) else {
+            throw Self.damaged(path, table.name, row.text(2), "does not unpack")
         }
+        guard row.integer(1) == Self.checksum(body) else { throw Self.damaged(path, table.name, row.text(2)) }
         return body
     }
 
     /// The error of a record of `store` (its name as the user gave it, redacted) in `table` that
-    /// does not match its checksum: ``LedgerError/Code/corruptStore`` naming the record by `key`.
-    static func damaged(_ store: String, _ table: String, _ key: String?) -> LedgerError {
-        LedgerError(
-            .corruptStore, "\(store) holds a damaged record: \(table) \(key ?? "?") does not match its checksum")
+    /// does not match its checksum (or, as `what` says, does not unpack):
+    /// ``LedgerError/Code/corruptStore`` naming the record by `key`, in the words of ``check()``.
+    static func damaged(
+        _ store: String, _ table: String, _ key: String?, _ what: String = "does not match its checksum"
+    )
+        -> LedgerError
+    {
+        LedgerError(.corruptStore, "\(store) holds a damaged record: \(table) \(key ?? "?") \(what)")
     }
 
     /// What ``check()`` found.
