@@ -174,6 +174,14 @@ import VouchTestSupport
             answer = try Self.curl(["-d", notification, url + "/v1/apple/notifications"])
             #expect(answer.status == 200 && answer.body == #"{"status":"stored"}"#, "\(answer)")
         }
+        // The body is read as every input is: the notification's token alone is taken too; a body
+        // of two tokens is not.
+        let object = try JSONSerialization.jsonObject(with: Data(notification.utf8)) as? [String: Any]
+        let signedPayload = try #require(object?["signedPayload"] as? String)
+        answer = try Self.curl(["-d", signedPayload, url + "/v1/apple/notifications"])
+        #expect(answer.status == 200 && answer.body == #"{"status":"stored"}"#, "\(answer)")
+        answer = try Self.curl(["--data-binary", signedPayload + "\n" + signedPayload, url + "/v1/apple/notifications"])
+        #expect(answer.status == 400 && Self.code(answer.body) == "malformed_token", "\(answer)")
         answer = try Self.curl(
             Self.bearer + ["-d", #"{"jws":"\#(transaction)"}"#, url + "/v1/accounts/\(account)/purchases"])
         #expect(answer.status == 200 && answer.body.hasPrefix("[{\"environment\":\"Sandbox\""), "\(answer)")
@@ -200,10 +208,10 @@ import VouchTestSupport
         let metrics = try Self.curl([url + "/metrics"])
         #expect(metrics.status == 200)
         #expect(
-            metrics.body.contains(#"vouch_serve_requests_total{endpoint="/v1/apple/notifications",status="200"} 2"#))
+            metrics.body.contains(#"vouch_serve_requests_total{endpoint="/v1/apple/notifications",status="200"} 3"#))
         #expect(metrics.body.contains(#"vouch_serve_refusals_total{code="account_conflict"} 1"#))
         #expect(metrics.body.contains(#"vouch_serve_refusals_total{code="body_too_large"} 2"#))
-        #expect(metrics.body.contains("vouch_serve_duplicate_notifications_total 1"))
+        #expect(metrics.body.contains("vouch_serve_duplicate_notifications_total 2"))
         #expect(metrics.body.contains("vouch_serve_build_info{version="))
 
         #expect(server.stop(SIGTERM) == 0)
