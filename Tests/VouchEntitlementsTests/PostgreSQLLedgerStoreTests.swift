@@ -286,6 +286,14 @@ import VouchTestSupport
         let report = try store.check()
         #expect(report.records == 10_000)
         #expect(report.isHealthy)
+        // So do the export and the whole ledger, in the SQLite store's order and with its records.
+        let sqlite = try LedgerStore(path: LedgerStoreTests.path("postgresql-ten-thousand.sqlite"))
+        defer { sqlite.close() }
+        try sqlite.add(contentsOf: batch)
+        let exported = try Self.exported(store.export)
+        #expect(exported.count == 10_000)
+        #expect(exported == (try Self.exported(sqlite.export)))
+        #expect(try store.ledger().accounts.count == 10_000)
     }
 
     /// A fresh store fed every input in one addition, with its connection string.

@@ -31,18 +31,25 @@ struct PostgreSQLTables: LedgerTables {
     /// Calls `body` with the rows of `sql` (a query without parameters), ``page`` of them at a
     /// time, through a cursor of the current transaction: memory holds one page however many
     /// rows the query gives.
-    func eachPage(_ sql: String, _ body: (PostgreSQLRows) -> Void) throws(LedgerError) {
-        do {
-            try connection.execute("DECLARE vouch_page NO SCROLL CURSOR FOR \(sql)", phase: .read)
-            while true {
-                let found = try connection.query("FETCH \(Self.page) FROM vouch_page", phase: .read)
-                guard found.count > 0 else { break }
-                body(found)
+    func eachPage(_ sql: String, _ body: (PostgreSQLRows) throws(LedgerError) -> Void) throws(LedgerError) {
+        func run<T>(_ step: () throws(PostgreSQLError) -> T) throws(LedgerError) -> T {
+            do {
+                return try step()
+            } catch {
+                throw error.error
             }
-            try connection.execute("CLOSE vouch_page", phase: .read)
-        } catch {
-            throw error.error
         }
+        try run { () throws(PostgreSQLError) in
+            try connection.execute("DECLARE vouch_page NO SCROLL CURSOR FOR \(sql)", phase: .read)
+        }
+        while true {
+            let found = try run { () throws(PostgreSQLError) in
+                try connection.query("FETCH \(Self.page) FROM vouch_page", phase: .read)
+            }
+            guard found.count > 0 else { break }
+            try body(found)
+        }
+        try run { () throws(PostgreSQLError) in try connection.execute("CLOSE vouch_page", phase: .read) }
     }
 
     /// Runs `sql`, one or more statements without parameters, inside a write transaction.
@@ -63,14 +70,20 @@ struct PostgreSQLTables: LedgerTables {
         let found = try rows("SELECT \(table.columns) FROM \(table.name) \(clause)", values, phase: .read)
         var bodies: [[UInt8]] = []
         bodies.reserveCapacity(found.count)
-        for row in 0..<found.count {
-            let body = found.bytes(row, 0) ?? []
-            guard found.integer(row, 1) == LedgerStore.checksum(body) else {
-                throw LedgerStore.damaged(name, table.name, found.text(row, 2))
-            }
-            bodies.append(body)
-        }
+        for row in 0..<found.count { bodies.append(try body(of: found, row, table)) }
         return bodies
+    }
+
+    /// The body of row `row` of `found`, whose columns from `column` on are those of `table`
+    /// (``LedgerStore/RecordTable/columns``), verified against its checksum.
+    func body(of found: PostgreSQLRows, _ row: Int, _ table: LedgerStore.RecordTable, from column: Int = 0)
+        throws(LedgerError) -> [UInt8]
+    {
+        let body = found.bytes(row, column) ?? []
+        guard found.integer(row, column + 1) == LedgerStore.checksum(body) else {
+            throw LedgerStore.damaged(name, table.name, found.text(row, column + 2))
+        }
+        return body
     }
 
     /// Reads the bodies of the rows of `table` that `clause` selects into `ledger`, verified.
@@ -286,17 +299,13 @@ struct PostgreSQLTables: LedgerTables {
             phase: .read)
         for row in 0..<found.count {
             guard found.integer(row, 0) == 2 else {
-                let body = found.bytes(row, 1) ?? []
-                guard found.integer(row, 2) == LedgerStore.checksum(body) else {
-                    let table =
-                        switch found.integer(row, 0) {
-                        case 0: transaction
-                        case 1: renewal
-                        default: record
-                        }
-                    throw LedgerStore.damaged(name, table.name, found.text(row, 3))
-                }
-                try insert(body, into: &ledger)
+                let table =
+                    switch found.integer(row, 0) {
+                    case 0: transaction
+                    case 1: renewal
+                    default: record
+                    }
+                try insert(try body(of: found, row, table, from: 1), into: &ledger)
                 continue
             }
             let token = found.text(row, 1) ?? ""
@@ -311,28 +320,33 @@ struct PostgreSQLTables: LedgerTables {
     /// Every record of every table, in the export's order (that of the SQLite store), to `body`;
     /// a claim row as its record, written by its channel's codec.
     func eachRecord(_ body: ([UInt8]) throws(LedgerError) -> Void) throws(LedgerError) {
-        for table in [LedgerStore.RecordTable.appStoreTransaction, .appStoreRenewal] {
-            for bytes in try bodies(table, "ORDER BY \(table.order)") { try body(bytes) }
+        // A page at a time: an export holds one page of rows however large the store.
+        func records(_ table: LedgerStore.RecordTable) throws(LedgerError) {
+            try eachPage("SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)") {
+                found throws(LedgerError) in
+                for row in 0..<found.count { try body(try self.body(of: found, row, table)) }
+            }
         }
-        let claims = try rows(
-            "SELECT channel, environment, chain, account, checksum FROM claim ORDER BY channel, environment, chain",
-            phase: .read)
-        for row in 0..<claims.count {
-            let channel = claims.text(row, 0) ?? ""
-            let environment = claims.text(row, 1) ?? ""
-            let chain = claims.text(row, 2) ?? ""
-            let token = claims.text(row, 3) ?? ""
-            try LedgerStore.verify(
-                name, .claim, [channel, environment, chain, token], checksum: claims.integer(row, 4))
-            let record =
-                channel == LedgerRecordJSON.appStore
-                ? LedgerRecordJSON.claim(token, key: .init(environment: environment, originalTransactionId: chain))
-                : LedgerRecordJSON.claim(token, key: StripeKey(environment: environment, id: chain))
-            try body(JSONWriter.encode(record))
+        try records(.appStoreTransaction)
+        try records(.appStoreRenewal)
+        try eachPage(
+            "SELECT channel, environment, chain, account, checksum FROM claim ORDER BY channel, environment, chain"
+        ) { claims throws(LedgerError) in
+            for row in 0..<claims.count {
+                let channel = claims.text(row, 0) ?? ""
+                let environment = claims.text(row, 1) ?? ""
+                let chain = claims.text(row, 2) ?? ""
+                let token = claims.text(row, 3) ?? ""
+                try LedgerStore.verify(
+                    name, .claim, [channel, environment, chain, token], checksum: claims.integer(row, 4))
+                let record =
+                    channel == LedgerRecordJSON.appStore
+                    ? LedgerRecordJSON.claim(token, key: .init(environment: environment, originalTransactionId: chain))
+                    : LedgerRecordJSON.claim(token, key: StripeKey(environment: environment, id: chain))
+                try body(JSONWriter.encode(record))
+            }
         }
-        for bytes in try bodies(.channelRecord, "ORDER BY \(LedgerStore.RecordTable.channelRecord.order)") {
-            try body(bytes)
-        }
+        try records(.channelRecord)
     }
 }
 
