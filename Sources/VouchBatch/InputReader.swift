@@ -805,9 +805,7 @@ public final class InputReader {
         held = []
         // Streamed from here: what goes out goes out in the document's order, so open objects'
         // tokens found before those already grouped go with them.
-        if let last = pending.lazy.flatMap({ $0 }).map(\.order).max() {
-            flushGroups(of: stack.indices, before: last)
-        }
+        if let last = pending.lazy.flatMap({ $0 }).map(\.order).max() { takeGroups(before: last) }
         released = true
         if !pending.isEmpty { releasePending() }
     }
@@ -1055,10 +1053,6 @@ public final class InputReader {
         if isReceipt(content) { token.form = .receipt }
         token.order = tokensFound
         tokensFound += 1
-        // A streamed document's tokens go out as they are found, in its order: the objects
-        // around this token let go of the members they hold (which are then not checked
-        // against members that come after this token).
-        if released { flushGroups(of: stack.indices.dropLast(), before: token.order) }
         if let top = stack.last, top.isObject {
             stack[stack.count - 1].group.append(token)
             if stack[stack.count - 1].group.count >= 8 {
@@ -1070,17 +1064,22 @@ public final class InputReader {
         }
     }
 
-    /// Adds the members held by the objects of `frames` that were found before token `order`.
-    private func flushGroups(of frames: some Sequence<Int>, before order: Int) {
-        for index in frames where stack[index].isObject {
+    /// Moves to `pending` the members that open objects hold and that were found before token
+    /// `order`, outermost object first.
+    private func takeGroups(before order: Int) {
+        for index in stack.indices where stack[index].isObject {
             guard let first = stack[index].group.first, first.order < order else { continue }
-            let group = stack[index].group
+            pending.append(stack[index].group)
+            pendingTokens += stack[index].group.count
             stack[index].group = []
-            addGroup(group)
         }
     }
 
     private func addGroup(_ group: [InputToken]) {
+        // A streamed document's tokens go out as they are found, in its order: the objects
+        // around this group let go of the members they hold that came before it (which are
+        // then not checked against members that come after it).
+        if released, let first = group.first { takeGroups(before: first.order) }
         pending.append(group)
         pendingTokens += group.count
         if released { releasePending() }

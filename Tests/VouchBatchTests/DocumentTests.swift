@@ -372,6 +372,22 @@ struct DocumentTests {
         #expect(records.map(\.code) == [nil, nil, nil])
     }
 
+    @Test func aDocumentOutgrowingTheBufferInsideANestedObjectKeepsItsOrder() throws {
+        // The buffer fills while an outer object and the object nested in it each hold a member.
+        let buffer = Self.transaction.utf8.count + Self.renewed.utf8.count + 1_000
+        let note = String(repeating: "n", count: 2 * buffer)
+        let body =
+            #"{"signedTransactionInfo":"\#(Self.transaction)","items":[{"signedTransactionInfo":"\#(Self.renewed)","#
+            + "\n" + #""note":"\#(note)"}],"signedRenewalInfo":"\#(Self.renewal)"}"#
+        for step in [1, 997] {
+            let records = try read(body, options: InputOptions(documentBuffer: buffer), step: step)
+            #expect(
+                records.map(\.path) == ["signedTransactionInfo", "items[0].signedTransactionInfo", "signedRenewalInfo"])
+            #expect(records.map(\.line) == [1, 1, 2])
+            #expect(records.map(\.code) == [nil, nil, nil])
+        }
+    }
+
     @Test func duplicateMembersRejectTheWholeDocument() throws {
         let body = #"{"signedPayload":"\#(Self.transaction)","signedPayload":"\#(Self.otherTransaction)"}"#
         #expect(try read(body).map(\.code) == ["malformed_token"])
