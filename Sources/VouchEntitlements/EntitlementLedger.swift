@@ -67,6 +67,16 @@ public struct EntitlementLedger: Sendable {
         return question
     }
 
+    /// Runs `body`, which inserts many stored records into this ledger, deriving each App Store
+    /// chain's account once when it is done (``AppStoreChannel/deferAccounts()``).
+    mutating func insertingRecords<Result>(_ body: (inout EntitlementLedger) throws(LedgerError) -> Result)
+        throws(LedgerError) -> Result
+    {
+        let began = appStore.deferAccounts()
+        defer { if began { appStore.deriveDeferredAccounts() } }
+        return try body(&self)
+    }
+
     /// Adds each channel of `other` to this ledger's.
     private mutating func mergeChannels(_ other: EntitlementLedger) {
         appStore.merge(other.appStore)

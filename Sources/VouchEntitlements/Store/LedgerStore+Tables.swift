@@ -36,20 +36,22 @@ extension LedgerStore {
                 + "WHERE environment = ? AND original_transaction_id = ?", phase: phase)
         let claim = try statement(
             "SELECT account, checksum FROM claim WHERE channel = ? AND environment = ? AND chain = ?", phase: phase)
-        for key in keys {
-            let values: [SQLiteStatement.Value] = [.text(key.environment), .text(key.originalTransactionId)]
-            try transactions.rows(values) { row throws(LedgerError) in
-                try insert(verified(row, .appStoreTransaction), into: &ledger)
-            }
-            try renewal.rows(values) { row throws(LedgerError) in
-                try insert(verified(row, .appStoreRenewal), into: &ledger)
-            }
-            try claim.rows([.text(Self.channel)] + values) { row throws(LedgerError) in
-                let token = row.text(0) ?? ""
-                try Self.verify(
-                    path, .claim, [Self.channel, key.environment, key.originalTransactionId, token],
-                    checksum: row.integer(1))
-                ledger.appStore.insert(claim: token, for: key)
+        try ledger.insertingRecords { ledger throws(LedgerError) in
+            for key in keys {
+                let values: [SQLiteStatement.Value] = [.text(key.environment), .text(key.originalTransactionId)]
+                try transactions.rows(values) { row throws(LedgerError) in
+                    try insert(verified(row, .appStoreTransaction), into: &ledger)
+                }
+                try renewal.rows(values) { row throws(LedgerError) in
+                    try insert(verified(row, .appStoreRenewal), into: &ledger)
+                }
+                try claim.rows([.text(Self.channel)] + values) { row throws(LedgerError) in
+                    let token = row.text(0) ?? ""
+                    try Self.verify(
+                        path, .claim, [Self.channel, key.environment, key.originalTransactionId, token],
+                        checksum: row.integer(1))
+                    ledger.appStore.insert(claim: token, for: key)
+                }
             }
         }
     }
@@ -94,7 +96,9 @@ extension LedgerStore {
     public func ledger() throws(LedgerError) -> EntitlementLedger {
         try reading { () throws(LedgerError) -> EntitlementLedger in
             var ledger = EntitlementLedger(catalog: catalog)
-            try eachRecord { bytes throws(LedgerError) in try insert(bytes, into: &ledger) }
+            try ledger.insertingRecords { ledger throws(LedgerError) in
+                try eachRecord { bytes throws(LedgerError) in try insert(bytes, into: &ledger) }
+            }
             return ledger
         }
     }

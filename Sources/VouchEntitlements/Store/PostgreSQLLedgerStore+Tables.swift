@@ -110,22 +110,24 @@ struct PostgreSQLTables: LedgerTables {
     func loadChains(_ keys: Set<AppStoreChannel.RenewalKey>, into ledger: inout EntitlementLedger)
         throws(LedgerError)
     {
-        for key in keys {
-            let values: [PostgreSQLConnection.Value] = [.text(key.environment), .text(key.originalTransactionId)]
-            try insertBodies(
-                .appStoreTransaction, "WHERE environment = $1 AND original_transaction_id = $2", values,
-                into: &ledger)
-            try insertBodies(
-                .appStoreRenewal, "WHERE environment = $1 AND original_transaction_id = $2", values, into: &ledger)
-            let claim = try rows(
-                "SELECT account, checksum FROM claim WHERE channel = $1 AND environment = $2 AND chain = $3",
-                [.text(LedgerRecordJSON.appStore)] + values, phase: .read)
-            for row in 0..<claim.count {
-                let token = claim.text(row, 0) ?? ""
-                try LedgerStore.verify(
-                    name, .claim, [LedgerRecordJSON.appStore, key.environment, key.originalTransactionId, token],
-                    checksum: claim.integer(row, 1))
-                ledger.appStore.insert(claim: token, for: key)
+        try ledger.insertingRecords { ledger throws(LedgerError) in
+            for key in keys {
+                let values: [PostgreSQLConnection.Value] = [.text(key.environment), .text(key.originalTransactionId)]
+                try insertBodies(
+                    .appStoreTransaction, "WHERE environment = $1 AND original_transaction_id = $2", values,
+                    into: &ledger)
+                try insertBodies(
+                    .appStoreRenewal, "WHERE environment = $1 AND original_transaction_id = $2", values, into: &ledger)
+                let claim = try rows(
+                    "SELECT account, checksum FROM claim WHERE channel = $1 AND environment = $2 AND chain = $3",
+                    [.text(LedgerRecordJSON.appStore)] + values, phase: .read)
+                for row in 0..<claim.count {
+                    let token = claim.text(row, 0) ?? ""
+                    try LedgerStore.verify(
+                        name, .claim, [LedgerRecordJSON.appStore, key.environment, key.originalTransactionId, token],
+                        checksum: claim.integer(row, 1))
+                    ledger.appStore.insert(claim: token, for: key)
+                }
             }
         }
     }
@@ -297,23 +299,26 @@ struct PostgreSQLTables: LedgerTables {
                 .text(account.environment.rawValue),
             ],
             phase: .read)
-        for row in 0..<found.count {
-            guard found.integer(row, 0) == 2 else {
-                let table =
-                    switch found.integer(row, 0) {
-                    case 0: transaction
-                    case 1: renewal
-                    default: record
-                    }
-                try insert(try body(of: found, row, table, from: 1), into: &ledger)
-                continue
+        try ledger.insertingRecords { ledger throws(LedgerError) in
+            for row in 0..<found.count {
+                guard found.integer(row, 0) == 2 else {
+                    let table =
+                        switch found.integer(row, 0) {
+                        case 0: transaction
+                        case 1: renewal
+                        default: record
+                        }
+                    try insert(try body(of: found, row, table, from: 1), into: &ledger)
+                    continue
+                }
+                let token = found.text(row, 1) ?? ""
+                let environment = found.text(row, 4) ?? ""
+                let chain = found.text(row, 5) ?? ""
+                try LedgerStore.verify(
+                    name, .claim, [LedgerRecordJSON.appStore, environment, chain, token],
+                    checksum: found.integer(row, 2))
+                ledger.appStore.insert(claim: token, for: .init(environment: environment, originalTransactionId: chain))
             }
-            let token = found.text(row, 1) ?? ""
-            let environment = found.text(row, 4) ?? ""
-            let chain = found.text(row, 5) ?? ""
-            try LedgerStore.verify(
-                name, .claim, [LedgerRecordJSON.appStore, environment, chain, token], checksum: found.integer(row, 2))
-            ledger.appStore.insert(claim: token, for: .init(environment: environment, originalTransactionId: chain))
         }
     }
 
@@ -474,7 +479,9 @@ extension PostgreSQLLedgerStore {
         try reading { connection throws(LedgerError) -> EntitlementLedger in
             let tables = PostgreSQLTables(connection: connection, name: target)
             var ledger = EntitlementLedger(catalog: catalog)
-            try tables.eachRecord { bytes throws(LedgerError) in try tables.insert(bytes, into: &ledger) }
+            try ledger.insertingRecords { ledger throws(LedgerError) in
+                try tables.eachRecord { bytes throws(LedgerError) in try tables.insert(bytes, into: &ledger) }
+            }
             return ledger
         }
     }

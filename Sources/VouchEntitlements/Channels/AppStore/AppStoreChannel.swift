@@ -67,6 +67,9 @@ struct AppStoreChannel: LedgerChannel {
     private var strings = Set<String>()
     /// The number of distinct transactions held.
     private(set) var transactionCount = 0
+    /// The chains whose account is derived once the records being inserted are all in
+    /// (``deferAccounts()``); `nil` derives a chain's account whenever it may change.
+    private var chainsToRekey: Set<RenewalKey>?
 
     /// One `signedDate` a notification was read with, and how many times.
     struct NotificationSighting: Sendable, Hashable {
@@ -291,8 +294,31 @@ struct AppStoreChannel: LedgerChannel {
         }
     }
 
+    /// Defers deriving chains' accounts until ``deriveDeferredAccounts()``: a caller inserting
+    /// many records (a store's rows, another ledger) has each chain's account derived once,
+    /// where after each record a chain of n records would cost n² to read. The accounts are
+    /// the same either way, since a chain's account follows from the records in the end. Says
+    /// whether this call began deferring (it is not nested in another).
+    mutating func deferAccounts() -> Bool {
+        guard chainsToRekey == nil else { return false }
+        chainsToRekey = []
+        return true
+    }
+
+    /// Derives the account of every chain changed since ``deferAccounts()``, and derives them
+    /// as they change again.
+    mutating func deriveDeferredAccounts() {
+        guard let keys = chainsToRekey else { return }
+        chainsToRekey = nil
+        for key in keys { rekey(key) }
+    }
+
     /// Re-derives the account of every chain of `key` (its ownerships).
     private mutating func rekey(_ key: RenewalKey) {
+        if chainsToRekey != nil {
+            chainsToRekey!.insert(key)
+            return
+        }
         for chain in chainsByOriginalTransactionId[key.originalTransactionId]?.keys ?? []
         where chain.environment == key.environment {
             rekey(chain)
@@ -301,6 +327,10 @@ struct AppStoreChannel: LedgerChannel {
 
     /// Re-derives the account of `key` and moves the chain between accounts when it changed.
     private mutating func rekey(_ key: ChainKey) {
+        if chainsToRekey != nil {
+            chainsToRekey!.insert(key.renewalKey)
+            return
+        }
         guard let records = chains[key] else { return }
         let account = account(of: key, records: records)
         let before = chainAccounts[key]
@@ -367,6 +397,8 @@ struct AppStoreChannel: LedgerChannel {
     /// Adds `other`'s transactions, renewal info, claims (a chain both have claimed keeps
     /// this channel's claim) and deliveries.
     mutating func merge(_ other: AppStoreChannel) {
+        let began = deferAccounts()
+        defer { if began { deriveDeferredAccounts() } }
         for records in other.chains.values {
             for record in records.values { insert(record) }
         }
