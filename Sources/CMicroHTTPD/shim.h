@@ -26,4 +26,21 @@ static inline struct MHD_Response *vouch_mhd_response(const void *bytes, size_t 
     return MHD_create_response_from_buffer(size, (void *)bytes, MHD_RESPMEM_MUST_COPY);
 }
 
+#ifdef __linux__
+#include <errno.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+// Lowers the calling thread's scheduling priority by `steps` nice steps (on Linux a thread has
+// a priority of its own; lowering it needs no privilege): 0, or -1 when it cannot.
+static inline int vouch_lower_thread_priority(int steps) {
+    pid_t thread = (pid_t)syscall(SYS_gettid);
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, (id_t)thread);
+    if (errno != 0) return -1;
+    return setpriority(PRIO_PROCESS, (id_t)thread, nice + steps > 19 ? 19 : nice + steps);
+}
+#endif
+
 #endif

@@ -3,10 +3,13 @@ internal import VouchBatch
 internal import VouchEntitlements
 
 /// Stores verified data for many request threads at once, in few transactions (group commit):
-/// a thread that finds no commit running takes every addition waiting, itself's included, and
-/// stores them in one transaction, while the threads that came meanwhile wait for it and then
-/// for the next. Each caller returns once its addition is committed (or refused), so a `200`
-/// is never sent for data that is not stored.
+/// one thread of its own takes every addition waiting and stores them in one transaction,
+/// while the additions that come meanwhile wait for the next. Each caller returns once its
+/// addition is committed (or refused), so a `200` is never sent for data that is not stored.
+///
+/// A request waits for the commit, so the commit is the server's critical path: its thread
+/// keeps the process's priority while the request threads lower theirs (``Workers``), so that
+/// verifying the next requests never holds the commit up.
 ///
 /// Additions are told apart: one that the rules refuse (an account conflict within the group)
 /// fails alone, and when the group's transaction fails, each addition is stored again in a
@@ -17,15 +20,21 @@ final class Committer: @unchecked Sendable {
     private final class Job {
         let input: VerifiedInput
         let account: String?
+        /// The addition as a ledger of its own, made by the caller's thread while others commit,
+        /// when it binds no account: it joins the group's ledger as it is. An addition bound to an
+        /// account is added in the group's ledger instead, where a conflict with another
+        /// addition of the group is found.
+        let part: EntitlementLedger?
         /// Set once the addition is settled: `.some(nil)` when it was committed, else why not.
         var result: LedgerError??
         /// What the leader settled, written while it commits without the lock; published
         /// into `result` under the lock, which its owner reads.
         var outcome: LedgerError??
 
-        init(_ input: VerifiedInput, account: String?) {
+        init(_ input: VerifiedInput, account: String?, part: EntitlementLedger?) {
             self.input = input
             self.account = account
+            self.part = part
         }
     }
 
@@ -36,8 +45,10 @@ final class Committer: @unchecked Sendable {
     private let stripeAccountKey: String
     private let condition = NSCondition()
     private var waiting: [Job] = []
-    private var committing = false
     private var transactionCount = 0
+    /// Set by ``stop()``: the committing thread ends once nothing waits.
+    private var stopping = false
+    private var running = true
 
     /// Store transactions run so far.
     var transactions: Int {
@@ -57,32 +68,67 @@ final class Committer: @unchecked Sendable {
         self.store = store
         self.stripeAccountKey = stripeAccountKey
         self.committed = committed
+        let thread = Thread { [self] in run() }
+        thread.name = "vouch-serve-commit"
+        thread.start()
+    }
+
+    /// Stores what waits, then ends the committing thread: call it once no addition can come.
+    func stop() {
+        condition.lock()
+        stopping = true
+        condition.broadcast()
+        while running { condition.wait() }
+        condition.unlock()
     }
 
     /// Stores `input`, bound to `account` when given, and returns once it is committed (`nil`)
     /// or refused (why).
     func add(_ input: VerifiedInput, account: String?) -> LedgerError? {
-        let job = Job(input, account: account)
-        condition.lock()
-        waiting.append(job)
-        while job.result == nil {
-            if committing {
-                condition.wait()
-                continue
+        var part: EntitlementLedger?
+        if account == nil {
+            var ledger = EntitlementLedger.batch()
+            do {
+                try ledger.add(input, account: nil, stripeAccountKey: stripeAccountKey)
+            } catch {
+                return error
             }
-            committing = true
-            let group = Array(waiting.prefix(Self.groupLimit))
-            waiting.removeFirst(group.count)
-            condition.unlock()
-            let transactions = commit(group)
-            condition.lock()
-            for settled in group { settled.result = settled.outcome }
-            committing = false
-            transactionCount += transactions
-            condition.broadcast()
+            part = ledger
         }
-        condition.unlock()
+        let job = Job(input, account: account, part: part)
+        condition.lock()
+        defer { condition.unlock() }
+        // The server stops its request threads before the committing thread.
+        precondition(!stopping, "an addition after the committing thread stopped")
+        waiting.append(job)
+        condition.broadcast()
+        while job.result == nil { condition.wait() }
         return job.result!
+    }
+
+    /// The committing thread: stores every addition waiting in one transaction, settles them,
+    /// and waits for more.
+    private func run() {
+        condition.lock()
+        while true {
+            if !waiting.isEmpty {
+                let group = Array(waiting.prefix(Self.groupLimit))
+                waiting.removeFirst(group.count)
+                condition.unlock()
+                let transactions = commit(group)
+                condition.lock()
+                for settled in group { settled.result = settled.outcome }
+                transactionCount += transactions
+                condition.broadcast()
+            } else if stopping {
+                break
+            } else {
+                condition.wait()
+            }
+        }
+        running = false
+        condition.broadcast()
+        condition.unlock()
     }
 
     /// Settles every job of `group`; the number of store transactions run.
@@ -91,7 +137,11 @@ final class Committer: @unchecked Sendable {
         var admitted: [Job] = []
         for job in group {
             do {
-                try ledger.add(job.input, account: job.account, stripeAccountKey: stripeAccountKey)
+                if let part = job.part {
+                    ledger.merge(part)
+                } else {
+                    try ledger.add(job.input, account: job.account, stripeAccountKey: stripeAccountKey)
+                }
                 admitted.append(job)
             } catch {
                 job.outcome = .some(error)

@@ -87,6 +87,7 @@ public final class LedgerService: HTTPHandler, @unchecked Sendable {
 
     /// Closes the store's connections: call it once the server is stopped.
     public func close() {
+        committer.stop()
         readers.close()
         store.close()
     }

@@ -380,6 +380,27 @@ import VouchTestSupport
         #expect(server.stop(SIGINT) == 0)
     }
 
+    /// The request threads (`--threads`) run five nice steps below the process, and the thread
+    /// that commits keeps the process's priority (Linux, where each thread has its own).
+    @Test func requestThreadsRunBelowTheThreadThatCommits() throws {
+        let server = try Server(["--db", Self.path("priority.sqlite"), "--threads", "3"])
+        // /proc/PID/task/TID/stat: the 19th field is the thread's nice value, after a command
+        // name in parentheses that may hold spaces.
+        func nice(_ task: String) throws -> Int {
+            let stat = try String(
+                contentsOfFile: "/proc/\(server.process.processIdentifier)/task/\(task)/stat", encoding: .utf8)
+            let fields = stat[stat.range(of: ")", options: .backwards)!.upperBound...].split(separator: " ")
+            return try #require(Int(fields[16]))
+        }
+        let tasks = try FileManager.default.contentsOfDirectory(
+            atPath: "/proc/\(server.process.processIdentifier)/task")
+        let process = try nice(String(server.process.processIdentifier))
+        let values = try tasks.map(nice)
+        #expect(values.filter { $0 == min(process + 5, 19) }.count == 3, "\(values)")
+        #expect(values.filter { $0 == process }.count >= 2, "the main thread and the committing thread: \(values)")
+        #expect(server.stop() == 0)
+    }
+
     @Test func anAddressInUseIsExit69AndBadOptionsAreUsageErrors() throws {
         let server = try Server(["--db", Self.path("first.sqlite")])
         let second = try VouchBinary.run([
