@@ -156,6 +156,56 @@ import VouchOpenSSL
         #expect(refused?.reason.contains("delivery \(delivery) does not match its checksum") == true)
     }
 
+    /// Three changes to the App Store chain index beside a store, in the SQL of both stores
+    /// (`query` gives the first row's columns): the first chain bound to another account, the
+    /// last chain's row dropped, and a row without records beside it. What `check()` then
+    /// reports, in its order (by chain id), as (key, reason).
+    static func indexChanges(_ query: (String) throws -> [String]) throws -> [(String, String)] {
+        let name = "'app_store ' || environment || ' ' || chain || ' ' || scope"
+        let bound = try query(
+            "SELECT \(name), account FROM chain WHERE channel = 'app_store' AND account IS NOT NULL "
+                + "ORDER BY environment, chain, scope LIMIT 1")
+        let dropped = try query(
+            "SELECT \(name), environment, chain FROM chain WHERE channel = 'app_store' "
+                + "ORDER BY environment DESC, chain DESC, scope LIMIT 1")
+        try #require(bound.count == 2 && dropped.count == 3)
+        try #require(!dropped[0].hasPrefix(bound[0].split(separator: " ").prefix(3).joined(separator: " ") + " "))
+        _ = try query("UPDATE chain SET account = '\(F.otherAccount)' WHERE \(name) = '\(bound[0])'")
+        _ = try query("DELETE FROM chain WHERE \(name) = '\(dropped[0])'")
+        _ = try query(
+            "INSERT INTO chain (channel, environment, chain, scope, account) "
+                + "VALUES ('app_store', '\(dropped[1])', '\(dropped[2])', 'NO_SUCH_OWNERSHIP', NULL)")
+        return [
+            (bound[0], "names account \(F.otherAccount) where its records name \(bound[1])"),
+            (dropped[0], "is missing"),
+            ("app_store \(dropped[1]) \(dropped[2]) NO_SUCH_OWNERSHIP", "has no records"),
+        ]
+    }
+
+    @Test func aChainIndexChangedBesideTheStoreIsFoundByTheCheck() throws {
+        let (path, ledger) = try Self.store("index.sqlite")
+        let expected = try Self.indexChanges { sql in
+            let handle = try LedgerStoreTests.connect(path)
+            defer { sqlite3_close(handle) }
+            var statement: OpaquePointer?
+            guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
+                throw CocoaError(.fileReadUnknown)
+            }
+            defer { sqlite3_finalize(statement) }
+            var columns: [String] = []
+            if sqlite3_step(statement) == SQLITE_ROW {
+                for column in 0..<sqlite3_column_count(statement) {
+                    columns.append(sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "")
+                }
+            }
+            return columns
+        }
+        let report = try LedgerStore(path: path, access: .readOnly, catalog: ledger.catalog).check()
+        #expect(report.problems.map(\.table) == ["chain", "chain", "chain"])
+        #expect(report.problems.map { $0.key ?? "" } == expected.map(\.0))
+        #expect(report.problems.map(\.reason) == expected.map(\.1))
+    }
+
     @Test func aStoreOfSchema2GainsItsChecksumsWhenAWriterOpensIt() throws {
         var (path, ledger) = try Self.store("schema2.sqlite")
         try Self.claimed(path, &ledger)

@@ -306,6 +306,22 @@ import VouchTestSupport
         return (url, store)
     }
 
+    @Test func aChainIndexChangedBesideTheStoreIsFoundByTheCheck() throws {
+        let (url, store) = try Self.storeOfEveryInput()
+        defer { store.close() }
+        #expect(try store.check().isHealthy)
+        let connection = try PostgreSQLConnection(url)
+        defer { connection.close() }
+        let expected = try LedgerStoreCheckTests.indexChanges { sql in
+            let found = try connection.query(sql, phase: .write)
+            return found.count == 0 ? [] : (0..<found.columns).map { found.text(0, $0) ?? "" }
+        }
+        let report = try store.check()
+        #expect(report.problems.map(\.table) == ["chain", "chain", "chain"])
+        #expect(report.problems.map { $0.key ?? "" } == expected.map(\.0))
+        #expect(report.problems.map(\.reason) == expected.map(\.1))
+    }
+
     @Test func anOverwrittenDigitOfAStoredBodyIsRefusedAsCorruptStoreNamingTheRecord() throws {
         let (url, store) = try Self.storeOfEveryInput()
         defer { store.close() }

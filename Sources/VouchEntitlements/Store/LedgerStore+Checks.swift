@@ -155,6 +155,38 @@ extension LedgerStore {
             }
         }
 
+        /// Compares the index rows of the App Store chain id `key` (`rows`: the account each
+        /// ownership's row names, `nil` for a chain without a token) with the accounts that
+        /// `ledger`, holding the records of that chain id alone, gives its chains. Every addition
+        /// writes the index from the records, so a row that is missing, names another account
+        /// or has no records was changed beside the store: a lookup of the chain's account
+        /// through it would miss the chain's purchases. Each is added to ``problems``, named
+        /// `app_store ENVIRONMENT ID OWNERSHIP`.
+        mutating func verifyIndex(
+            of key: AppStoreChannel.RenewalKey, rows: [String: String?], ledger: EntitlementLedger
+        ) {
+            var rows = rows
+            func name(_ ownership: String) -> String {
+                "\(LedgerRecordJSON.appStore) \(key.environment) \(key.originalTransactionId) \(ownership)"
+            }
+            for chain in ledger.appStore.chainKeys(of: key).sorted(by: { $0.ownership < $1.ownership }) {
+                let token = ledger.appStore.account(of: chain)?.appAccountToken
+                guard let row = rows.removeValue(forKey: chain.ownership) else {
+                    problems.append(.init(table: "chain", key: name(chain.ownership), reason: "is missing"))
+                    continue
+                }
+                if row != token {
+                    problems.append(
+                        .init(
+                            table: "chain", key: name(chain.ownership),
+                            reason: "names account \(row ?? "none") where its records name \(token ?? "none")"))
+                }
+            }
+            for ownership in rows.keys.sorted() {
+                problems.append(.init(table: "chain", key: name(ownership), reason: "has no records"))
+            }
+        }
+
         /// Counts one record of `table` read and verifies it: that its body was read (`nil`: a
         /// packed body that does not unpack), its checksum, then that it decodes; what is wrong
         /// is added to ``problems``, named by `key`.
@@ -178,9 +210,10 @@ extension LedgerStore {
     }
 
     /// Runs SQLite's `PRAGMA integrity_check` over the file, then reads every record, verifying
-    /// its checksum and that it decodes, and every claim and delivery, verifying its checksum.
-    /// Problems are reported, not thrown; a store that cannot be read at all throws as any
-    /// reader does.
+    /// its checksum and that it decodes, and every claim and delivery, verifying its checksum;
+    /// then compares the index of App Store chains with what their records say
+    /// (``CheckReport/verifyIndex(of:rows:ledger:)``). Problems are reported, not thrown; a
+    /// store that cannot be read at all throws as any reader does.
     public func check() throws(LedgerError) -> CheckReport {
         try reading { () throws(LedgerError) -> CheckReport in
             var report = CheckReport()
@@ -217,7 +250,39 @@ extension LedgerStore {
                     report.problems.append(.init(table: table.name, key: nil, reason: error.reason))
                 }
             }
+            do throws(LedgerError) {
+                try checkChainIndex(into: &report)
+            } catch  where error.code == .corruptStore {
+                report.problems.append(.init(table: "chain", key: nil, reason: error.reason))
+            }
             return report
+        }
+    }
+
+    /// Compares the `chain` index with the accounts the records give, one chain id at a time.
+    private func checkChainIndex(into report: inout CheckReport) throws(LedgerError) {
+        let index = try statement(
+            "SELECT scope, account FROM chain WHERE channel = 'app_store' AND environment = ? AND chain = ?",
+            phase: .read)
+        try statement(
+            "SELECT environment, original_transaction_id FROM app_store_transaction "
+                + "UNION SELECT environment, chain FROM chain WHERE channel = 'app_store' ORDER BY 1, 2",
+            phase: .read
+        ).rows { row throws(LedgerError) in
+            let key = AppStoreChannel.RenewalKey(
+                environment: row.text(0) ?? "", originalTransactionId: row.text(1) ?? "")
+            var ledger = EntitlementLedger(catalog: catalog)
+            do throws(LedgerError) {
+                try load([key], into: &ledger, phase: .read)
+            } catch  where error.code == .corruptStore {
+                // A damaged record of the chain id: the records' own checks above name it.
+                return
+            }
+            var rows: [String: String?] = [:]
+            try index.rows([.text(key.environment), .text(key.originalTransactionId)]) { row in
+                rows[row.text(0) ?? ""] = .some(row.text(1))
+            }
+            report.verifyIndex(of: key, rows: rows, ledger: ledger)
         }
     }
 }

@@ -506,7 +506,8 @@ extension PostgreSQLLedgerStore {
     }
 
     /// Reads every record, verifying its checksum and that it decodes, and every claim and
-    /// delivery, verifying its checksum, as ``LedgerStore/check()`` does, in one snapshot. The server's own structures (its pages and
+    /// delivery, verifying its checksum, then compares the index of App Store chains with what
+    /// their records say, as ``LedgerStore/check()`` does, in one snapshot. The server's own structures (its pages and
     /// indexes) are the server's to check (`pg_amcheck`, data checksums). Problems are
     /// reported, not thrown; a store that cannot be read at all throws as any reader does.
     public func check() throws(LedgerError) -> LedgerStore.CheckReport {
@@ -532,6 +533,29 @@ extension PostgreSQLLedgerStore {
                             table, columns: (0..<table.columns.count).map { found.text(row, $0) ?? "" },
                             checksum: found.integer(row, table.columns.count))
                     }
+                }
+            }
+            // The chain index against the accounts the records give, one chain id at a time.
+            try tables.eachPage(
+                "SELECT environment, original_transaction_id FROM app_store_transaction "
+                    + "UNION SELECT environment, chain FROM chain WHERE channel = 'app_store' ORDER BY 1, 2"
+            ) { found throws(LedgerError) in
+                for row in 0..<found.count {
+                    let key = AppStoreChannel.RenewalKey(
+                        environment: found.text(row, 0) ?? "", originalTransactionId: found.text(row, 1) ?? "")
+                    var ledger = EntitlementLedger(catalog: catalog)
+                    do throws(LedgerError) {
+                        try tables.loadChains([key], into: &ledger)
+                    } catch  where error.code == .corruptStore {
+                        // A damaged record of the chain id: the records' own checks above name it.
+                        continue
+                    }
+                    let index = try tables.rows(
+                        "SELECT scope, account FROM chain WHERE channel = 'app_store' AND environment = $1 AND chain = $2",
+                        [.text(key.environment), .text(key.originalTransactionId)], phase: .read)
+                    var rows: [String: String?] = [:]
+                    for at in 0..<index.count { rows[index.text(at, 0) ?? ""] = .some(index.text(at, 1)) }
+                    report.verifyIndex(of: key, rows: rows, ledger: ledger)
                 }
             }
             return report
