@@ -36,6 +36,12 @@ import VouchOpenSSL
 
     /// The first column of the first row of `sql` on `path`, read with SQLite itself.
     static func query(_ path: String, _ sql: String) throws -> String? {
+        try row(path, sql).first ?? nil
+    }
+
+    /// The columns of the first row of `sql` on `path` as text, `nil` for `NULL` (none when it
+    /// gives no row), run with SQLite itself.
+    static func row(_ path: String, _ sql: String) throws -> [String?] {
         let handle = try LedgerStoreTests.connect(path)
         defer { sqlite3_close(handle) }
         var statement: OpaquePointer?
@@ -43,8 +49,10 @@ import VouchOpenSSL
             throw CocoaError(.fileReadUnknown)
         }
         defer { sqlite3_finalize(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return nil }
-        return String(cString: text)
+        guard sqlite3_step(statement) == SQLITE_ROW else { return [] }
+        return (0..<sqlite3_column_count(statement)).map { column in
+            sqlite3_column_text(statement, column).map { String(cString: $0) }
+        }
     }
 
     static func store(_ name: String) throws -> (String, EntitlementLedger) {
@@ -184,22 +192,7 @@ import VouchOpenSSL
 
     @Test func aChainIndexChangedBesideTheStoreIsFoundByTheCheck() throws {
         let (path, ledger) = try Self.store("index.sqlite")
-        let expected = try Self.indexChanges { sql in
-            let handle = try LedgerStoreTests.connect(path)
-            defer { sqlite3_close(handle) }
-            var statement: OpaquePointer?
-            guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
-                throw CocoaError(.fileReadUnknown)
-            }
-            defer { sqlite3_finalize(statement) }
-            var columns: [String] = []
-            if sqlite3_step(statement) == SQLITE_ROW {
-                for column in 0..<sqlite3_column_count(statement) {
-                    columns.append(sqlite3_column_text(statement, column).map { String(cString: $0) } ?? "")
-                }
-            }
-            return columns
-        }
+        let expected = try Self.indexChanges { sql in try Self.row(path, sql).map { $0 ?? "" } }
         let report = try LedgerStore(path: path, access: .readOnly, catalog: ledger.catalog).check()
         #expect(report.problems.map(\.table) == ["chain", "chain", "chain"])
         #expect(report.problems.map { $0.key ?? "" } == expected.map(\.0))
