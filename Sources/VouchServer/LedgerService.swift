@@ -85,7 +85,8 @@ public final class LedgerService: HTTPHandler, @unchecked Sendable {
         tokens = configuration.apiTokens.map { Array($0.utf8) }
     }
 
-    /// Closes the store's connections: call it once the server is stopped.
+    /// Stops the thread that commits (once what waits is stored) and closes the store's
+    /// connections: call it once the server is stopped, and once only.
     public func close() {
         committer.stop()
         readers.close()
