@@ -86,7 +86,7 @@ public final class LedgerService: HTTPHandler, @unchecked Sendable {
     }
 
     /// Stops the thread that commits (once what waits is stored) and closes the store's
-    /// connections: call it once the server is stopped, and once only.
+    /// connections: call it once the server is stopped.
     public func close() {
         committer.stop()
         readers.close()
