@@ -27,7 +27,7 @@ final class Committer: @unchecked Sendable {
         let part: EntitlementLedger?
         /// Set once the addition is settled: `.some(nil)` when it was committed, else why not.
         var result: LedgerError??
-        /// What the leader settled, written while it commits without the lock; published
+        /// What the committing thread settled, written while it commits without the lock; published
         /// into `result` under the lock, which its owner reads.
         var outcome: LedgerError??
 
