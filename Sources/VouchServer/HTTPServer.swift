@@ -434,7 +434,10 @@ final class Workers: @unchecked Sendable {
     private var head = 0
     private var stopping = false
     private var running = 0
+    /// Threads that have begun waiting for work, at their own priority.
+    private var ready = 0
 
+    /// Starts `count` threads and returns once each has lowered its priority and waits for work.
     init(count: Int) {
         running = count
         for index in 0..<count {
@@ -442,6 +445,9 @@ final class Workers: @unchecked Sendable {
             thread.name = "vouch-serve-\(index)"
             thread.start()
         }
+        condition.lock()
+        while ready < count { condition.wait() }
+        condition.unlock()
     }
 
     /// Queues `work`, calling `before` first under the queue's lock; `false` (and neither is
@@ -481,6 +487,8 @@ final class Workers: @unchecked Sendable {
     private func work() {
         Self.lowerPriority()
         condition.lock()
+        ready += 1
+        condition.broadcast()
         while true {
             if head < queue.count {
                 let item = queue[head]
