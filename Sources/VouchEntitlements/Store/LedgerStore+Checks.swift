@@ -211,9 +211,10 @@ extension LedgerStore {
 
     /// Runs SQLite's `PRAGMA integrity_check` over the file, then reads every record, verifying
     /// its checksum and that it decodes, and every claim and delivery, verifying its checksum;
-    /// then compares the index of App Store chains with what their records say
-    /// (``CheckReport/verifyIndex(of:rows:ledger:)``). Problems are reported, not thrown; a
-    /// store that cannot be read at all throws as any reader does.
+    /// then compares the index of App Store chains that lookups go through with what their
+    /// records say: a `chain` row that is missing, names another account or has no records is a
+    /// problem of table `chain`. Problems are reported, not thrown; a store that cannot be read
+    /// at all throws as any reader does.
     public func check() throws(LedgerError) -> CheckReport {
         try reading { () throws(LedgerError) -> CheckReport in
             var report = CheckReport()
