@@ -260,16 +260,21 @@ extension LedgerStore {
         }
     }
 
+    /// Every App Store chain id that has a transaction or a row of the `chain` index, in order:
+    /// the chain ids the check of the index reads (in both stores' SQL).
+    static let indexedChainIds =
+        "SELECT environment, original_transaction_id FROM app_store_transaction "
+        + "UNION SELECT environment, chain FROM chain WHERE channel = 'app_store' ORDER BY 1, 2"
+
+    /// The `chain` index's rows of one chain id (`$1` its environment, `$2` the id): each
+    /// ownership and its account (in both stores' SQL).
+    static let chainIndexRows =
+        "SELECT scope, account FROM chain WHERE channel = 'app_store' AND environment = $1 AND chain = $2"
+
     /// Compares the `chain` index with the accounts the records give, one chain id at a time.
     private func checkChainIndex(into report: inout CheckReport) throws(LedgerError) {
-        let index = try statement(
-            "SELECT scope, account FROM chain WHERE channel = 'app_store' AND environment = ? AND chain = ?",
-            phase: .read)
-        try statement(
-            "SELECT environment, original_transaction_id FROM app_store_transaction "
-                + "UNION SELECT environment, chain FROM chain WHERE channel = 'app_store' ORDER BY 1, 2",
-            phase: .read
-        ).rows { row throws(LedgerError) in
+        let index = try statement(Self.chainIndexRows, phase: .read)
+        try statement(Self.indexedChainIds, phase: .read).rows { row throws(LedgerError) in
             let key = AppStoreChannel.RenewalKey(
                 environment: row.text(0) ?? "", originalTransactionId: row.text(1) ?? "")
             var ledger = EntitlementLedger(catalog: catalog)

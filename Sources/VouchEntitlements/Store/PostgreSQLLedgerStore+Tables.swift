@@ -536,10 +536,7 @@ extension PostgreSQLLedgerStore {
                 }
             }
             // The chain index against the accounts the records give, one chain id at a time.
-            try tables.eachPage(
-                "SELECT environment, original_transaction_id FROM app_store_transaction "
-                    + "UNION SELECT environment, chain FROM chain WHERE channel = 'app_store' ORDER BY 1, 2"
-            ) { found throws(LedgerError) in
+            try tables.eachPage(LedgerStore.indexedChainIds) { found throws(LedgerError) in
                 for row in 0..<found.count {
                     let key = AppStoreChannel.RenewalKey(
                         environment: found.text(row, 0) ?? "", originalTransactionId: found.text(row, 1) ?? "")
@@ -551,8 +548,8 @@ extension PostgreSQLLedgerStore {
                         continue
                     }
                     let index = try tables.rows(
-                        "SELECT scope, account FROM chain WHERE channel = 'app_store' AND environment = $1 AND chain = $2",
-                        [.text(key.environment), .text(key.originalTransactionId)], phase: .read)
+                        LedgerStore.chainIndexRows, [.text(key.environment), .text(key.originalTransactionId)],
+                        phase: .read)
                     var rows: [String: String?] = [:]
                     for at in 0..<index.count { rows[index.text(at, 0) ?? ""] = .some(index.text(at, 1)) }
                     report.verifyIndex(of: key, rows: rows, ledger: ledger)
