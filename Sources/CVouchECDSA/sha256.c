@@ -34,6 +34,12 @@ int vouch_sha256_midstate_finish(const vouch_sha256_midstate *midstate, const ui
     return SHA256_Update(&context, rest, length) == 1 && SHA256_Final(digest, &context) == 1;
 }
 
+int vouch_sha256(const uint8_t *message, size_t length, uint8_t *digest) {
+    SHA256_CTX context;
+    return SHA256_Init(&context) == 1 && SHA256_Update(&context, message, length) == 1 &&
+           SHA256_Final(digest, &context) == 1;
+}
+
 #else // no low-level SHA-256: no midstate, and the caller hashes each message whole.
 
 vouch_sha256_midstate *vouch_sha256_midstate_new(const uint8_t *prefix, size_t length) {
@@ -51,6 +57,10 @@ int vouch_sha256_midstate_finish(const vouch_sha256_midstate *midstate, const ui
     (void)length;
     (void)digest;
     return 0;
+}
+
+int vouch_sha256(const uint8_t *message, size_t length, uint8_t *digest) {
+    return SHA256(message, length, digest) != NULL;
 }
 
 #endif

@@ -54,4 +54,9 @@ void vouch_sha256_midstate_free(vouch_sha256_midstate *midstate);
 int vouch_sha256_midstate_finish(const vouch_sha256_midstate *midstate, const uint8_t *rest, size_t length,
                                  uint8_t *digest);
 
+/// Writes SHA-256(`message`) to `digest` (32 bytes) and returns 1, or 0 when OpenSSL fails. The
+/// low-level API on the stack where OpenSSL has it: its one-shot `SHA256()` fetches the digest
+/// from the provider anew on every call, several times the cost of hashing a short message.
+int vouch_sha256(const uint8_t *message, size_t length, uint8_t *digest);
+
 #endif
