@@ -12,12 +12,20 @@ import VouchEntitlements
 // delivering thread), not the verification's; memory is the growth of the bytes in use on the
 // heap (glibc's mallinfo2, every arena) while the ledger fills, per transaction held: unlike
 // the resident set, it leaves out what verification's threads freed and the allocator kept.
+//
+// A SQLite store's lookups are timed warm: its file is read through once before them, so that
+// the kernel's cache holds it, as it holds the file of a store a server keeps answering from.
+// The adds leave the file partly out of that cache (a large file, other files read since, or a
+// kernel that pages out what has been idle a while), and an uncached page is a read from the
+// disk: one pass by appAccountToken over other sampled accounts is timed before the read, as
+// the adds left the cache.
 
 struct LedgerTableReport {
     var accounts = 0
     var payloads = 0
     var bytes = 0
-    var mintSeconds = 0.0
+    /// Seconds `vouch mint history` took; nil when the histories of an earlier run were reused.
+    var mintSeconds: Double?
     var verifySeconds = 0.0
     var addSeconds = 0.0
     var chains = 0
@@ -36,7 +44,13 @@ struct LedgerTableReport {
         let sizeLabel: String
         /// The p99 lookup the issue sets as its goal, in seconds.
         let goalP99: Double
+        /// The store's file, read through before the timed lookups; nil for a server's store.
+        let file: String?
         var addSeconds = 0.0
+        /// Seconds reading the file through took.
+        var readSeconds: Double?
+        /// Lookups by appAccountToken before the file was read through (other sampled accounts).
+        var coldLookups: [Double] = []
         var bytes: Int64 = 0
         var lookups: [[Double]] = []
         var pending = EntitlementLedger()
@@ -55,7 +69,8 @@ struct LedgerTableReport {
         var lines = [
             "",
             "Keyed ledger: \(accounts) accounts minted by `vouch mint history` (\(payloads) tokens, \(bytes / 1_048_576) MiB, "
-                + "minted in \(String(format: "%.0f", mintSeconds)) s), verified in \(String(format: "%.0f", verifySeconds)) s "
+                + (mintSeconds.map { "minted in \(String(format: "%.0f", $0)) s" } ?? "minted by an earlier run")
+                + "), verified in \(String(format: "%.0f", verifySeconds)) s "
                 + "into \(ledgerAccounts) ledger accounts, \(chains) chains, \(transactions) transactions.",
             "",
             "| measurement | `EntitlementLedger` (memory) |" + stores.map { " \($0.name) |" }.joined(),
@@ -79,6 +94,17 @@ struct LedgerTableReport {
             }
             lines.append(line)
         }
+        if stores.contains(where: { !$0.coldLookups.isEmpty }) {
+            lines.append(
+                "| lookup by `appAccountToken` and `entitlements(of:at:)` before the file is read through "
+                    + "(other accounts; the kernel's cache as the adds left it), p50 / p99 | – |"
+                    + stores.map { column in
+                        let times = column.coldLookups.sorted()
+                        guard !times.isEmpty else { return " – |" }
+                        return
+                            " \(Self.microseconds(Self.percentile(times, 0.5))) / \(Self.microseconds(Self.percentile(times, 0.99))) |"
+                    }.joined())
+        }
         lines.append(
             "| bytes per transaction (heap in use; a store's size on disk) | "
                 + (heapGrowth.map { String($0 / max(transactions, 1)) } ?? "–") + " |"
@@ -96,6 +122,11 @@ struct LedgerTableReport {
                 }.joined(separator: ", ") + ". Sizes: "
                 + stores.map { "\($0.name) \($0.sizeLabel)" }.joined(separator: "; ")
                 + "."
+                + stores.compactMap { column in
+                    column.readSeconds.map {
+                        " \(column.name): its file read through in \(String(format: "%.1f", $0)) s before the timed lookups."
+                    }
+                }.joined()
         )
         return lines.joined(separator: "\n")
     }
@@ -115,26 +146,37 @@ struct SampleRandom {
 
 func benchLedgerTable(
     accounts: Int, jobs: Int, store withStore: Bool, postgreSQL: String? = nil, vouch: URL, directory: URL,
-    samples: Int = 100_000, storeSamples: Int = 10_000
+    histories kept: URL? = nil, samples: Int = 100_000, storeSamples: Int = 10_000
 ) throws -> LedgerTableReport {
     var report = LedgerTableReport()
     report.accounts = accounts
-    let ca = directory.appendingPathComponent("ledger-ca")
-    let histories = directory.appendingPathComponent("histories.jwsl.gz")
+    let folder = kept ?? directory
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let ca = folder.appendingPathComponent("ledger-ca")
+    let histories = folder.appendingPathComponent("histories.jwsl.gz")
+    // Written once the histories are whole: kept histories are reused for the same count only.
+    let minted = folder.appendingPathComponent("accounts.txt")
     let quoted = shellQuote(vouch.path)
 
     // 1. Mint, as a user would: a CA valid over the histories, then the histories, gzipped.
-    log("ledger table: minting the histories of \(accounts) accounts with vouch mint history …")
-    guard
-        run(
-            "\(quoted) mint ca --out \(shellQuote(ca.path)) --not-before 2025-01-01 --not-after 2045-01-01 > /dev/null"
-        ).status == 0
-    else { throw CocoaError(.executableLoad) }
-    let mint = run(
-        "\(quoted) mint history --ca \(shellQuote(ca.path)) --count \(accounts) --seed 29 --date 2026-06-01 "
-            + "| gzip -1 > \(shellQuote(histories.path))")
-    guard mint.status == 0 else { throw CocoaError(.executableLoad) }
-    report.mintSeconds = mint.seconds
+    if kept != nil, (try? String(contentsOf: minted, encoding: .utf8)) == "\(accounts)\n" {
+        log("ledger table: the histories of \(accounts) accounts minted before, in \(folder.path)")
+    } else {
+        try? FileManager.default.removeItem(at: minted)
+        try? FileManager.default.removeItem(at: ca)
+        log("ledger table: minting the histories of \(accounts) accounts with vouch mint history …")
+        guard
+            run(
+                "\(quoted) mint ca --out \(shellQuote(ca.path)) --not-before 2025-01-01 --not-after 2045-01-01 > /dev/null"
+            ).status == 0
+        else { throw CocoaError(.executableLoad) }
+        let mint = run(
+            "\(quoted) mint history --ca \(shellQuote(ca.path)) --count \(accounts) --seed 29 --date 2026-06-01 "
+                + "| gzip -1 > \(shellQuote(histories.path))")
+        guard mint.status == 0 else { throw CocoaError(.executableLoad) }
+        report.mintSeconds = mint.seconds
+        try Data("\(accounts)\n".utf8).write(to: minted)
+    }
 
     // 2. Verify into the ledger (and the store, in transactions of 20,000 payloads).
     var configuration = Verifier.Configuration.acceptingAnyApp()
@@ -145,12 +187,12 @@ func benchLedgerTable(
         report.stores.append(
             .init(
                 name: "`LedgerStore` (SQLite)", store: try LedgerStore(path: storePath),
-                sizeLabel: "the file with its log", goalP99: 200e-6))
+                sizeLabel: "the file with its log", goalP99: 200e-6, file: storePath))
         if let postgreSQL {
             report.stores.append(
                 .init(
                     name: "`PostgreSQLLedgerStore` (loopback)", store: try PostgreSQLLedgerStore(postgreSQL),
-                    sizeLabel: "the server's tables and indexes", goalP99: 1e-3))
+                    sizeLabel: "the server's tables and indexes", goalP99: 1e-3, file: nil))
         }
     }
     var ledger = EntitlementLedger()
@@ -239,6 +281,19 @@ func benchLedgerTable(
     }
     for index in report.stores.indices {
         let store = report.stores[index].store
+        if let file = report.stores[index].file {
+            log(
+                "ledger table: \(storeSamples) lookups by appAccountToken in \(report.stores[index].name) as the adds left it …"
+            )
+            report.stores[index].coldLookups = try timed(Array(tokens.suffix(storeSamples))) { uuid in
+                try store.accounts(matching: uuid).reduce(0) {
+                    $0 + ((try store.entitlements(of: $1, at: instant))?.entitlements.count ?? 0)
+                }
+            }
+            let begin = now()
+            for path in [file, file + "-wal"] { readThrough(path) }
+            report.stores[index].readSeconds = now() - begin
+        }
         log("ledger table: \(storeSamples) lookups of each kind in \(report.stores[index].name) …")
         let byToken = try timed(Array(tokens.prefix(storeSamples))) { uuid in
             try store.accounts(matching: uuid).reduce(0) {
@@ -263,9 +318,16 @@ func benchLedgerTable(
         ("`appAccountToken` (`UUID`)", byToken), ("`originalTransactionId`", byChain),
         ("`transactionId`", byTransaction),
     ]
-    try? FileManager.default.removeItem(at: histories)
+    if kept == nil { try? FileManager.default.removeItem(at: histories) }
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: storePath + suffix) }
     return report
+}
+
+/// Reads the file at `path` through, so that the kernel's cache holds it (a missing file: nothing).
+func readThrough(_ path: String) {
+    guard let handle = FileHandle(forReadingAtPath: path) else { return }
+    defer { try? handle.close() }
+    while let chunk = try? handle.read(upToCount: 8 << 20), !chunk.isEmpty {}
 }
 
 /// Bytes in use on the heap: allocated in every arena, and in blocks of their own.

@@ -28,6 +28,10 @@ struct Options {
     /// Accounts of the keyed ledger's table (`vouch mint history --count`); 0 leaves it out.
     var ledgerAccounts = 1_000_000
     var ledgerTableOnly = false
+    /// Where the keyed ledger's table keeps its minted histories and CA (`--ledger-histories
+    /// DIR`): minted there when missing, reused when there; nil mints into the scratch directory
+    /// and removes them.
+    var ledgerHistories: URL?
     var ledgerStore = true
     var stripeOnly = false
     /// A PostgreSQL server for the keyed ledger's PostgreSQL column (`--postgresql URI`, or
@@ -70,6 +74,9 @@ struct Options {
                 ledgerAccounts = max(0, Int(arguments[index]) ?? ledgerAccounts)
             case "--ledger-table-only":
                 ledgerTableOnly = true
+            case "--ledger-histories":
+                index += 1
+                ledgerHistories = URL(fileURLWithPath: arguments[index])
             case "--no-ledger-store":
                 ledgerStore = false
             case "--stripe-only":
@@ -91,7 +98,7 @@ struct Options {
             default:
                 FileHandle.standardError.write(
                     Data(
-                        "usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts] [--ledger N] [--ledger-only] [--ledger-accounts N] [--ledger-table-only] [--no-ledger-store] [--postgresql URI] [--stripe-only] [--serve] [--serve-deliveries N] [--serve-accounts N] [--serve-requests N]\n"
+                        "usage: vouch-bench [--lines N] [--jobs N] [--rounds N] [--no-million] [--receipt-lines N] [--only-receipts] [--ledger N] [--ledger-only] [--ledger-accounts N] [--ledger-table-only] [--ledger-histories DIR] [--no-ledger-store] [--postgresql URI] [--stripe-only] [--serve] [--serve-deliveries N] [--serve-accounts N] [--serve-requests N]\n"
                             .utf8))
                 exit(64)
             }
@@ -154,7 +161,7 @@ if options.ledgerTableOnly {
     print(
         try benchLedgerTable(
             accounts: options.ledgerAccounts, jobs: jobs, store: options.ledgerStore, postgreSQL: options.postgreSQL,
-            vouch: binary, directory: scratch
+            vouch: binary, directory: scratch, histories: options.ledgerHistories
         ).markdown)
     try? FileManager.default.removeItem(at: scratch)  // exit skips the deferred removal
     exit(0)
@@ -775,7 +782,7 @@ if options.ledgerAccounts > 0 {
     print(
         try benchLedgerTable(
             accounts: options.ledgerAccounts, jobs: jobs, store: options.ledgerStore, postgreSQL: options.postgreSQL,
-            vouch: binary, directory: scratch
+            vouch: binary, directory: scratch, histories: options.ledgerHistories
         ).markdown)
 }
 print(try StripeBench.report(jobs: jobs, scratch: scratch))
