@@ -17,7 +17,7 @@ import VouchEntitlements
 // the kernel's cache holds it, as it holds the file of a store a server keeps answering from.
 // The adds leave the file partly out of that cache (a large file, other files read since, or a
 // kernel that pages out what has been idle a while), and an uncached page is a read from the
-// disk: one pass by appAccountToken over other sampled accounts is timed before the read, as
+// disk: one pass by appAccountToken over a second sample of accounts is timed before the read, as
 // the adds left the cache.
 
 struct LedgerTableReport {
@@ -49,7 +49,7 @@ struct LedgerTableReport {
         var addSeconds = 0.0
         /// Seconds reading the file through took.
         var readSeconds: Double?
-        /// Lookups by appAccountToken before the file was read through (other sampled accounts).
+        /// Lookups by appAccountToken before the file was read through (a second sample of accounts).
         var coldLookups: [Double] = []
         var bytes: Int64 = 0
         var lookups: [[Double]] = []
@@ -97,7 +97,7 @@ struct LedgerTableReport {
         if stores.contains(where: { !$0.coldLookups.isEmpty }) {
             lines.append(
                 "| lookup by `appAccountToken` and `entitlements(of:at:)` before the file is read through "
-                    + "(other accounts; the kernel's cache as the adds left it), p50 / p99 | – |"
+                    + "(a second sample of accounts; the kernel's cache as the adds left it), p50 / p99 | – |"
                     + stores.map { column in
                         let times = column.coldLookups.sorted()
                         guard !times.isEmpty else { return " – |" }
