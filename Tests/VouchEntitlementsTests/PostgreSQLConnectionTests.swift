@@ -1,7 +1,8 @@
 import Foundation
 import Testing
-import VouchEntitlements
 import VouchTestSupport
+
+@testable import VouchEntitlements
 
 /// The PostgreSQL connection: what it refuses before a server answers, and (against the real
 /// server `VOUCH_TEST_POSTGRESQL` names) statements, parameters, transactions, lost connections,
@@ -157,6 +158,57 @@ import VouchTestSupport
             #expect(!connection.isConnected)
             let closed = #expect(throws: PostgreSQLError.self) { try connection.execute("SELECT 1", phase: .read) }
             #expect(closed?.error.code == .storeFailure)
+        }
+
+        @Test func anArrayOfTextReadsBackEveryElementAsItWasGiven() throws {
+            let connection = try Self.connect()
+            let texts: [String?] = [
+                "it's \"quoted\" \\ {a,b} NULL ; --", nil, "NULL", "", " spaced ", "Zoë 🧾 日本語 \t\n",
+                "{\"kind\":\"transaction\",\"x\":\"\\u0041\"}",
+            ]
+            let literal = PostgreSQLUpserts.arrayLiteral(texts.map { $0.map { .text($0) } ?? .null })
+            let found = try connection.query(
+                "SELECT element FROM unnest($1::text[]) WITH ORDINALITY AS u (element, position) ORDER BY position",
+                [.text(literal)], phase: .read)
+            #expect(found.count == texts.count)
+            for (row, text) in texts.enumerated() {
+                #expect(found.text(row, 0) == text, "element \(row)")
+                #expect(found.isNull(row, 0) == (text == nil), "element \(row)")
+            }
+            let numbers: [Int64] = [Int64.min, -1, 0, 1, Int64.max]
+            let integers = try connection.query(
+                "SELECT element FROM unnest($1::bigint[]) WITH ORDINALITY AS u (element, position) ORDER BY position",
+                [.text(PostgreSQLUpserts.arrayLiteral(numbers.map { .integer($0) }))], phase: .read)
+            #expect((0..<integers.count).map { integers.integer($0, 0) } == numbers)
+        }
+
+        @Test func heldUpsertsWriteTheLastRowOfEachKeyInStatementsOfAThousandRows() throws {
+            let connection = try Self.connect()
+            let table = try Self.table(connection, "(id text PRIMARY KEY, body text, n bigint)")
+            defer { try? connection.execute("DROP TABLE \(table)", phase: .write) }
+            let upsert = PostgreSQLUpsert(
+                table: table, columns: ["id", "body", "n"], types: ["text", "text", "bigint"], keyCount: 1,
+                update: "body = excluded.body, n = excluded.n")
+            try connection.execute("INSERT INTO \(table) VALUES ('k0', 'before', -1)", phase: .write)
+            let upserts = PostgreSQLUpserts()
+            for n in 0..<2_500 {
+                upserts.add([.text("k\(n)"), .text("first \"\(n)\""), .integer(Int64(n))], to: upsert)
+            }
+            // Written again while its first row is held: the last row replaces the first.
+            upserts.add([.text("k7"), .null, .integer(700)], to: upsert)
+            let statements = upserts.take()
+            #expect(statements.count == 3)
+            #expect(upserts.isEmpty && upserts.take().isEmpty)
+            for statement in statements {
+                _ = try connection.query(statement.sql, statement.values, phase: .write)
+            }
+            #expect(try Self.count(connection, table) == 2_500)
+            let rows = try connection.query(
+                "SELECT id, body, n FROM \(table) WHERE id IN ('k0', 'k7', 'k2499') ORDER BY n", phase: .read)
+            #expect(rows.count == 3)
+            #expect(rows.text(0, 0) == "k0" && rows.text(0, 1) == "first \"0\"" && rows.integer(0, 2) == 0)
+            #expect(rows.text(1, 0) == "k7" && rows.isNull(1, 1) && rows.integer(1, 2) == 700)
+            #expect(rows.text(2, 0) == "k2499" && rows.integer(2, 2) == 2_499)
         }
 
         @Test func aTransactionThatFailsLeavesNothing() throws {

@@ -266,13 +266,10 @@ import VouchTestSupport
         #expect(LedgerStoreTests.counts(try statistics([(all, batch: 40), (all, batch: 40)])) == once)
     }
 
-    /// A batch touching more records than the server's lock table holds (64 locks for each
-    /// of its connections by default) is stored whole: records share a bounded number of locks.
-    @Test func aBatchTouchingTenThousandRecordsIsStoredOnAServerOfDefaultSettings() throws {
-        let store = try PostgreSQLLedgerStore(try Self.freshStore())
-        defer { store.close() }
+    /// A batch of one grant of a server's own source for each of `range`, each to its own account.
+    static func grants(_ range: Range<Int>) -> EntitlementLedger {
         var batch = EntitlementLedger()
-        for index in 0..<10_000 {
+        for index in range {
             batch.add(
                 EntitlementGrant(
                     source: EntitlementSource(rawValue: "manual"), id: "grant-\(index)",
@@ -280,6 +277,15 @@ import VouchTestSupport
                     productId: "pro", startDate: Timestamp(milliseconds: 0), expiresDate: nil,
                     signedDate: Timestamp(milliseconds: 1)))
         }
+        return batch
+    }
+
+    /// A batch touching more records than the server's lock table holds (64 locks for each
+    /// of its connections by default) is stored whole: records share a bounded number of locks.
+    @Test func aBatchTouchingTenThousandRecordsIsStoredOnAServerOfDefaultSettings() throws {
+        let store = try PostgreSQLLedgerStore(try Self.freshStore())
+        defer { store.close() }
+        let batch = Self.grants(0..<10_000)
         #expect(try store.add(contentsOf: batch).otherRecords == 10_000)
         #expect(try store.accounts().count == 10_000)
         // The check reads them all, a page at a time.
@@ -294,6 +300,33 @@ import VouchTestSupport
         #expect(exported.count == 10_000)
         #expect(exported == (try Self.exported(sqlite.export)))
         #expect(try store.ledger().accounts.count == 10_000)
+    }
+
+    /// An addition of a thousand rows or more has PostgreSQL's statistics of the tables it grew
+    /// refreshed, so that lookups after a bulk load use the indexes before autovacuum comes
+    /// round (switched off here); a smaller one leaves them to autovacuum.
+    @Test func anAdditionOfAThousandRowsRefreshesThePlannersStatistics() throws {
+        let url = try Self.freshStore()
+        let store = try PostgreSQLLedgerStore(url)
+        defer { store.close() }
+        try store.add(contentsOf: Self.grants(0..<1))
+        let connection = try PostgreSQLConnection(url)
+        defer { connection.close() }
+        try connection.execute("ALTER TABLE channel_record SET (autovacuum_enabled = false)", phase: .write)
+        func analyzed() throws -> (Bool, Int64?) {
+            let found = try connection.query(
+                "SELECT s.last_analyze IS NOT NULL, c.reltuples::bigint FROM pg_stat_user_tables s "
+                    + "JOIN pg_class c ON c.oid = s.relid WHERE s.relid = 'channel_record'::regclass",
+                phase: .read)
+            return (found.text(0, 0) == "t", found.integer(0, 1))
+        }
+        #expect(try store.add(contentsOf: Self.grants(1..<999)).otherRecords == 998)
+        #expect(try analyzed().0 == false)
+        #expect(try store.add(contentsOf: Self.grants(999..<2_000)).otherRecords == 1_001)
+        let (done, rows) = try analyzed()
+        #expect(done)
+        #expect(rows == 2_000)
+        #expect(try store.accounts(matching: "user-1500").count == 1)
     }
 
     /// A fresh store fed every input in one addition, with its connection string.

@@ -166,16 +166,18 @@ struct SQLiteTables: LedgerTables {
         return token
     }
 
-    func deliveries(channel: String, id: String) throws(LedgerError) -> [Int64: Int64] {
-        var seen: [Int64: Int64] = [:]
-        try store.statement(
-            "SELECT signed_date, seen, checksum FROM delivery WHERE channel = ? AND id = ?", phase: .write
-        ).rows([.text(channel), .text(id)]) { row throws(LedgerError) in
-            let signedDate = row.integer(0) ?? 0
-            let count = row.integer(1) ?? 0
-            try LedgerStore.verify(
-                store.path, .delivery, [channel, id, String(signedDate), String(count)], checksum: row.integer(2))
-            seen[signedDate] = count
+    func deliveries(channel: String, ids: [String]) throws(LedgerError) -> [String: [Int64: Int64]] {
+        let statement = try store.statement(
+            "SELECT signed_date, seen, checksum FROM delivery WHERE channel = ? AND id = ?", phase: .write)
+        var seen: [String: [Int64: Int64]] = [:]
+        for id in ids {
+            try statement.rows([.text(channel), .text(id)]) { row throws(LedgerError) in
+                let signedDate = row.integer(0) ?? 0
+                let count = row.integer(1) ?? 0
+                try LedgerStore.verify(
+                    store.path, .delivery, [channel, id, String(signedDate), String(count)], checksum: row.integer(2))
+                seen[id, default: [:]][signedDate] = count
+            }
         }
         return seen
     }

@@ -18,8 +18,9 @@ protocol LedgerTables {
         -> [[UInt8]]
     /// The account a caller bound the Stripe subscription `key` to, if any.
     func stripeClaim(of key: StripeKey) throws(LedgerError) -> String?
-    /// How often each `signedDate` of the notification `id` was seen, by `signedDate`.
-    func deliveries(channel: String, id: String) throws(LedgerError) -> [Int64: Int64]
+    /// How often each `signedDate` of each notification of `ids` was seen: by id, then by
+    /// `signedDate` (a notification never seen is absent).
+    func deliveries(channel: String, ids: [String]) throws(LedgerError) -> [String: [Int64: Int64]]
     /// Writes (inserts or replaces) one App Store transaction's record.
     func putTransaction(_ chain: AppStoreChannel.ChainKey, transactionId: String, revoked: Bool, body: String)
         throws(LedgerError)
@@ -42,9 +43,15 @@ protocol LedgerTables {
     func addCounter(_ name: String, _ value: Int64) throws(LedgerError)
     /// Raises the counter `lastSignedDate` to `value` when it is lower.
     func raiseLastSignedDate(_ value: Int64) throws(LedgerError)
+    /// Sends the writes a store holds to send together, if any: ``join(_:)`` ends with it, so
+    /// that its transaction commits all it wrote. A store that writes each row at once has
+    /// nothing to send.
+    func flushWrites() throws(LedgerError)
 }
 
 extension LedgerTables {
+    func flushWrites() throws(LedgerError) {}
+
     /// Reads one stored body into `ledger`, with the claim of a Stripe subscription.
     func insert(_ body: [UInt8], into ledger: inout EntitlementLedger) throws(LedgerError) {
         let stored: any StoredRecord
@@ -124,6 +131,7 @@ extension LedgerTables {
             try addCounter(name, Int64(fed[keyPath: path]))
         }
         if let lastSigned { try raiseLastSignedDate(lastSigned) }
+        try flushWrites()
         return change
     }
 
@@ -222,8 +230,9 @@ extension LedgerTables {
         throws(LedgerError)
     {
         let channel = LedgerRecordJSON.appStore
+        let stored = try deliveries(channel: channel, ids: Array(delta.appStore.deliveries.keys))
         for (uuid, sightings) in delta.appStore.deliveries {
-            let seen = try deliveries(channel: channel, id: uuid)
+            let seen = stored[uuid] ?? [:]
             var known = seen.count
             for sighting in sightings.all.sorted(by: { $0.signedDate < $1.signedDate }) {
                 if seen[sighting.signedDate] != nil {

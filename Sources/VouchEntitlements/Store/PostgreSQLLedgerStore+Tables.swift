@@ -6,16 +6,29 @@ public import Vouch
 // channels' codecs, and the questions, each reading only the records it needs.
 
 /// The PostgreSQL store's rows on one connection, inside the store's transaction.
+///
+/// The rows a join writes are held (``PostgreSQLUpserts``) and sent before the next statement
+/// and at the join's end (``flushWrites()``): a batch's transactions, chains or renewal info
+/// reach the server in a statement per thousand rows, not one each.
 struct PostgreSQLTables: LedgerTables {
     let connection: PostgreSQLConnection
     let name: String
     /// Whether the rows are read inside a write transaction: a failure is then
     /// ``LedgerError/Code/cannotWrite``, as the addition's.
     var writing = false
+    /// The writes not sent yet.
+    let upserts = PostgreSQLUpserts()
 
-    /// Runs `sql`, prepared once per connection, with `values`.
+    /// Runs `sql`, prepared once per connection, with `values`, after the writes held before it.
     @discardableResult
     func rows(_ sql: String, _ values: [PostgreSQLConnection.Value] = [], phase: PostgreSQLConnection.Phase)
+        throws(LedgerError) -> PostgreSQLRows
+    {
+        try flushWrites()
+        return try run(sql, values, phase: phase)
+    }
+
+    private func run(_ sql: String, _ values: [PostgreSQLConnection.Value], phase: PostgreSQLConnection.Phase)
         throws(LedgerError) -> PostgreSQLRows
     {
         do {
@@ -25,6 +38,11 @@ struct PostgreSQLTables: LedgerTables {
         }
     }
 
+    func flushWrites() throws(LedgerError) {
+        guard !upserts.isEmpty else { return }
+        for statement in upserts.take() { _ = try run(statement.sql, statement.values, phase: .write) }
+    }
+
     /// How many rows ``eachPage(_:_:)`` fetches at a time.
     static let page = 1_000
 
@@ -32,6 +50,7 @@ struct PostgreSQLTables: LedgerTables {
     /// time, through a cursor of the current transaction: memory holds one page however many
     /// rows the query gives.
     func eachPage(_ sql: String, _ body: (PostgreSQLRows) throws(LedgerError) -> Void) throws(LedgerError) {
+        try flushWrites()
         func run<T>(_ step: () throws(PostgreSQLError) -> T) throws(LedgerError) -> T {
             do {
                 return try step()
@@ -54,6 +73,7 @@ struct PostgreSQLTables: LedgerTables {
 
     /// Runs `sql`, one or more statements without parameters, inside a write transaction.
     func execute(_ sql: String) throws(LedgerError) {
+        try flushWrites()
         do {
             try connection.execute(sql, phase: .write)
         } catch {
@@ -110,24 +130,22 @@ struct PostgreSQLTables: LedgerTables {
     func loadChains(_ keys: Set<AppStoreChannel.RenewalKey>, into ledger: inout EntitlementLedger)
         throws(LedgerError)
     {
+        let sorted = keys.sorted {
+            ($0.environment, $0.originalTransactionId) < ($1.environment, $1.originalTransactionId)
+        }
+        let sql = Self.chainRows(of: "SELECT * FROM unnest($1::text[], $2::text[])") + " ORDER BY 1"
         try ledger.insertingRecords { ledger throws(LedgerError) in
-            for key in keys {
-                let values: [PostgreSQLConnection.Value] = [.text(key.environment), .text(key.originalTransactionId)]
-                try insertBodies(
-                    .appStoreTransaction, "WHERE environment = $1 AND original_transaction_id = $2", values,
-                    into: &ledger)
-                try insertBodies(
-                    .appStoreRenewal, "WHERE environment = $1 AND original_transaction_id = $2", values, into: &ledger)
-                let claim = try rows(
-                    "SELECT account, checksum FROM claim WHERE channel = $1 AND environment = $2 AND chain = $3",
-                    [.text(LedgerRecordJSON.appStore)] + values, phase: .read)
-                for row in 0..<claim.count {
-                    let token = claim.text(row, 0) ?? ""
-                    try LedgerStore.verify(
-                        name, .claim, [LedgerRecordJSON.appStore, key.environment, key.originalTransactionId, token],
-                        checksum: claim.integer(row, 1))
-                    ledger.appStore.insert(claim: token, for: key)
-                }
+            var start = 0
+            while start < sorted.count {
+                let chunk = sorted[start..<min(start + PostgreSQLUpserts.rowsPerStatement, sorted.count)]
+                let found = try rows(
+                    sql,
+                    [
+                        .text(PostgreSQLUpserts.arrayLiteral(chunk.map { .text($0.environment) })),
+                        .text(PostgreSQLUpserts.arrayLiteral(chunk.map { .text($0.originalTransactionId) })),
+                    ], phase: .read)
+                try insertRows(found, into: &ledger)
+                start += PostgreSQLUpserts.rowsPerStatement
             }
         }
     }
@@ -150,93 +168,115 @@ struct PostgreSQLTables: LedgerTables {
         return token
     }
 
-    func deliveries(channel: String, id: String) throws(LedgerError) -> [Int64: Int64] {
-        let found = try rows(
-            "SELECT signed_date, seen, checksum FROM delivery WHERE channel = $1 AND id = $2",
-            [.text(channel), .text(id)], phase: .read)
-        var seen: [Int64: Int64] = [:]
-        for row in 0..<found.count {
-            let signedDate = found.integer(row, 0) ?? 0
-            let count = found.integer(row, 1) ?? 0
-            try LedgerStore.verify(
-                name, .delivery, [channel, id, String(signedDate), String(count)], checksum: found.integer(row, 2))
-            seen[signedDate] = count
+    func deliveries(channel: String, ids: [String]) throws(LedgerError) -> [String: [Int64: Int64]] {
+        var seen: [String: [Int64: Int64]] = [:]
+        var start = 0
+        while start < ids.count {
+            let chunk = ids[start..<min(start + PostgreSQLUpserts.rowsPerStatement, ids.count)]
+            let found = try rows(
+                "SELECT id, signed_date, seen, checksum FROM delivery WHERE channel = $1 AND id = ANY($2::text[])",
+                [.text(channel), .text(PostgreSQLUpserts.arrayLiteral(chunk.map { .text($0) }))], phase: .read)
+            for row in 0..<found.count {
+                let id = found.text(row, 0) ?? ""
+                let signedDate = found.integer(row, 1) ?? 0
+                let count = found.integer(row, 2) ?? 0
+                try LedgerStore.verify(
+                    name, .delivery, [channel, id, String(signedDate), String(count)], checksum: found.integer(row, 3))
+                seen[id, default: [:]][signedDate] = count
+            }
+            start += PostgreSQLUpserts.rowsPerStatement
         }
         return seen
     }
 
+    static let transactions = PostgreSQLUpsert(
+        table: "app_store_transaction",
+        columns: [
+            "environment", "original_transaction_id", "ownership", "transaction_id", "revoked", "body", "checksum",
+        ],
+        types: ["text", "text", "text", "text", "smallint", "text", "bigint"], keyCount: 4,
+        update: "revoked = excluded.revoked, body = excluded.body, checksum = excluded.checksum")
+
     func putTransaction(_ chain: AppStoreChannel.ChainKey, transactionId: String, revoked: Bool, body: String)
         throws(LedgerError)
     {
-        try rows(
-            "INSERT INTO app_store_transaction (environment, original_transaction_id, ownership, transaction_id, "
-                + "revoked, body, checksum) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (environment, "
-                + "original_transaction_id, ownership, transaction_id) DO UPDATE SET revoked = excluded.revoked, "
-                + "body = excluded.body, checksum = excluded.checksum",
+        upserts.add(
             [
                 .text(chain.environment), .text(chain.originalTransactionId), .text(chain.ownership),
                 .text(transactionId), .integer(revoked ? 1 : 0), .text(body),
                 .integer(LedgerStore.checksum(body.utf8)),
-            ], phase: .write)
+            ], to: Self.transactions)
     }
 
+    static let renewals = PostgreSQLUpsert(
+        table: "app_store_renewal", columns: ["environment", "original_transaction_id", "body", "checksum"],
+        types: ["text", "text", "text", "bigint"], keyCount: 2,
+        update: "body = excluded.body, checksum = excluded.checksum")
+
     func putRenewal(_ key: AppStoreChannel.RenewalKey, body: String) throws(LedgerError) {
-        try rows(
-            "INSERT INTO app_store_renewal (environment, original_transaction_id, body, checksum) "
-                + "VALUES ($1, $2, $3, $4) ON CONFLICT (environment, original_transaction_id) "
-                + "DO UPDATE SET body = excluded.body, checksum = excluded.checksum",
+        upserts.add(
             [
                 .text(key.environment), .text(key.originalTransactionId), .text(body),
                 .integer(LedgerStore.checksum(body.utf8)),
-            ], phase: .write)
+            ], to: Self.renewals)
     }
 
+    static let claims = PostgreSQLUpsert(
+        table: "claim", columns: ["channel", "environment", "chain", "account", "checksum"],
+        types: ["text", "text", "text", "text", "bigint"], keyCount: 3,
+        update: "account = excluded.account, checksum = excluded.checksum")
+
     func putClaim(channel: String, environment: String, chain: String, account: String) throws(LedgerError) {
-        try rows(
-            "INSERT INTO claim (channel, environment, chain, account, checksum) VALUES ($1, $2, $3, $4, $5) "
-                + "ON CONFLICT (channel, environment, chain) DO UPDATE SET account = excluded.account, "
-                + "checksum = excluded.checksum",
+        upserts.add(
             [
                 .text(channel), .text(environment), .text(chain), .text(account),
                 .integer(LedgerStore.checksum(columns: [channel, environment, chain, account])),
-            ], phase: .write)
+            ], to: Self.claims)
     }
 
+    static let chains = PostgreSQLUpsert(
+        table: "chain", columns: ["channel", "environment", "chain", "scope", "account"],
+        types: ["text", "text", "text", "text", "text"], keyCount: 4, update: "account = excluded.account")
+
     func putChain(channel: String, _ chain: AppStoreChannel.ChainKey, account: String?) throws(LedgerError) {
-        try rows(
-            "INSERT INTO chain (channel, environment, chain, scope, account) VALUES ($1, $2, $3, $4, $5) "
-                + "ON CONFLICT (channel, environment, chain, scope) DO UPDATE SET account = excluded.account",
+        upserts.add(
             [
                 .text(channel), .text(chain.environment), .text(chain.originalTransactionId), .text(chain.ownership),
                 account.map(PostgreSQLConnection.Value.text) ?? .null,
-            ], phase: .write)
+            ], to: Self.chains)
     }
+
+    static let records = PostgreSQLUpsert(
+        table: "channel_record",
+        columns: ["channel", "environment", "refund", "id", "account", "chain", "body", "customer", "checksum"],
+        types: ["text", "text", "smallint", "text", "text", "text", "text", "text", "bigint"], keyCount: 4,
+        update: "account = excluded.account, chain = excluded.chain, body = excluded.body, "
+            + "customer = excluded.customer, checksum = excluded.checksum")
 
     func putRecord(
         channel: String, environment: String, refund: Bool, id: String, account: String?, chain: String,
         body: String, customer: String?
     ) throws(LedgerError) {
-        try rows(
-            "INSERT INTO channel_record (channel, environment, refund, id, account, chain, body, customer, checksum) "
-                + "VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) ON CONFLICT (channel, environment, refund, id) "
-                + "DO UPDATE SET account = excluded.account, chain = excluded.chain, body = excluded.body, "
-                + "customer = excluded.customer, checksum = excluded.checksum",
+        // The key's columns first: channel, environment, refund, id.
+        upserts.add(
             [
                 .text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id),
                 account.map(PostgreSQLConnection.Value.text) ?? .null, .text(chain), .text(body),
                 customer.map(PostgreSQLConnection.Value.text) ?? .null, .integer(LedgerStore.checksum(body.utf8)),
-            ], phase: .write)
+            ], to: Self.records)
     }
 
+    static let deliveries = PostgreSQLUpsert(
+        table: "delivery", columns: ["channel", "id", "signed_date", "seen", "checksum"],
+        types: ["text", "text", "bigint", "bigint", "bigint"], keyCount: 3,
+        update: "seen = excluded.seen, checksum = excluded.checksum")
+
     func putDelivery(channel: String, id: String, signedDate: Int64, seen: Int64) throws(LedgerError) {
-        try rows(
-            "INSERT INTO delivery (channel, id, signed_date, seen, checksum) VALUES ($1, $2, $3, $4, $5) "
-                + "ON CONFLICT (channel, id, signed_date) DO UPDATE SET seen = excluded.seen, "
-                + "checksum = excluded.checksum",
+        upserts.add(
             [
                 .text(channel), .text(id), .integer(signedDate), .integer(seen),
                 .integer(LedgerStore.checksum(columns: [channel, id, String(signedDate), String(seen)])),
-            ], phase: .write)
+            ], to: Self.deliveries)
     }
 
     func newInputs(_ digests: [Int64]) throws(LedgerError) -> [Int64] {
@@ -263,13 +303,52 @@ struct PostgreSQLTables: LedgerTables {
             [.integer(value)], phase: .write)
     }
 
+    /// The rows of the chains `chains` names (a query of two columns: an environment and an
+    /// `originalTransactionId`), each chain's by their index: of a kind (0 a transaction, 1
+    /// renewal info, 2 a claim), then the body (a claim's account), its checksum, the record's
+    /// key as text, and a claim's environment and chain. ``insertRows(_:into:)`` reads them.
+    static func chainRows(of chains: String) -> String {
+        let transaction = LedgerStore.RecordTable.appStoreTransaction
+        let renewal = LedgerStore.RecordTable.appStoreRenewal
+        // LATERAL: each chain, then its rows by their index.
+        return "WITH c (e, o) AS (\(chains)) "
+            + "SELECT 0, \(transaction.columns), NULL, NULL FROM c CROSS JOIN LATERAL (SELECT * FROM "
+            + "\(transaction.name) WHERE environment = c.e AND original_transaction_id = c.o) r "
+            + "UNION ALL SELECT 1, \(renewal.columns), NULL, NULL FROM c CROSS JOIN LATERAL (SELECT * FROM "
+            + "\(renewal.name) WHERE environment = c.e AND original_transaction_id = c.o) r "
+            + "UNION ALL SELECT 2, r.account, r.checksum, NULL, r.environment, r.chain FROM c CROSS JOIN LATERAL "
+            + "(SELECT * FROM claim WHERE channel = 'app_store' AND environment = c.e AND chain = c.o) r"
+    }
+
+    /// Reads rows of ``chainRows(of:)`` (and of kind 3, another channel's record) into
+    /// `ledger`, each verified against its checksum.
+    func insertRows(_ found: PostgreSQLRows, into ledger: inout EntitlementLedger) throws(LedgerError) {
+        for row in 0..<found.count {
+            guard found.integer(row, 0) == 2 else {
+                let table: LedgerStore.RecordTable =
+                    switch found.integer(row, 0) {
+                    case 0: .appStoreTransaction
+                    case 1: .appStoreRenewal
+                    default: .channelRecord
+                    }
+                try insert(try body(of: found, row, table, from: 1), into: &ledger)
+                continue
+            }
+            let token = found.text(row, 1) ?? ""
+            let environment = found.text(row, 4) ?? ""
+            let chain = found.text(row, 5) ?? ""
+            try LedgerStore.verify(
+                name, .claim, [LedgerRecordJSON.appStore, environment, chain, token], checksum: found.integer(row, 2))
+            ledger.appStore.insert(claim: token, for: .init(environment: environment, originalTransactionId: chain))
+        }
+    }
+
     /// Reads the records of `account` into `ledger`: its App Store chains (every ownership, with
     /// renewal info and claims) and its records of the other channels, each verified.
     ///
     /// One statement reads them all (one round trip to the server, one snapshot of the store):
-    /// rows of a kind (0 a transaction, 1 renewal info, 2 a claim, 3 another channel's record),
-    /// then the body (a claim's account), its checksum, the record's key as text, and a claim's
-    /// environment and chain.
+    /// the rows of its chains (``chainRows(of:)``), then its records of the other channels
+    /// (kind 3).
     func load(_ account: AccountKey, into ledger: inout EntitlementLedger) throws(LedgerError) {
         let chains =
             account.appAccountToken != nil
@@ -280,46 +359,16 @@ struct PostgreSQLTables: LedgerTables {
             account.appAccountToken != nil
             ? "account = $1 AND environment = $2 AND refund = 0"
             : "chain = $1 AND environment = $2 AND refund = 0 AND account IS NULL"
-        let transaction = LedgerStore.RecordTable.appStoreTransaction
-        let renewal = LedgerStore.RecordTable.appStoreRenewal
         let record = LedgerStore.RecordTable.channelRecord
-        // LATERAL: each of the account's chains, then its rows by their index.
         let found = try rows(
-            "WITH c (e, o) AS (\(chains)) "
-                + "SELECT 0, \(transaction.columns), NULL, NULL FROM c CROSS JOIN LATERAL (SELECT * FROM "
-                + "\(transaction.name) WHERE environment = c.e AND original_transaction_id = c.o) r "
-                + "UNION ALL SELECT 1, \(renewal.columns), NULL, NULL FROM c CROSS JOIN LATERAL (SELECT * FROM "
-                + "\(renewal.name) WHERE environment = c.e AND original_transaction_id = c.o) r "
-                + "UNION ALL SELECT 2, r.account, r.checksum, NULL, r.environment, r.chain FROM c CROSS JOIN LATERAL "
-                + "(SELECT * FROM claim WHERE channel = 'app_store' AND environment = c.e AND chain = c.o) r "
-                + "UNION ALL SELECT 3, \(record.columns), NULL, NULL FROM \(record.name) WHERE \(others) "
-                + "ORDER BY 1",
+            Self.chainRows(of: chains)
+                + " UNION ALL SELECT 3, \(record.columns), NULL, NULL FROM \(record.name) WHERE \(others) ORDER BY 1",
             [
                 .text(account.appAccountToken ?? account.originalTransactionId ?? ""),
                 .text(account.environment.rawValue),
             ],
             phase: .read)
-        try ledger.insertingRecords { ledger throws(LedgerError) in
-            for row in 0..<found.count {
-                guard found.integer(row, 0) == 2 else {
-                    let table =
-                        switch found.integer(row, 0) {
-                        case 0: transaction
-                        case 1: renewal
-                        default: record
-                        }
-                    try insert(try body(of: found, row, table, from: 1), into: &ledger)
-                    continue
-                }
-                let token = found.text(row, 1) ?? ""
-                let environment = found.text(row, 4) ?? ""
-                let chain = found.text(row, 5) ?? ""
-                try LedgerStore.verify(
-                    name, .claim, [LedgerRecordJSON.appStore, environment, chain, token],
-                    checksum: found.integer(row, 2))
-                ledger.appStore.insert(claim: token, for: .init(environment: environment, originalTransactionId: chain))
-            }
-        }
+        try ledger.insertingRecords { ledger throws(LedgerError) in try insertRows(found, into: &ledger) }
     }
 
     /// Every record of every table, in the export's order (that of the SQLite store), to `body`;

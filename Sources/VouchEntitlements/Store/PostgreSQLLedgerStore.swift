@@ -235,11 +235,47 @@ public final class PostgreSQLLedgerStore: @unchecked Sendable {
 
     /// Adds everything `ledger` holds in one transaction, as
     /// ``LedgerStore/add(contentsOf:)`` does: stored whole or not at all.
+    ///
+    /// An addition of ``statisticsRows`` rows or more then has PostgreSQL refresh its
+    /// statistics of the store's tables it grew by a fifth or more, so that the lookups after a
+    /// bulk load find their rows by the indexes at once, not after autovacuum's next round.
     @discardableResult
     public func add(contentsOf ledger: EntitlementLedger) throws(LedgerError) -> LedgerStore.Change {
-        try writing(locking: PostgreSQLTables.lockNames(of: ledger)) { connection throws(LedgerError) in
+        let change = try writing(locking: PostgreSQLTables.lockNames(of: ledger)) { connection throws(LedgerError) in
             try PostgreSQLTables(connection: connection, name: target, writing: true).join(ledger)
         }
+        let rows =
+            change.newTransactions + change.changedTransactions + change.renewalInfos + change.claims
+            + change.otherRecords + change.newNotifications + change.retriedNotifications
+        if rows >= Self.statisticsRows { refreshStatistics() }
+        return change
+    }
+
+    /// The rows an addition writes from which it refreshes the planner's statistics.
+    public static let statisticsRows = 1_000
+
+    /// Runs `ANALYZE` on the store's tables PostgreSQL has no statistics of, or that changed by
+    /// a fifth or more since it made them. Without statistics the planner may read a whole
+    /// index for one account (a lookup of milliseconds, growing with the store, where it takes
+    /// a fraction of one), until autovacuum analyzes the tables, up to a minute or more after a
+    /// bulk load. After the commit and best effort: the addition is stored whatever happens
+    /// here, and a role that may not analyze the tables (not their owner) leaves it to
+    /// autovacuum; PostgreSQL then warns and goes on.
+    private func refreshStatistics() {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let connection = try? connection() else { return }
+        let tables = ["chain", "claim", "delivery", "app_store_transaction", "app_store_renewal", "channel_record"]
+        guard
+            let stale = try? connection.query(
+                "SELECT relname FROM pg_stat_user_tables WHERE relid = ANY ($1::regclass[]) "
+                    + "AND (coalesce(last_analyze, last_autoanalyze) IS NULL OR n_mod_since_analyze * 5 > n_live_tup) "
+                    + "ORDER BY relname",
+                [.text("{" + tables.joined(separator: ",") + "}")], phase: .read),
+            stale.count > 0
+        else { return }
+        let names = (0..<stale.count).compactMap { stale.text($0, 0) }
+        try? connection.execute("ANALYZE " + names.joined(separator: ", "), phase: .write)
     }
 }
 
