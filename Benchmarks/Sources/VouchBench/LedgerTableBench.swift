@@ -18,7 +18,10 @@ import VouchEntitlements
 // The adds leave the file partly out of that cache (a large file, other files read since, or a
 // kernel that pages out what has been idle a while), and an uncached page is a read from the
 // disk: one pass by appAccountToken over a second sample of accounts is timed before the read, as
-// the adds left the cache.
+// the adds left the cache. A PostgreSQL store's tables and indexes are read through the same
+// way, by `pg_prewarm` in its `read` mode (into the kernel's cache, as the SQLite file is),
+// through `psql` (that of `VOUCH_TEST_POSTGRESQL_BIN`, else the one on the PATH); without
+// either the table says its lookups were not warmed.
 
 struct LedgerTableReport {
     var accounts = 0
@@ -44,16 +47,44 @@ struct LedgerTableReport {
         let sizeLabel: String
         /// The p99 lookup the issue sets as its goal, in seconds.
         let goalP99: Double
-        /// The store's file, read through before the timed lookups; nil for a server's store.
-        let file: String?
+        /// What is read through before the timed lookups.
+        let warming: Warming
         var addSeconds = 0.0
-        /// Seconds reading the file through took.
+        /// Seconds reading the store through took; nil when it could not be read through.
         var readSeconds: Double?
-        /// Lookups by appAccountToken before the file was read through (a second sample of accounts).
+        /// Lookups by appAccountToken before the store was read through (a second sample of accounts).
         var coldLookups: [Double] = []
         var bytes: Int64 = 0
         var lookups: [[Double]] = []
         var pending = EntitlementLedger()
+    }
+
+    /// How a store is read into the kernel's cache before its timed lookups.
+    enum Warming {
+        /// A file and its write-ahead log, read through.
+        case file(String)
+        /// A PostgreSQL server's relations of the store's schema, by `pg_prewarm`.
+        case postgreSQL(String)
+
+        /// Reads the store through; false when it could not be.
+        func warm() -> Bool {
+            switch self {
+            case .file(let path):
+                for file in [path, path + "-wal"] { readThrough(file) }
+                return true
+            case .postgreSQL(let uri):
+                let psql =
+                    ProcessInfo.processInfo.environment["VOUCH_TEST_POSTGRESQL_BIN"].map { $0 + "/psql" } ?? "psql"
+                let sql =
+                    "CREATE EXTENSION IF NOT EXISTS pg_prewarm; SELECT sum(pg_prewarm(c.oid, 'read')) FROM pg_class c "
+                    + "JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = current_schema() "
+                    + "AND c.relkind IN ('r', 'i')"
+                return run(
+                    "\(shellQuote(psql)) -X -q -v ON_ERROR_STOP=1 \(shellQuote(uri)) -c \(shellQuote(sql)) > /dev/null"
+                )
+                .status == 0
+            }
+        }
     }
 
     static func percentile(_ sorted: [Double], _ share: Double) -> Double {
@@ -96,7 +127,7 @@ struct LedgerTableReport {
         }
         if stores.contains(where: { !$0.coldLookups.isEmpty }) {
             lines.append(
-                "| lookup by `appAccountToken` and `entitlements(of:at:)` before the file is read through "
+                "| lookup by `appAccountToken` and `entitlements(of:at:)` before the store is read through "
                     + "(a second sample of accounts; the kernel's cache as the adds left it), p50 / p99 | – |"
                     + stores.map { column in
                         let times = column.coldLookups.sorted()
@@ -122,10 +153,10 @@ struct LedgerTableReport {
                 }.joined(separator: ", ") + ". Sizes: "
                 + stores.map { "\($0.name) \($0.sizeLabel)" }.joined(separator: "; ")
                 + "."
-                + stores.compactMap { column in
+                + stores.map { column in
                     column.readSeconds.map {
-                        " \(column.name): its file read through in \(String(format: "%.1f", $0)) s before the timed lookups."
-                    }
+                        " \(column.name): read through in \(String(format: "%.1f", $0)) s before the timed lookups."
+                    } ?? " \(column.name): not read through before the timed lookups."
                 }.joined()
         )
         return lines.joined(separator: "\n")
@@ -187,12 +218,13 @@ func benchLedgerTable(
         report.stores.append(
             .init(
                 name: "`LedgerStore` (SQLite)", store: try LedgerStore(path: storePath),
-                sizeLabel: "the file with its log", goalP99: 200e-6, file: storePath))
+                sizeLabel: "the file with its log", goalP99: 200e-6, warming: .file(storePath)))
         if let postgreSQL {
             report.stores.append(
                 .init(
                     name: "`PostgreSQLLedgerStore` (loopback)", store: try PostgreSQLLedgerStore(postgreSQL),
-                    sizeLabel: "the server's tables and indexes", goalP99: 1e-3, file: nil))
+                    sizeLabel: "the server's tables and indexes", goalP99: 1e-3,
+                    warming: .postgreSQL(postgreSQL)))
         }
     }
     var ledger = EntitlementLedger()
@@ -281,18 +313,21 @@ func benchLedgerTable(
     }
     for index in report.stores.indices {
         let store = report.stores[index].store
-        if let file = report.stores[index].file {
-            log(
-                "ledger table: \(storeSamples) lookups by appAccountToken in \(report.stores[index].name) as the adds left it …"
-            )
-            report.stores[index].coldLookups = try timed(Array(tokens.suffix(storeSamples))) { uuid in
-                try store.accounts(matching: uuid).reduce(0) {
-                    $0 + ((try store.entitlements(of: $1, at: instant))?.entitlements.count ?? 0)
-                }
+        log(
+            "ledger table: \(storeSamples) lookups by appAccountToken in \(report.stores[index].name) as the adds left it …"
+        )
+        report.stores[index].coldLookups = try timed(Array(tokens.suffix(storeSamples))) { uuid in
+            try store.accounts(matching: uuid).reduce(0) {
+                $0 + ((try store.entitlements(of: $1, at: instant))?.entitlements.count ?? 0)
             }
-            let begin = now()
-            for path in [file, file + "-wal"] { readThrough(path) }
+        }
+        let begin = now()
+        if report.stores[index].warming.warm() {
             report.stores[index].readSeconds = now() - begin
+        } else {
+            log(
+                "ledger table: \(report.stores[index].name) could not be read through; its lookups are timed as they come"
+            )
         }
         log("ledger table: \(storeSamples) lookups of each kind in \(report.stores[index].name) …")
         let byToken = try timed(Array(tokens.prefix(storeSamples))) { uuid in
