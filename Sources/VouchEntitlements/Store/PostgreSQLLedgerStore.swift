@@ -258,9 +258,9 @@ public final class PostgreSQLLedgerStore: @unchecked Sendable {
     /// a fifth or more since it made them. Without statistics the planner may read a whole
     /// index for one account (a lookup of milliseconds, growing with the store, where it takes
     /// a fraction of one), until autovacuum analyzes the tables, up to a minute or more after a
-    /// bulk load. After the commit and best effort: the addition is stored whatever happens
-    /// here, and a role that may not analyze the tables (not their owner) leaves it to
-    /// autovacuum; PostgreSQL then warns and goes on.
+    /// bulk load. Only the tables the role owns (or a superuser's): a role that may not analyze
+    /// them leaves it to autovacuum. After the commit and best effort: the addition is stored
+    /// whatever happens here.
     private func refreshStatistics() {
         lock.lock()
         defer { lock.unlock() }
@@ -268,9 +268,10 @@ public final class PostgreSQLLedgerStore: @unchecked Sendable {
         let tables = ["chain", "claim", "delivery", "app_store_transaction", "app_store_renewal", "channel_record"]
         guard
             let stale = try? connection.query(
-                "SELECT relname FROM pg_stat_user_tables WHERE relid = ANY ($1::regclass[]) "
-                    + "AND (coalesce(last_analyze, last_autoanalyze) IS NULL OR n_mod_since_analyze * 5 > n_live_tup) "
-                    + "ORDER BY relname",
+                "SELECT s.relname FROM pg_stat_user_tables s JOIN pg_class c ON c.oid = s.relid "
+                    + "WHERE s.relid = ANY ($1::regclass[]) AND pg_has_role(c.relowner, 'MEMBER') "
+                    + "AND (coalesce(s.last_analyze, s.last_autoanalyze) IS NULL OR s.n_mod_since_analyze * 5 > s.n_live_tup) "
+                    + "ORDER BY s.relname",
                 [.text("{" + tables.joined(separator: ",") + "}")], phase: .read),
             stale.count > 0
         else { return }
