@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 import Testing
 import Vouch
 import VouchMint
@@ -357,6 +358,30 @@ import VouchTestSupport
         let readOnly = try LedgerStore(path: empty, access: .readOnly)
         let refused = #expect(throws: LedgerError.self) { try readOnly.add(contentsOf: EntitlementLedger()) }
         #expect(refused?.code == .cannotWrite)
+    }
+
+    /// Writers opening a store that does not exist yet, at once: one makes it and every other
+    /// opens what it made. A writer reading the file's identity while another commits the schema
+    /// saw tables without the application id, and refused the store as another application's.
+    @Test func writersOpeningANewStoreAtOnceAllOpenIt() throws {
+        let failures = Mutex<[String]>([])
+        for round in 0..<30 {
+            let path = Self.path("opened-at-once-\(round).sqlite")
+            let done = DispatchGroup()
+            for _ in 0..<6 {
+                done.enter()
+                Thread.detachNewThread {
+                    defer { done.leave() }
+                    do {
+                        try LedgerStore(path: path).close()
+                    } catch {
+                        failures.withLock { $0.append("round \(round): \(error)") }
+                    }
+                }
+            }
+            #expect(done.wait(timeout: .now() + 60) == .success)
+        }
+        #expect(failures.withLock { $0 } == [])
     }
 
     @Test(arguments: [0.02, 0.3, 0.6, 0.9])

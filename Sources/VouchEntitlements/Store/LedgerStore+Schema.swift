@@ -19,15 +19,21 @@ extension LedgerStore {
     static func identify(_ connection: SQLiteConnection, path: String, writable: Bool) throws(LedgerError)
         -> Identity
     {
-        func integer(_ sql: String) throws(LedgerError) -> Int64 {
-            let statement = try connection.prepare(sql, phase: .read)
-            try statement.bind([])
-            guard try statement.step() else { return 0 }
-            return statement.integer(0) ?? 0
+        // One statement, so one snapshot of the file: read one after another, a writer making
+        // the store could commit between them, and a file with its tables but without its
+        // application id (read before the commit) would be refused as another application's.
+        let statement = try connection.prepare(
+            "SELECT (SELECT application_id FROM pragma_application_id), (SELECT user_version FROM pragma_user_version), "
+                + "(SELECT count(*) FROM sqlite_schema)",
+            phase: .read)
+        try statement.bind([])
+        guard try statement.step() else {
+            throw LedgerError(.storeFailure, "\(path): SQLite gave no row reading the store's identity")
         }
-        let application = try integer("PRAGMA application_id")
-        let version = try integer("PRAGMA user_version")
-        let tables = try integer("SELECT count(*) FROM sqlite_schema")
+        let application = statement.integer(0) ?? 0
+        let version = statement.integer(1) ?? 0
+        let tables = statement.integer(2) ?? 0
+        statement.reset()
         if application == applicationId {
             if version == Int64(schemaVersion) { return .store }
             if version >= 1, version < Int64(schemaVersion) {
@@ -127,7 +133,9 @@ extension LedgerStore {
 
     /// Writes the schema into an empty file, in one transaction.
     func initialise() throws(LedgerError) {
-        try connection.execute("PRAGMA journal_mode = WAL", phase: .write)
+        // Another writer making the store at the same moment holds the file while it switches
+        // the journal: waited for, as a writer waits for the write lock.
+        try connection.execute("PRAGMA journal_mode = WAL", phase: .write, retryingWhileBusyFor: options.busyTimeout)
         try connection.execute("BEGIN IMMEDIATE", phase: .write)
         do {
             // Another writer may have made the store since it was looked at.

@@ -51,6 +51,19 @@ final class SQLiteConnection {
         guard code == SQLITE_OK else { throw failure(code, phase: phase) }
     }
 
+    /// Runs `sql` as ``execute(_:phase:)`` does, running it again while SQLite answers that the
+    /// file is busy, for up to `timeout`: for a statement SQLite does not wait for by itself
+    /// (changing the journal mode takes the file alone, without the busy handler).
+    func execute(_ sql: String, phase: Phase, retryingWhileBusyFor timeout: Duration) throws(LedgerError) {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let code = sqlite3_exec(handle, sql, nil, nil, nil)
+            if code == SQLITE_OK { return }
+            guard code & 0xFF == SQLITE_BUSY, ContinuousClock.now < deadline else { throw failure(code, phase: phase) }
+            usleep(2_000)
+        }
+    }
+
     /// Prepares one statement.
     func prepare(_ sql: String, phase: Phase) throws(LedgerError) -> SQLiteStatement {
         var statement: OpaquePointer?
