@@ -180,6 +180,11 @@ import VouchTestSupport
                 "SELECT element FROM unnest($1::bigint[]) WITH ORDINALITY AS u (element, position) ORDER BY position",
                 [.text(PostgreSQLUpserts.arrayLiteral(numbers.map { .integer($0) }))], phase: .read)
             #expect((0..<integers.count).map { integers.integer($0, 0) } == numbers)
+            let blobs: [[UInt8]] = [[], [0, 0x22, 0x5C, 0xFF], Array(0...255)]
+            let bytes = try connection.query(
+                "SELECT element FROM unnest($1::bytea[]) WITH ORDINALITY AS u (element, position) ORDER BY position",
+                [.text(PostgreSQLUpserts.arrayLiteral(blobs.map { .bytes($0) }))], phase: .read)
+            #expect((0..<bytes.count).map { bytes.bytes($0, 0) } == blobs)
         }
 
         @Test func heldUpsertsWriteTheLastRowOfEachKeyInStatementsOfAThousandRows() throws {

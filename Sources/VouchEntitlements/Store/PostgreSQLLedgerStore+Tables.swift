@@ -135,9 +135,7 @@ struct PostgreSQLTables: LedgerTables {
         }
         let sql = Self.chainRows(of: "SELECT * FROM unnest($1::text[], $2::text[])") + " ORDER BY 1"
         try ledger.insertingRecords { ledger throws(LedgerError) in
-            var start = 0
-            while start < sorted.count {
-                let chunk = sorted[start..<min(start + PostgreSQLUpserts.rowsPerStatement, sorted.count)]
+            for chunk in PostgreSQLUpserts.chunks(sorted) {
                 let found = try rows(
                     sql,
                     [
@@ -145,7 +143,6 @@ struct PostgreSQLTables: LedgerTables {
                         .text(PostgreSQLUpserts.arrayLiteral(chunk.map { .text($0.originalTransactionId) })),
                     ], phase: .read)
                 try insertRows(found, into: &ledger)
-                start += PostgreSQLUpserts.rowsPerStatement
             }
         }
     }
@@ -170,9 +167,7 @@ struct PostgreSQLTables: LedgerTables {
 
     func deliveries(channel: String, ids: [String]) throws(LedgerError) -> [String: [Int64: Int64]] {
         var seen: [String: [Int64: Int64]] = [:]
-        var start = 0
-        while start < ids.count {
-            let chunk = ids[start..<min(start + PostgreSQLUpserts.rowsPerStatement, ids.count)]
+        for chunk in PostgreSQLUpserts.chunks(ids) {
             let found = try rows(
                 "SELECT id, signed_date, seen, checksum FROM delivery WHERE channel = $1 AND id = ANY($2::text[])",
                 [.text(channel), .text(PostgreSQLUpserts.arrayLiteral(chunk.map { .text($0) }))], phase: .read)
@@ -184,7 +179,6 @@ struct PostgreSQLTables: LedgerTables {
                     name, .delivery, [channel, id, String(signedDate), String(count)], checksum: found.integer(row, 3))
                 seen[id, default: [:]][signedDate] = count
             }
-            start += PostgreSQLUpserts.rowsPerStatement
         }
         return seen
     }
@@ -285,7 +279,7 @@ struct PostgreSQLTables: LedgerTables {
         let found = try rows(
             "INSERT INTO fed_input (digest) SELECT unnest($1::bigint[]) ORDER BY 1 ON CONFLICT DO NOTHING "
                 + "RETURNING digest",
-            [.text("{" + digests.map(String.init).joined(separator: ",") + "}")], phase: .write)
+            [.text(PostgreSQLUpserts.arrayLiteral(digests.map { .integer($0) }))], phase: .write)
         return (0..<found.count).compactMap { found.integer($0, 0) }
     }
 

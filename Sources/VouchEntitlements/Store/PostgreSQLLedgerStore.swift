@@ -272,7 +272,7 @@ public final class PostgreSQLLedgerStore: @unchecked Sendable {
                     + "WHERE s.relid = ANY ($1::regclass[]) AND pg_has_role(c.relowner, 'MEMBER') "
                     + "AND (coalesce(s.last_analyze, s.last_autoanalyze) IS NULL OR s.n_mod_since_analyze * 5 > s.n_live_tup) "
                     + "ORDER BY s.relname",
-                [.text("{" + tables.joined(separator: ",") + "}")], phase: .read),
+                [.text(PostgreSQLUpserts.arrayLiteral(tables.map { .text($0) }))], phase: .read),
             stale.count > 0
         else { return }
         let names = (0..<stale.count).compactMap { stale.text($0, 0) }

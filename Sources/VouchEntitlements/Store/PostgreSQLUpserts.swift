@@ -67,17 +67,21 @@ final class PostgreSQLUpserts {
         defer { pending = [] }
         var statements: [(sql: String, values: [PostgreSQLConnection.Value])] = []
         for table in pending {
-            var start = 0
-            while start < table.rows.count {
-                let rows = table.rows[start..<min(start + Self.rowsPerStatement, table.rows.count)]
+            for rows in Self.chunks(table.rows) {
                 let values = table.upsert.columns.indices.map { column in
                     PostgreSQLConnection.Value.text(Self.arrayLiteral(rows.map { $0[column] }))
                 }
                 statements.append((table.upsert.sql, values))
-                start += Self.rowsPerStatement
             }
         }
         return statements
+    }
+
+    /// `items` in slices of ``rowsPerStatement`` at most, in order: what one statement sends.
+    static func chunks<Item>(_ items: [Item]) -> [ArraySlice<Item>] {
+        stride(from: 0, to: items.count, by: rowsPerStatement).map {
+            items[$0..<min($0 + rowsPerStatement, items.count)]
+        }
     }
 
     /// `values` as PostgreSQL's array input: each text quoted (`"` and `\` escaped by `\`), each

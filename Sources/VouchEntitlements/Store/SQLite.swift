@@ -47,8 +47,7 @@ final class SQLiteConnection {
 
     /// Runs `sql` (one or more statements without results).
     func execute(_ sql: String, phase: Phase) throws(LedgerError) {
-        let code = sqlite3_exec(handle, sql, nil, nil, nil)
-        guard code == SQLITE_OK else { throw failure(code, phase: phase) }
+        try execute(sql, phase: phase, retryingWhileBusyFor: .zero)
     }
 
     /// Runs `sql` as ``execute(_:phase:)`` does, running it again while SQLite answers that the
