@@ -25,11 +25,13 @@ final class Committer: @unchecked Sendable {
         /// account is added in the group's ledger instead, where a conflict with another
         /// addition of the group is found.
         let part: EntitlementLedger?
-        /// Set once the addition is settled: `.some(nil)` when it was committed, else why not.
-        var result: LedgerError??
-        /// What the committing thread settled, written while it commits without the lock; published
-        /// into `result` under the lock, which its owner reads.
+        /// What the committing thread settled: `.some(nil)` when the addition was committed,
+        /// else why not. Written before ``settled`` is signalled, read by the owner after it.
         var outcome: LedgerError??
+        /// Signalled once, when ``outcome`` is set: only the requests a commit settled wake,
+        /// never every request waiting (with one condition for all, each commit and each new
+        /// addition woke them all to look and sleep again, a context switch each).
+        let settled = DispatchSemaphore(value: 0)
 
         init(_ input: VerifiedInput, account: String?, part: EntitlementLedger?) {
             self.input = input
@@ -97,13 +99,14 @@ final class Committer: @unchecked Sendable {
         }
         let job = Job(input, account: account, part: part)
         condition.lock()
-        defer { condition.unlock() }
         // The server stops its request threads before the committing thread.
         precondition(!stopping, "an addition after the committing thread stopped")
         waiting.append(job)
-        condition.broadcast()
-        while job.result == nil { condition.wait() }
-        return job.result!
+        // Only the committing thread waits on the condition until ``stop()``.
+        condition.signal()
+        condition.unlock()
+        job.settled.wait()
+        return job.outcome!
     }
 
     /// The committing thread: stores every addition waiting in one transaction, settles them,
@@ -117,9 +120,10 @@ final class Committer: @unchecked Sendable {
                 condition.unlock()
                 let transactions = commit(group)
                 condition.lock()
-                for settled in group { settled.result = settled.outcome }
+                // Counted before any request of the group is answered: `/metrics` after a `200`
+                // counts its commit.
                 transactionCount += transactions
-                condition.broadcast()
+                for job in group { job.settled.signal() }
             } else if stopping {
                 break
             } else {
