@@ -119,10 +119,11 @@ let package = Package(
             ]
         ),
         // What the test targets share: the vector loader, the JWS splitter, minted fixtures,
-        // the seeded generator, an independent OpenSSL check of ES256 signatures.
+        // the seeded generator, an independent OpenSSL check of ES256 signatures, SQLite itself
+        // on a store's file.
         .target(
             name: "VouchTestSupport",
-            dependencies: ["Vouch", "VouchMint", "COpenSSL"],
+            dependencies: ["Vouch", "VouchMint", "COpenSSL", "CSQLite"],
             path: "Tests/VouchTestSupport"
         ),
         // One test target per library target; the command's tests (minting included) run the

@@ -1,6 +1,6 @@
-import CSQLite
 import Foundation
 import Testing
+import VouchTestSupport
 @testable import VouchEntitlements
 
 /// `vouch ledger check` on the built binary: a whole store checks clean, an overwritten digit of
@@ -12,21 +12,7 @@ import Testing
     /// `vouch_pack(json)` and `vouch_unpack(body)` read and write the JSON of packed bodies.
     @discardableResult
     static func sqlite(_ path: String, _ sql: String) throws -> String? {
-        var handle: OpaquePointer?
-        guard sqlite3_open(path, &handle) == SQLITE_OK, StoredBody.defineFunctions(on: handle) == SQLITE_OK else {
-            sqlite3_close(handle)
-            throw CocoaError(.fileReadUnknown)
-        }
-        defer { sqlite3_close(handle) }
-        var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(handle, sql, -1, &statement, nil) == SQLITE_OK else {
-            throw CocoaError(.fileReadUnknown)
-        }
-        defer { sqlite3_finalize(statement) }
-        let code = sqlite3_step(statement)
-        guard code == SQLITE_ROW || code == SQLITE_DONE else { throw CocoaError(.fileWriteUnknown) }
-        guard code == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return nil }
-        return String(cString: text)
+        try SQLiteFile.value(path, sql, functions: StoredBody.defineFunctions)
     }
 
     @Test func ledgerCheckFindsAndNamesAnOverwrittenDigitThatEveryAnswerRefuses() throws {

@@ -503,20 +503,13 @@ import VouchTestSupport
 
     /// Runs `sql` on `path` with SQLite itself, as another application would.
     static func sqlite(_ path: String, _ sql: String) throws {
-        let handle = try connect(path)
-        defer { sqlite3_close(handle) }
-        guard sqlite3_exec(handle, sql, nil, nil, nil) == SQLITE_OK else { throw CocoaError(.fileWriteUnknown) }
+        try SQLiteFile.execute(path, sql, functions: StoredBody.defineFunctions)
     }
 
     /// A connection of SQLite itself to `path`, beside the store's, with `vouch_pack(json)` and
     /// `vouch_unpack(body)`, by which a test reads and writes the JSON of packed bodies.
     static func connect(_ path: String) throws -> OpaquePointer? {
-        var handle: OpaquePointer?
-        guard sqlite3_open(path, &handle) == SQLITE_OK, StoredBody.defineFunctions(on: handle) == SQLITE_OK else {
-            sqlite3_close(handle)
-            throw CocoaError(.fileWriteUnknown)
-        }
-        return handle
+        try SQLiteFile.open(path, functions: StoredBody.defineFunctions)
     }
 
     /// SQL that turns every packed body back into its JSON, as a store of schema 4 or older

@@ -73,7 +73,7 @@ enum StripeBench {
             let lines = max(2000, Int(single * 2))
             let file = scratch.appendingPathComponent("stripe-\(size).jsonl")
             let line = delivery.storedJSON + [0x0A]
-            FileManager.default.createFile(atPath: file.path, contents: nil)
+            precondition(FileManager.default.createFile(atPath: file.path, contents: nil), "cannot create \(file.path)")
             let handle = try FileHandle(forWritingTo: file)
             for _ in 0..<lines { handle.write(Data(line)) }
             try handle.close()
