@@ -342,18 +342,20 @@ public final class LedgerStore: @unchecked Sendable {
     /// `originalTransactionId` of the account, in every environment.
     public func accounts(matching identifier: String) throws(LedgerError) -> [AccountKey] {
         try reading { () throws(LedgerError) -> [AccountKey] in
+            // UNION ALL: the rows go into a set, so SQLite need not gather them in a temporary
+            // table to drop duplicates (here and in `accounts()`).
             var found = Set<AccountKey>()
             try statement(
                 "SELECT environment, account, chain FROM chain WHERE account = ?1 AND channel = 'app_store' "
-                    + "UNION SELECT environment, account, chain FROM chain WHERE chain = ?2 AND channel = 'app_store'",
+                    + "UNION ALL SELECT environment, account, chain FROM chain WHERE chain = ?2 AND channel = 'app_store'",
                 phase: .read
             ).rows([.text(AccountKey.token(identifier)), .text(identifier)]) { row in
                 found.insert(Self.account(row))
             }
             try statement(
                 "SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND account = ?1 "
-                    + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND chain = ?2 "
-                    + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND id = ?2",
+                    + "UNION ALL SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND chain = ?2 "
+                    + "UNION ALL SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND id = ?2",
                 phase: .read
             ).rows([.text(AccountKey.token(identifier)), .text(identifier)]) { row in
                 found.insert(Self.account(row))
@@ -386,7 +388,7 @@ public final class LedgerStore: @unchecked Sendable {
             var found = Set<AccountKey>()
             try statement(
                 "SELECT environment, account, chain FROM chain WHERE channel = 'app_store' "
-                    + "UNION SELECT environment, account, chain FROM channel_record WHERE refund = 0",
+                    + "UNION ALL SELECT environment, account, chain FROM channel_record WHERE refund = 0",
                 phase: .read
             ).rows { row in found.insert(Self.account(row)) }
             return found.sorted()
