@@ -179,6 +179,19 @@ import VouchTestSupport
         #expect(try Self.answers(reader) == Self.answers(writer))
     }
 
+    /// A grant to an account named by the grant's own id is found by two of the lookup's
+    /// branches (its chain and its id): it is still one account, in `accounts()` too.
+    @Test func aRecordTwoLookupsFindIsOneAccount() throws {
+        let store = try LedgerStore(path: Self.path("one-account.sqlite"))
+        let account = AccountKey(environment: .production, originalTransactionId: "grant-7")
+        try store.add(
+            EntitlementGrant(
+                source: EntitlementSource(rawValue: "manual"), id: "grant-7", account: account, productId: "pro",
+                startDate: Timestamp(milliseconds: 0), expiresDate: nil, signedDate: Timestamp(milliseconds: 1)))
+        #expect(try store.accounts(matching: "grant-7") == [account])
+        #expect(try store.accounts() == [account])
+    }
+
     @Test func addingTheSameDataAgainChangesNothing() throws {
         let path = Self.path("again.sqlite")
         let store = try LedgerStore(path: path)
