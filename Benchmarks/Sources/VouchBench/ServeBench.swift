@@ -18,6 +18,11 @@ import VouchServer
 // first request to the last answer; every answer must be 200, and the server's store must count
 // the chains and transactions the others count.
 //
+// The store alone: the same notifications, verified first, stored by the library in
+// transactions of a few (1, 2, 4, 8: one from each client in turn, as the server's group commits
+// take them) and of 10,000, each size into a fresh file: what one transaction costs, and what a
+// notification costs when the transactions hold that many.
+//
 // Questions: a store of many accounts' histories (`--serve-accounts`), asked for sampled
 // accounts' entitlements through the library call the endpoint makes (`accounts(matching:)`,
 // then `entitlements(of:at:)` of each) and through `GET /v1/accounts/{account}/entitlements`
@@ -37,6 +42,15 @@ struct ServeReport {
     var chains = 0
     var transactions = 0
     var rounds: [Round] = []
+    var groups: [Group] = []
+
+    /// The store alone: the notifications stored in transactions of `size`.
+    struct Group {
+        var size: Int
+        var transactions: Int
+        var seconds: Double
+        var cpu: Double
+    }
 
     /// One round of the three ways of storing the deliveries.
     struct Round {
@@ -98,7 +112,14 @@ struct ServeReport {
             return "| \(name) | \(times.count) | \(Self.milliseconds(LedgerTableReport.percentile(sorted, 0.5))) | "
                 + "\(Self.milliseconds(LedgerTableReport.percentile(sorted, 0.99))) |"
         }
-        let lines = [
+        func groupRow(_ group: Group) -> String {
+            let perNotification = group.cpu / Double(max(deliveries, 1))
+            let reference = (groups.max { $0.size < $1.size }?.cpu ?? .nan) / Double(max(deliveries, 1))
+            return "| \(group.size) | \(group.transactions) | "
+                + "\(String(format: "%.0f", group.cpu / Double(max(group.transactions, 1)) * 1e6)) | "
+                + "\(String(format: "%.0f", perNotification * 1e6)) | \(String(format: "%.2f", perNotification / reference)) |"
+        }
+        var lines = [
             "",
             context,
             "",
@@ -126,6 +147,17 @@ struct ServeReport {
                 + rounds.map {
                     String(format: "%.2f; %d commits; %.1f in flight", $0.ratio, $0.commits, $0.inFlight)
                 }.joined(separator: " · ") + ".",
+            "",
+            "The store alone (the library, one thread): the same \(deliveries) notifications, verified first, "
+                + "stored in transactions of a few, one from each of \(clients) clients in turn as the server's group "
+                + "commits take them, and of 10,000 as `vouch ledger add` stores; each size into a fresh file:",
+            "",
+            "| notifications per transaction | transactions | CPU µs per transaction | CPU µs per notification | "
+                + "per notification, to 10,000 a transaction |",
+            "|---:|---:|---:|---:|---:|",
+        ]
+        lines += groups.map(groupRow)
+        lines += [
             "",
             "Entitlements at \(storeAccounts) accounts (\(storeTokens) tokens of `MintHistoryGenerator` histories, "
                 + "stored in \(String(format: "%.0f", storeSeconds)) s; \(storeChains) chains); sampled accounts "
@@ -459,9 +491,59 @@ func benchServe(
         for path in [binaryPath, libraryPath, servedPath] { removeStore(path) }
         report.rounds.append(measured)
     }
+
+    // 3. The store alone, by the size of its transactions.
+    log("serve: the store alone, in transactions of 1, 2, 4, 8 and 10,000 notifications …")
+    do {
+        var verified: [VerifiedInput] = []
+        let batch = BatchVerifier(verifier: try Verifier(configuration: configuration), jobs: jobs)
+        _ = try batch.verify(from: try InputReader(path: file.path)) { result in
+            if case .success(let input) = result.result { verified.append(input) }
+        }
+        precondition(verified.count == report.deliveries, "not every notification verified")
+        // The order the server's clients deliver in: each client its accounts in turn, each
+        // account's notifications in order; one notification of each client after another.
+        var streams = [[Int]](repeating: [], count: report.clients)
+        var index = 0
+        for (account, bodies) in perAccount.enumerated() {
+            for _ in bodies {
+                streams[account % report.clients].append(index)
+                index += 1
+            }
+        }
+        var order: [Int] = []
+        for position in 0..<(streams.map(\.count).max() ?? 0) {
+            for stream in streams where position < stream.count { order.append(stream[position]) }
+        }
+        let groupPath = directory.appendingPathComponent("serve-groups.sqlite").path
+        for size in [1, 2, 4, 8, 10_000] {
+            removeStore(groupPath)
+            let store = try LedgerStore(path: groupPath)
+            let start = now()
+            let cpu = processCPUSeconds()
+            var transactions = 0
+            for first in stride(from: 0, to: order.count, by: size) {
+                var ledger = EntitlementLedger.batch()
+                for position in order[first..<min(first + size, order.count)] {
+                    try ledger.add(
+                        verified[position], account: nil, stripeAccountKey: EntitlementLedger.defaultStripeAccountKey)
+                }
+                try store.add(contentsOf: ledger)
+                transactions += 1
+            }
+            report.groups.append(
+                .init(size: size, transactions: transactions, seconds: now() - start, cpu: processCPUSeconds() - cpu))
+            store.close()
+            let stored = try statistics(groupPath)
+            precondition(
+                stored.chains == report.chains && stored.transactions == report.transactions,
+                "the store of transactions of \(size) differs from vouch ledger add's")
+        }
+        removeStore(groupPath)
+    }
     perAccount = []
 
-    // 5. A store of `storeAccounts` accounts' whole histories, filled by the library in
+    // 4. A store of `storeAccounts` accounts' whole histories, filled by the library in
     // chunks of accounts (each minted in parallel, verified from memory, stored in one
     // transaction).
     let storePath = directory.appendingPathComponent("serve-accounts.sqlite").path
@@ -500,7 +582,7 @@ func benchServe(
     }
     report.storeSeconds = now() - storeStart
 
-    // 6. Questions: the library and HTTP with one client, in turn for each account (so that
+    // 5. Questions: the library and HTTP with one client, in turn for each account (so that
     // both see the same load), then HTTP with 8 clients at once.
     var random = SampleRandom(state: 0x5EED_0038)
     let identifiers = (0..<requests).map { _ in accountIdentifier(generator, random.below(storeAccounts)) }
