@@ -32,6 +32,13 @@ public protocol LedgerReading {
     /// that id).
     func accounts(withTransactionId transactionId: String) throws(Failure) -> [AccountKey]
 
+    /// The entitlements at `instant` of every account `identifier` names (as
+    /// ``accounts(matching:)`` finds them), in the accounts' order: what `vouch serve`'s
+    /// `GET …/entitlements` answers, the records `vouch entitlements --account ID` prints. The
+    /// SQLite store finds and answers them in one read transaction.
+    func entitlements(ofAccountsMatching identifier: String, at instant: Timestamp) throws(Failure)
+        -> [AccountEntitlements]
+
     /// The instants at which the answer of `account` may change, ascending
     /// (``EntitlementLedger/changeInstants(of:)`` says which).
     func changeInstants(of account: AccountKey) throws(Failure) -> [Timestamp]
@@ -87,8 +94,7 @@ extension LedgerReading {
 
     /// The entitlements at `instant` of every account `identifier` names (an
     /// `appAccountToken`, a server's own id or any `originalTransactionId` of the account, in
-    /// every environment), in the accounts' order: what `vouch serve`'s `GET …/entitlements`
-    /// answers, the records `vouch entitlements --account ID` prints.
+    /// every environment), in the accounts' order: each account found, then answered.
     public func entitlements(ofAccountsMatching identifier: String, at instant: Timestamp) throws(Failure)
         -> [AccountEntitlements]
     {

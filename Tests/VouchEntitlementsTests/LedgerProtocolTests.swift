@@ -37,6 +37,13 @@ import VouchMint
         lines += try ledger.accounts(entitledTo: "com.example.plus.monthly", at: at).map(\.description)
         lines += try ledger.accounts(matching: UUID(uuidString: F.account)!).map(\.description)
         lines += try ledger.revocations().map { JSONWriter.string($0.json) }
+        // Found and answered in one call (a store: in one read transaction), by the token in
+        // upper case, by an `originalTransactionId`, and by an id no account has.
+        for identifier in [F.account.uppercased(), "3000", "nobody"] {
+            let found = try ledger.entitlements(ofAccountsMatching: identifier, at: Timestamp(at))
+            let answers = found.map { JSONWriter.string($0.json(at: Timestamp(at), includeTier: true)) }
+            lines.append("\(identifier): \(answers.count) \(answers.joined(separator: " "))")
+        }
         let user = try ledger.entitlements(ofUser: F.account.uppercased(), at: Timestamp(at))
         lines.append("\(user.tier?.name ?? "-") \(user.tierEnvironment?.rawValue ?? "-") \(user.entitlements.count)")
         return lines
@@ -51,7 +58,11 @@ import VouchMint
         let store = try LedgerStore(path: path, catalog: Self.catalog)
         try store.add(contentsOf: memory)
         let fromMemory = Self.answers(memory)  // no `try`: memory cannot fail
-        #expect(fromMemory.count == 7)
+        #expect(fromMemory.count == 10)
+        #expect(
+            fromMemory[6...8].map { $0.prefix { $0 != " " } + " " + $0.split(separator: " ")[1] } == [
+                "\(F.account.uppercased()): 2", "3000: 1", "nobody: 0",
+            ])
         #expect(try Self.answers(store) == fromMemory)
         for account in memory.accounts {
             #expect(try store.changeInstants(of: account) == memory.changeInstants(of: account))

@@ -102,7 +102,7 @@ extension LedgerStore {
     /// The body of the current row of a statement selecting ``RecordTable/columns``, once its
     /// checksum is verified; ``LedgerError/Code/corruptStore`` naming the record when not.
     func verified(_ row: SQLiteStatement, _ table: RecordTable) throws(LedgerError) -> [UInt8] {
-        guard let body = StoredBody.unpack(row.bytes(0)) else {
+        guard let body = row.withBlob(0, StoredBody.unpack) else {
             throw Self.damaged(path, table.name, row.text(2), "does not unpack")
         }
         guard row.integer(1) == Self.checksum(body) else { throw Self.damaged(path, table.name, row.text(2)) }
@@ -231,8 +231,8 @@ extension LedgerStore {
                     try statement("SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)", phase: .read)
                         .rows { row in
                             report.verify(
-                                table, key: row.text(2), checksum: row.integer(1), body: StoredBody.unpack(row.bytes(0))
-                            )
+                                table, key: row.text(2), checksum: row.integer(1),
+                                body: row.withBlob(0, StoredBody.unpack))
                         }
                 } catch  where error.code == .corruptStore {
                     report.problems.append(.init(table: table.name, key: nil, reason: error.reason))

@@ -91,7 +91,14 @@ public final class LedgerStore: @unchecked Sendable {
     /// The open connection; `nil` once closed.
     private var live: SQLiteConnection?
     private let lock = NSLock()
-    private var prepared: [String: SQLiteStatement] = [:]
+    private var prepared: [PreparedKey: SQLiteStatement] = [:]
+
+    /// A prepared statement's key: its SQL and the phase its failures are told in (a `COMMIT`
+    /// that fails is "cannot read" after reading and "cannot write" after writing).
+    private struct PreparedKey: Hashable {
+        let sql: String
+        let phase: SQLiteConnection.Phase
+    }
 
     /// The connection, or ``LedgerError/Code/cannotOpen`` once ``close()`` was called.
     var connection: SQLiteConnection {
@@ -182,11 +189,12 @@ public final class LedgerStore: @unchecked Sendable {
         live = nil
     }
 
-    /// A statement prepared once per connection.
+    /// A statement prepared once per connection and phase.
     func statement(_ sql: String, phase: SQLiteConnection.Phase) throws(LedgerError) -> SQLiteStatement {
-        if let known = prepared[sql] { return known }
+        let key = PreparedKey(sql: sql, phase: phase)
+        if let known = prepared[key] { return known }
         let made = try connection.prepare(sql, phase: phase)
-        prepared[sql] = made
+        prepared[key] = made
         return made
     }
 
@@ -194,15 +202,17 @@ public final class LedgerStore: @unchecked Sendable {
     func reading<Result>(_ body: () throws(LedgerError) -> Result) throws(LedgerError) -> Result {
         lock.lock()
         defer { lock.unlock() }
-        try connection.execute("BEGIN", phase: .read)
+        // Prepared like any other statement: parsing `BEGIN` and `COMMIT` anew for every
+        // lookup costs about as much as running them.
+        try statement("BEGIN", phase: .read).run()
         do {
             let result = try body()
             resetStatements()
-            try connection.execute("COMMIT", phase: .read)
+            try statement("COMMIT", phase: .read).run()
             return result
         } catch {
             resetStatements()
-            try? connection.execute("ROLLBACK", phase: .read)
+            try? statement("ROLLBACK", phase: .read).run()
             throw error
         }
     }
@@ -221,15 +231,15 @@ public final class LedgerStore: @unchecked Sendable {
         guard access == .readWrite else {
             throw LedgerError(.cannotWrite, "cannot write \(path): the store was opened read-only")
         }
-        try connection.execute("BEGIN IMMEDIATE", phase: .write)
+        try statement("BEGIN IMMEDIATE", phase: .write).run()
         do {
             let result = try body()
             resetStatements()
-            try connection.execute("COMMIT", phase: .write)
+            try statement("COMMIT", phase: .write).run()
             return result
         } catch {
             resetStatements()
-            try? connection.execute("ROLLBACK", phase: .write)
+            try? statement("ROLLBACK", phase: .write).run()
             throw error
         }
     }
@@ -341,27 +351,31 @@ public final class LedgerStore: @unchecked Sendable {
     /// The accounts an identifier names: an `appAccountToken` (in any case) or any
     /// `originalTransactionId` of the account, in every environment.
     public func accounts(matching identifier: String) throws(LedgerError) -> [AccountKey] {
-        try reading { () throws(LedgerError) -> [AccountKey] in
-            // UNION ALL: the rows go into a set, so SQLite need not gather them in a temporary
-            // table to drop duplicates (here and in `accounts()`).
-            var found = Set<AccountKey>()
-            try statement(
-                "SELECT environment, account, chain FROM chain WHERE account = ?1 AND channel = 'app_store' "
-                    + "UNION ALL SELECT environment, account, chain FROM chain WHERE chain = ?2 AND channel = 'app_store'",
-                phase: .read
-            ).rows([.text(AccountKey.token(identifier)), .text(identifier)]) { row in
-                found.insert(Self.account(row))
-            }
-            try statement(
-                "SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND account = ?1 "
-                    + "UNION ALL SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND chain = ?2 "
-                    + "UNION ALL SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND id = ?2",
-                phase: .read
-            ).rows([.text(AccountKey.token(identifier)), .text(identifier)]) { row in
-                found.insert(Self.account(row))
-            }
-            return found.sorted()
+        try reading { () throws(LedgerError) -> [AccountKey] in try matching(identifier) }
+    }
+
+    /// The accounts `identifier` names, in their order, inside the caller's read transaction.
+    private func matching(_ identifier: String) throws(LedgerError) -> [AccountKey] {
+        // UNION ALL: the rows go into a set, so SQLite need not gather them in a temporary
+        // table to drop duplicates (here and in `accounts()`).
+        var found = Set<AccountKey>()
+        let values: [SQLiteStatement.Value] = [.text(AccountKey.token(identifier)), .text(identifier)]
+        try statement(
+            "SELECT environment, account, chain FROM chain WHERE account = ?1 AND channel = 'app_store' "
+                + "UNION ALL SELECT environment, account, chain FROM chain WHERE chain = ?2 AND channel = 'app_store'",
+            phase: .read
+        ).rows(values) { row in
+            found.insert(Self.account(row))
         }
+        try statement(
+            "SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND account = ?1 "
+                + "UNION ALL SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND chain = ?2 "
+                + "UNION ALL SELECT environment, account, chain FROM channel_record WHERE refund = 0 AND id = ?2",
+            phase: .read
+        ).rows(values) { row in
+            found.insert(Self.account(row))
+        }
+        return found.sorted()
     }
 
     /// The accounts holding a transaction `transactionId`.
@@ -404,11 +418,31 @@ public final class LedgerStore: @unchecked Sendable {
     /// account's own chains are read.
     public func entitlements(of account: AccountKey, at instant: Timestamp) throws(LedgerError) -> AccountEntitlements?
     {
-        try reading { () throws(LedgerError) -> AccountEntitlements? in
-            var ledger = EntitlementLedger(catalog: catalog)
-            try load(account, into: &ledger)
-            return ledger.entitlements(of: account, at: instant)
+        try reading { () throws(LedgerError) -> AccountEntitlements? in try answer(of: account, at: instant) }
+    }
+
+    /// The entitlements at `instant` of every account `identifier` names, in the accounts'
+    /// order, as ``LedgerReading/entitlements(ofAccountsMatching:at:)`` answers them: found and
+    /// answered in one read transaction, so that a change committed meanwhile is in every
+    /// answer or in none. Only those accounts' records are read.
+    public func entitlements(ofAccountsMatching identifier: String, at instant: Timestamp) throws(LedgerError)
+        -> [AccountEntitlements]
+    {
+        try reading { () throws(LedgerError) -> [AccountEntitlements] in
+            var answers: [AccountEntitlements] = []
+            for account in try matching(identifier) {
+                if let answer = try answer(of: account, at: instant) { answers.append(answer) }
+            }
+            return answers
         }
+    }
+
+    /// The entitlements of `account` at `instant` from its records, inside the caller's read
+    /// transaction.
+    private func answer(of account: AccountKey, at instant: Timestamp) throws(LedgerError) -> AccountEntitlements? {
+        var ledger = EntitlementLedger(catalog: catalog)
+        try load(account, into: &ledger)
+        return ledger.entitlements(of: account, at: instant)
     }
 
     /// The instants at which the answer of `account` may change, as

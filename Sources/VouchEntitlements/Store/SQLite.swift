@@ -198,6 +198,14 @@ final class SQLiteStatement {
         return Array(UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(handle, index))))
     }
 
+    /// `body` of column `index` of the current row as SQLite holds it (empty for NULL), without
+    /// a copy: the bytes are valid only during the call.
+    func withBlob<Result>(_ index: Int32, _ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        let start = sqlite3_column_blob(handle, index)
+        return body(
+            UnsafeRawBufferPointer(start: start, count: start == nil ? 0 : Int(sqlite3_column_bytes(handle, index))))
+    }
+
     /// Column `index` of the current row as an integer; `nil` for NULL.
     func integer(_ index: Int32) -> Int64? {
         sqlite3_column_type(handle, index) == SQLITE_NULL ? nil : sqlite3_column_int64(handle, index)
