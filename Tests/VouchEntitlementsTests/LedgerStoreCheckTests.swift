@@ -190,6 +190,36 @@ import VouchOpenSSL
         ]
     }
 
+    /// A record of another channel is named by its channel, environment and id, with `refund`
+    /// before the id of a refunded charge, as much in a lookup's error as in the check.
+    @Test func aDamagedStripeRecordIsNamedByItsKeyRefundOrNot() throws {
+        typealias S = StripeLedgerTests
+        let charge = S.event(
+            "charge.refunded", created: 300,
+            object: [
+                "id": "ch_1", "object": "charge", "amount": 999, "amount_refunded": 999, "currency": "usd",
+                "customer": "cus_1", "metadata": [:],
+            ])
+        let ledger = try S.ledger([S.subscription(status: "active", created: 100, periodEnd: 1_000), charge])
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "vouch-check-stripe-\(UUID().uuidString).sqlite"
+        ).path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        try LedgerStore(path: path, catalog: ledger.catalog).add(contentsOf: ledger)
+        try LedgerStoreTests.sqlite(path, "UPDATE channel_record SET checksum = checksum + 1")
+
+        let store = try LedgerStore(path: path, access: .readOnly, catalog: ledger.catalog)
+        let report = try store.check()
+        #expect(report.problems.map(\.table) == ["channel_record", "channel_record"])
+        #expect(report.problems.map(\.key) == ["stripe Sandbox sub_1", "stripe Sandbox refund ch_1"])
+        let account = try #require(ledger.accounts.first)
+        let error = #expect(throws: LedgerError.self) { try store.revocations(of: account) }
+        #expect(error?.code == .corruptStore)
+        #expect(
+            error?.reason.contains("channel_record stripe Sandbox sub_1 does not match its checksum") == true,
+            "\(error?.reason ?? "")")
+    }
+
     @Test func aChainIndexChangedBesideTheStoreIsFoundByTheCheck() throws {
         let (path, ledger) = try Self.store("index.sqlite")
         let expected = try Self.indexChanges { sql in try Self.row(path, sql).map { $0 ?? "" } }
