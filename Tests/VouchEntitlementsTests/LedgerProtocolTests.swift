@@ -59,8 +59,9 @@ import VouchMint
         try store.add(contentsOf: memory)
         let fromMemory = Self.answers(memory)  // no `try`: memory cannot fail
         #expect(fromMemory.count == 10)
+        // Each identifier's line begins with how many accounts it named.
         #expect(
-            fromMemory[6...8].map { $0.prefix { $0 != " " } + " " + $0.split(separator: " ")[1] } == [
+            fromMemory[6...8].map { $0.split(separator: " ").prefix(2).joined(separator: " ") } == [
                 "\(F.account.uppercased()): 2", "3000: 1", "nobody: 0",
             ])
         #expect(try Self.answers(store) == fromMemory)

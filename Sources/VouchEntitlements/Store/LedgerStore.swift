@@ -418,7 +418,9 @@ public final class LedgerStore: @unchecked Sendable {
     /// account's own chains are read.
     public func entitlements(of account: AccountKey, at instant: Timestamp) throws(LedgerError) -> AccountEntitlements?
     {
-        try reading { () throws(LedgerError) -> AccountEntitlements? in try answer(of: account, at: instant) }
+        try reading { () throws(LedgerError) -> AccountEntitlements? in
+            try ledger(of: account).entitlements(of: account, at: instant)
+        }
     }
 
     /// The entitlements at `instant` of every account `identifier` names, in the accounts'
@@ -431,27 +433,27 @@ public final class LedgerStore: @unchecked Sendable {
         try reading { () throws(LedgerError) -> [AccountEntitlements] in
             var answers: [AccountEntitlements] = []
             for account in try matching(identifier) {
-                if let answer = try answer(of: account, at: instant) { answers.append(answer) }
+                if let answer = try ledger(of: account).entitlements(of: account, at: instant) {
+                    answers.append(answer)
+                }
             }
             return answers
         }
     }
 
-    /// The entitlements of `account` at `instant` from its records, inside the caller's read
-    /// transaction.
-    private func answer(of account: AccountKey, at instant: Timestamp) throws(LedgerError) -> AccountEntitlements? {
+    /// A ledger of the store's catalog holding the records of `account` (``load(_:into:)``),
+    /// read inside the caller's transaction.
+    private func ledger(of account: AccountKey) throws(LedgerError) -> EntitlementLedger {
         var ledger = EntitlementLedger(catalog: catalog)
         try load(account, into: &ledger)
-        return ledger.entitlements(of: account, at: instant)
+        return ledger
     }
 
     /// The instants at which the answer of `account` may change, as
     /// ``EntitlementLedger/changeInstants(of:)`` gives them; only the account's records are read.
     public func changeInstants(of account: AccountKey) throws(LedgerError) -> [Timestamp] {
         try reading { () throws(LedgerError) -> [Timestamp] in
-            var ledger = EntitlementLedger(catalog: catalog)
-            try load(account, into: &ledger)
-            return ledger.changeInstants(of: account)
+            try ledger(of: account).changeInstants(of: account)
         }
     }
 
@@ -461,8 +463,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// account's records and its customers' are read.
     public func revocations(of account: AccountKey) throws(LedgerError) -> [Revocation] {
         try reading { () throws(LedgerError) -> [Revocation] in
-            var ledger = EntitlementLedger(catalog: catalog)
-            try load(account, into: &ledger)
+            var ledger = try self.ledger(of: account)
             let environment = account.environment.rawValue
             // Every record of those customers: their other subscriptions decide whose a charge is.
             let customers = Set(ledger.stripe.subscriptions.values.compactMap { $0.snapshot?.customer })
