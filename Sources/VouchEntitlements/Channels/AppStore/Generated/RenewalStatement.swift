@@ -62,6 +62,28 @@ struct RenewalStatement: Sendable, Equatable {
             productId: try fields.optionalString("productId"),
             appAccountToken: try fields.optionalString("appAccountToken"))
     }
+
+    /// The statement a packed record holds (``PackedRecord``): its members read in table order.
+    init(packed reader: inout PackedRecord.Reader) throws(RecordFormatError) {
+        self.init(
+            signedDate: try reader.integer(),
+            isInBillingRetryPeriod: try reader.bool(),
+            gracePeriodExpiresDate: try reader.optionalInteger(),
+            productId: try reader.optionalText(),
+            appAccountToken: try reader.optionalText())
+    }
+}
+
+extension PackedRecord.Writer {
+    /// The record members of `statement`, in table order: what ``RenewalStatement/init(packed:)``
+    /// reads.
+    mutating func write(_ statement: RenewalStatement) {
+        integer(statement.signedDate)
+        bool(statement.isInBillingRetryPeriod)
+        integer(statement.gracePeriodExpiresDate)
+        text(statement.productId)
+        text(statement.appAccountToken)
+    }
 }
 
 extension LedgerRecordJSON {

@@ -63,6 +63,25 @@ struct RevocationFacts: Sendable, Equatable {
             type: try fields.optionalString("revocationType"),
             percentage: try fields.optionalInt32("revocationPercentage"))
     }
+
+    /// The value a packed record holds (``PackedRecord``): its members read in table order.
+    init(packed reader: inout PackedRecord.Reader) throws(RecordFormatError) {
+        self.init(
+            date: try reader.integer(),
+            reason: try reader.optionalInt32(),
+            type: try reader.optionalText(),
+            percentage: try reader.optionalInt32())
+    }
+}
+
+extension PackedRecord.Writer {
+    /// The record members of `facts`, in table order: what ``RevocationFacts/init(packed:)`` reads.
+    mutating func write(_ facts: RevocationFacts) {
+        integer(facts.date)
+        integer(facts.reason)
+        text(facts.type)
+        integer(facts.percentage)
+    }
 }
 
 extension LedgerRecordJSON {

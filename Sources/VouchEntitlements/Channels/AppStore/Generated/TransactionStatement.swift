@@ -201,6 +201,64 @@ struct TransactionStatement: Sendable, Equatable {
             invitationManagement: try fields.optionalString("invitationManagement"),
             revokedSeatQuantity: try fields.optionalInt32("revokedSeatQuantity"))
     }
+
+    /// The statement a packed record holds (``PackedRecord``): its members read in table order,
+    /// those of the record around it given.
+    init(
+        packed reader: inout PackedRecord.Reader,
+        environment: String,
+        transactionId: String,
+        originalTransactionId: String,
+        ownership: String
+    ) throws(RecordFormatError) {
+        self.init(
+            signedDate: try reader.integer(),
+            environment: environment,
+            transactionId: transactionId,
+            originalTransactionId: originalTransactionId,
+            productId: try reader.text(),
+            type: try reader.text(),
+            subscriptionGroupIdentifier: try reader.optionalText(),
+            purchaseDate: try reader.integer(),
+            expiresDate: try reader.optionalInteger(),
+            isUpgraded: try reader.bool(),
+            ownership: ownership,
+            appAccountToken: try reader.optionalText(),
+            revocation: try reader.optional { reader throws(RecordFormatError) in
+                try reader.nested { reader throws(RecordFormatError) in try RevocationFacts(packed: &reader) }
+            },
+            price: try reader.optionalInteger(),
+            currency: try reader.optionalText(),
+            quantity: try reader.optionalInt32(),
+            isFreeTrial: try reader.bool(),
+            additionalTransactionReason: try reader.optionalText(),
+            invitationManagement: try reader.optionalText(),
+            revokedSeatQuantity: try reader.optionalInt32())
+    }
+}
+
+extension PackedRecord.Writer {
+    /// The record members of `statement`, in table order: what
+    /// ``TransactionStatement/init(packed:environment:transactionId:originalTransactionId:ownership:)``
+    /// reads.
+    mutating func write(_ statement: TransactionStatement) {
+        integer(statement.signedDate)
+        text(statement.productId)
+        text(statement.type)
+        text(statement.subscriptionGroupIdentifier)
+        integer(statement.purchaseDate)
+        integer(statement.expiresDate)
+        bool(statement.isUpgraded)
+        text(statement.appAccountToken)
+        optional(statement.revocation) { writer, value in writer.nested { $0.write(value) } }
+        integer(statement.price)
+        text(statement.currency)
+        integer(statement.quantity)
+        bool(statement.isFreeTrial)
+        text(statement.additionalTransactionReason)
+        text(statement.invitationManagement)
+        integer(statement.revokedSeatQuantity)
+    }
 }
 
 extension LedgerRecordJSON {
