@@ -263,11 +263,25 @@ import VouchOpenSSL
         #expect(try !LedgerStore(path: path, access: .readOnly).check().isHealthy)
     }
 
+    /// The checksum of a packed App Store body is of its bytes; that of a deflated body (the
+    /// other channels') of its JSON.
     @Test func theChecksumIsTheFirstEightBytesOfTheBodysSHA256() throws {
-        let (path, _) = try Self.store("digest.sqlite")
-        let body = try #require(try Self.query(path, "SELECT vouch_unpack(body) FROM app_store_renewal LIMIT 1"))
-        let stored = try #require(try Self.query(path, "SELECT checksum FROM app_store_renewal LIMIT 1"))
-        let digest = SHA256Digest.hash(Array(body.utf8)).prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) }
-        #expect(stored == String(digest))
+        let path = try StoredBodyTests.storeOfEveryChannel("digest.sqlite")
+        func digest(_ bytes: [UInt8]) -> String {
+            String(SHA256Digest.hash(bytes).prefix(8).reduce(Int64(0)) { $0 << 8 | Int64($1) })
+        }
+        let packed = try Self.row(path, "SELECT hex(body), checksum FROM app_store_renewal LIMIT 1")
+        let hex = Array(try #require(packed.first ?? nil).utf8)
+        let bytes = stride(from: 0, to: hex.count, by: 2).compactMap {
+            UInt8(String(decoding: hex[$0...$0 + 1], as: UTF8.self), radix: 16)
+        }
+        #expect(bytes.count * 2 == hex.count)
+        #expect(bytes.first == 0x02)  // packed
+        #expect(packed.last == digest(bytes))
+        let deflated = try Self.row(
+            path, "SELECT vouch_unpack(body), checksum, substr(body, 1, 1) = x'01' FROM channel_record LIMIT 1")
+        let json = try #require(deflated.first ?? nil)
+        #expect(deflated.last == "1")
+        #expect(deflated[1] == digest(Array(json.utf8)))
     }
 }

@@ -519,17 +519,19 @@ import VouchTestSupport
         try SQLiteFile.execute(path, sql, functions: StoredBody.defineFunctions)
     }
 
-    /// A connection of SQLite itself to `path`, beside the store's, with `vouch_pack(json)` and
-    /// `vouch_unpack(body)`, by which a test reads and writes the JSON of packed bodies.
+    /// A connection of SQLite itself to `path`, beside the store's, with the store's functions
+    /// (`vouch_pack(json)`, `vouch_unpack(body)`, `vouch_checksum(body)`), by which a test reads
+    /// and writes the JSON of stored bodies.
     static func connect(_ path: String) throws -> OpaquePointer? {
         try SQLiteFile.open(path, functions: StoredBody.defineFunctions)
     }
 
-    /// SQL that turns every packed body back into its JSON, as a store of schema 4 or older
-    /// kept it: the first step of making such a store from one of this schema.
+    /// SQL that turns every stored body back into its JSON, with the checksum of its JSON, as a
+    /// store of schema 4 or older kept it: the first step of making such a store from one of
+    /// this schema.
     static let unpackBodies = """
-        UPDATE app_store_transaction SET body = vouch_unpack(body);
-        UPDATE app_store_renewal SET body = vouch_unpack(body);
-        UPDATE channel_record SET body = vouch_unpack(body);
+        UPDATE app_store_transaction SET body = vouch_unpack(body), checksum = vouch_checksum(vouch_unpack(body));
+        UPDATE app_store_renewal SET body = vouch_unpack(body), checksum = vouch_checksum(vouch_unpack(body));
+        UPDATE channel_record SET body = vouch_unpack(body), checksum = vouch_checksum(vouch_unpack(body));
         """
 }

@@ -34,37 +34,65 @@ import Vouch
         #expect(StoredBody.unpack(packed + [0]) == nil)  // bytes after the end
     }
 
-    /// Every body of every table is a blob of the packed format and unpacks to the JSON its
-    /// checksum is of, a record object; together they are a fraction of the JSON's size.
-    @Test func everyRecordBodyIsStoredPacked() throws {
-        let (path, _) = try LedgerStoreCheckTests.store("packed.sqlite")
+    /// Every body is a blob: an App Store transaction's or renewal info's packed, its checksum
+    /// of its bytes; any other record's deflated, its checksum of the JSON it unpacks to. Each
+    /// reads as a record, and together they are a fraction of the JSON's size.
+    @Test func everyRecordBodyIsStoredInItsFormat() throws {
+        let path = try Self.storeOfEveryChannel("packed.sqlite")
         let handle = try LedgerStoreTests.connect(path)
         defer { sqlite3_close(handle) }
-        var packedBytes = 0
+        var storedBytes = 0
         var jsonBytes = 0
-        var bodies = 0
+        var bodies: [String: Int] = [:]
         for table in ["app_store_transaction", "app_store_renewal", "channel_record"] {
             var statement: OpaquePointer?
             try #require(
-                sqlite3_prepare_v2(handle, "SELECT body, typeof(body), checksum FROM \(table)", -1, &statement, nil)
+                sqlite3_prepare_v2(
+                    handle, "SELECT body, typeof(body), checksum, vouch_unpack(body) FROM \(table)", -1, &statement, nil
+                )
                     == SQLITE_OK)
             defer { sqlite3_finalize(statement) }
             while sqlite3_step(statement) == SQLITE_ROW {
                 let stored = Array(
                     UnsafeRawBufferPointer(
                         start: sqlite3_column_blob(statement, 0), count: Int(sqlite3_column_bytes(statement, 0))))
+                let checksum = sqlite3_column_int64(statement, 2)
                 #expect(String(cString: sqlite3_column_text(statement, 1)) == "blob", "\(table)")
-                #expect(stored.first == StoredBody.deflated, "\(table)")
-                let json = try #require(StoredBody.unpack(stored), "\(table)")
-                #expect(LedgerStore.checksum(json) == sqlite3_column_int64(statement, 2), "\(table)")
+                let json = Array(try #require(sqlite3_column_text(statement, 3).map { String(cString: $0) }).utf8)
+                if table == "channel_record" {
+                    #expect(stored.first == StoredBody.deflated, "\(table)")
+                    #expect(StoredBody.unpack(stored) == json, "\(table)")
+                    #expect(LedgerStore.checksum(json) == checksum, "\(table)")
+                } else {
+                    #expect(stored.first == StoredBody.packed, "\(table)")
+                    #expect(LedgerStore.checksum(stored) == checksum, "\(table)")
+                }
+                let read = stored.withUnsafeBytes { StoredBody.record($0, checksum: checksum) }
+                #expect((try? read.get())?.exported == (try? LedgerRecordJSON.read(json))?.exported, "\(table)")
                 #expect(json.starts(with: Array(#"{"kind":"#.utf8)), "\(table)")
-                packedBytes += stored.count
+                storedBytes += stored.count
                 jsonBytes += json.count
-                bodies += 1
+                bodies[table, default: 0] += 1
             }
         }
-        #expect(bodies > 10)
-        #expect(packedBytes * 3 < jsonBytes, "\(packedBytes) bytes packed of \(jsonBytes) of JSON")
+        #expect(bodies.count == 3 && bodies.values.reduce(0, +) > 10, "\(bodies)")
+        #expect(storedBytes * 3 < jsonBytes, "\(storedBytes) bytes stored of \(jsonBytes) of JSON")
+    }
+
+    /// A store of the App Store fixture (``LedgerStoreCheckTests/store(_:)``) with a Stripe
+    /// subscription and a refunded charge added: records of every table.
+    static func storeOfEveryChannel(_ name: String) throws -> String {
+        typealias S = StripeLedgerTests
+        let (path, _) = try LedgerStoreCheckTests.store(name)
+        let charge = S.event(
+            "charge.refunded", created: 300,
+            object: [
+                "id": "ch_1", "object": "charge", "amount": 999, "amount_refunded": 999, "currency": "usd",
+                "customer": "cus_1", "metadata": [:],
+            ])
+        try LedgerStore(path: path).add(
+            contentsOf: try S.ledger([S.subscription(status: "active", created: 100, periodEnd: 1_000), charge]))
+        return path
     }
 
     /// One byte of a packed body overwritten: the record is refused as `corrupt_store` naming it,
@@ -139,17 +167,72 @@ import Vouch
 
         _ = try LedgerStore(path: path)
         let store = try LedgerStore(path: path, access: .readOnly, catalog: ledger.catalog)
-        #expect(try store.statistics().schemaVersion == 5)
+        #expect(try store.statistics().schemaVersion == LedgerStore.schemaVersion)
         for table in ["app_store_transaction", "app_store_renewal", "channel_record"] {
             #expect(
                 try LedgerStoreCheckTests.query(
                     path, "SELECT count(*) FROM \(table) WHERE typeof(body) != 'blob' OR vouch_unpack(body) IS NULL")
                     == "0", "\(table)")
         }
+        try Self.expectHealthy(store, exporting: expected, answeringAs: ledger)
+    }
+
+    /// Expects `store`, migrated, to check healthy, export `expected` and answer as `ledger`.
+    static func expectHealthy(_ store: LedgerStore, exporting expected: [String], answeringAs ledger: EntitlementLedger)
+        throws
+    {
         #expect(try store.check().isHealthy)
         var exported = [String]()
         try store.export { exported.append(String(decoding: $0, as: UTF8.self)) }
         #expect(exported == expected)
         #expect(try store.entitlements(at: F.at(F.day(40))) == ledger.entitlements(at: F.at(F.day(40))))
+    }
+
+    /// SQL that makes a store of schema 5 of one of this schema: its App Store records deflated,
+    /// each checksum of its JSON.
+    static let schema5 = """
+        UPDATE app_store_transaction SET body = vouch_pack(vouch_unpack(body)), checksum = vouch_checksum(vouch_unpack(body));
+        UPDATE app_store_renewal SET body = vouch_pack(vouch_unpack(body)), checksum = vouch_checksum(vouch_unpack(body));
+        PRAGMA user_version = 5;
+        """
+
+    /// A store of schema 5 keeps App Store records deflated, each checksum of its JSON: its first
+    /// writer packs every one in one transaction, each with the checksum of its packed bytes, and
+    /// it then exports and answers as before. A record that does not match its checksum is left
+    /// as it was, and still named by the check.
+    @Test func aStoreOfSchema5IsRepackedByItsFirstWriterLeavingADamagedRecordAsItWas() throws {
+        let (path, ledger) = try LedgerStoreCheckTests.store("schema5.sqlite")
+        var expected = [String]()
+        try LedgerStore(path: path, access: .readOnly).export { expected.append(String(decoding: $0, as: UTF8.self)) }
+        try LedgerStoreTests.sqlite(path, Self.schema5)
+        let deflated = "SELECT count(*) FROM app_store_transaction WHERE substr(body, 1, 1) = x'01'"
+        let transactions = try #require(try LedgerStoreCheckTests.query(path, deflated))
+        #expect(transactions != "0")
+        let refused = #expect(throws: LedgerError.self) { try LedgerStore(path: path, access: .readOnly) }
+        #expect(refused?.code == .cannotOpen)
+        #expect(refused?.reason.contains("is a Vouch store of schema 5") == true)
+
+        _ = try LedgerStore(path: path)
+        let store = try LedgerStore(path: path, access: .readOnly, catalog: ledger.catalog)
+        #expect(try store.statistics().schemaVersion == 6)
+        for table in ["app_store_transaction", "app_store_renewal"] {
+            #expect(
+                try LedgerStoreCheckTests.query(
+                    path,
+                    "SELECT count(*) FROM \(table) WHERE substr(body, 1, 1) != x'02' OR checksum != vouch_checksum(body)"
+                )
+                    == "0", "\(table)")
+        }
+        try Self.expectHealthy(store, exporting: expected, answeringAs: ledger)
+
+        // Damaged before the migration: its JSON changed, its checksum the old JSON's.
+        let (damagedPath, _) = try LedgerStoreCheckTests.store("schema5-damaged.sqlite")
+        try LedgerStoreTests.sqlite(damagedPath, Self.schema5)
+        let key = try LedgerStoreCheckTests.overwriteDigit(damagedPath)
+        _ = try LedgerStore(path: damagedPath)
+        #expect(try LedgerStoreCheckTests.query(damagedPath, deflated) == "1")
+        let report = try LedgerStore(path: damagedPath, access: .readOnly).check()
+        #expect(report.problems.map(\.key) == [key])
+        #expect(report.problems.map(\.reason) == ["does not match its checksum"])
     }
 }

@@ -99,14 +99,17 @@ extension LedgerStore {
         }
     }
 
-    /// The body of the current row of a statement selecting ``RecordTable/columns``, once its
-    /// checksum is verified; ``LedgerError/Code/corruptStore`` naming the record when not.
-    func verified(_ row: SQLiteStatement, _ table: RecordTable) throws(LedgerError) -> [UInt8] {
-        guard let body = row.withBlob(0, StoredBody.unpack) else {
-            throw Self.damaged(path, table.name, row.text(2), "does not unpack")
+    /// The record of the current row of a statement selecting ``RecordTable/columns``, once its
+    /// body is verified against its checksum; ``LedgerError/Code/corruptStore`` naming the
+    /// record when it does not match, or does not read.
+    func verified(_ row: SQLiteStatement, _ table: RecordTable) throws(LedgerError) -> any StoredRecord {
+        switch row.withBlob(0, { StoredBody.record($0, checksum: row.integer(1)) }) {
+        case .success(let record): return record
+        case .failure(.doesNotUnpack): throw Self.damaged(path, table.name, row.text(2), "does not unpack")
+        case .failure(.checksum): throw Self.damaged(path, table.name, row.text(2))
+        case .failure(.unreadable(let reason)):
+            throw LedgerError(.corruptStore, "\(path) holds a record that does not read: \(reason)")
         }
-        guard row.integer(1) == Self.checksum(body) else { throw Self.damaged(path, table.name, row.text(2)) }
-        return body
     }
 
     /// The error of a record of `store` (its name as the user gave it, redacted) in `table` that
@@ -187,25 +190,19 @@ extension LedgerStore {
             }
         }
 
-        /// Counts one record of `table` read and verifies it: that its body was read (`nil`: a
-        /// packed body that does not unpack), its checksum, then that it decodes; what is wrong
-        /// is added to ``problems``, named by `key`.
-        mutating func verify(_ table: RecordTable, key: String?, checksum: Int64?, body: [UInt8]?) {
+        /// Counts one record of `table` read and verifies it (``StoredBody/record(_:checksum:)``):
+        /// that it unpacks, matches its checksum and reads; what is wrong is added to
+        /// ``problems``, named by `key`.
+        mutating func verify(_ table: RecordTable, key: String?, _ read: Result<any StoredRecord, StoredBody.Damage>) {
             records += 1
-            let key = key ?? "?"
-            guard let body else {
-                problems.append(.init(table: table.name, key: key, reason: "does not unpack"))
-                return
+            let reason: String
+            switch read {
+            case .success: return
+            case .failure(.doesNotUnpack): reason = "does not unpack"
+            case .failure(.checksum): reason = "does not match its checksum"
+            case .failure(.unreadable(let why)): reason = "does not read: \(why)"
             }
-            guard checksum == LedgerStore.checksum(body) else {
-                problems.append(.init(table: table.name, key: key, reason: "does not match its checksum"))
-                return
-            }
-            do throws(RecordFormatError) {
-                _ = try LedgerRecordJSON.read(body)
-            } catch {
-                problems.append(.init(table: table.name, key: key, reason: "does not read: \(error.reason)"))
-            }
+            problems.append(.init(table: table.name, key: key ?? "?", reason: reason))
         }
     }
 
@@ -231,8 +228,8 @@ extension LedgerStore {
                     try statement("SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)", phase: .read)
                         .rows { row in
                             report.verify(
-                                table, key: row.text(2), checksum: row.integer(1),
-                                body: row.withBlob(0, StoredBody.unpack))
+                                table, key: row.text(2),
+                                row.withBlob(0) { StoredBody.record($0, checksum: row.integer(1)) })
                         }
                 } catch  where error.code == .corruptStore {
                     report.problems.append(.init(table: table.name, key: nil, reason: error.reason))
@@ -294,22 +291,11 @@ extension LedgerStore {
 }
 
 extension SQLiteConnection {
-    /// Makes `vouch_checksum(body)` (``LedgerStore/checksum(_:)``), `vouch_pack(json)` and
-    /// `vouch_unpack(body)` (``StoredBody``) callable from this connection's SQL, for the
-    /// migrations: schema 3 fills the checksums of a store of schema 2, schema 5 packs the bodies.
+    /// Makes the store's functions (``StoredBody/defineFunctions(on:)``) callable from this
+    /// connection's SQL, for the migrations: schema 3 fills the checksums of a store of schema 2,
+    /// schema 5 packs the bodies, schema 6 repacks the App Store records.
     func defineFunctions() throws(LedgerError) {
-        let code = sqlite3_create_function_v2(
-            handle, "vouch_checksum", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
-            { context, _, values in
-                guard let value = values?[0], let text = sqlite3_value_text(value) else {
-                    sqlite3_result_null(context)
-                    return
-                }
-                let body = UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value)))
-                sqlite3_result_int64(context, LedgerStore.checksum(body))
-            }, nil, nil, nil)
+        let code = StoredBody.defineFunctions(on: handle)
         guard code == SQLITE_OK else { throw failure(code, phase: .write) }
-        let packing = StoredBody.defineFunctions(on: handle)
-        guard packing == SQLITE_OK else { throw failure(packing, phase: .write) }
     }
 }

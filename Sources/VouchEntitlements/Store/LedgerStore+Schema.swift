@@ -74,7 +74,10 @@ extension LedgerStore {
     /// notification delivery once (the counters summed before it stay as they were), and gives
     /// the claims and deliveries their checksums (``LedgerStore/checksum(columns:)``); schema 5
     /// packs every record body (``StoredBody``, `vouch_pack`), its checksum unchanged (of its
-    /// JSON).
+    /// JSON); schema 6 keeps every App Store transaction and renewal info packed
+    /// (``StoredBody/packed``, `vouch_repack`), read without a parse, with the checksum of its
+    /// packed bytes. A body that does not match its checksum or does not read is left as it
+    /// was, for ``LedgerStore/check()`` and every read to name.
     static let migrations: [Int: String] = [
         2: """
         ALTER TABLE channel_record ADD COLUMN customer TEXT;
@@ -105,6 +108,12 @@ extension LedgerStore {
         UPDATE app_store_transaction SET body = vouch_pack(body);
         UPDATE app_store_renewal SET body = vouch_pack(body);
         UPDATE channel_record SET body = vouch_pack(body);
+        """,
+        6: """
+        UPDATE app_store_transaction SET body = vouch_repack(body, checksum), checksum = vouch_checksum(vouch_repack(body, checksum))
+            WHERE vouch_repack(body, checksum) IS NOT NULL;
+        UPDATE app_store_renewal SET body = vouch_repack(body, checksum), checksum = vouch_checksum(vouch_repack(body, checksum))
+            WHERE vouch_repack(body, checksum) IS NOT NULL;
         """,
     ]
 

@@ -61,13 +61,13 @@ extension LedgerStore {
         try SQLiteTables(store: self).loadClaim(of: key, into: &ledger)
     }
 
-    /// Reads one stored body into `ledger`, with the claim of a Stripe subscription.
-    func insert(_ body: [UInt8], into ledger: inout EntitlementLedger) throws(LedgerError) {
-        try SQLiteTables(store: self).insert(body, into: &ledger)
+    /// Reads one stored record into `ledger`, with the claim of a Stripe subscription.
+    func insert(_ record: any StoredRecord, into ledger: inout EntitlementLedger) throws(LedgerError) {
+        try SQLiteTables(store: self).insert(record, into: &ledger)
     }
 
     /// Every record of every table, in the export's order, to `body`.
-    func eachRecord(_ body: ([UInt8]) throws(LedgerError) -> Void) throws(LedgerError) {
+    func eachRecord(_ body: (any StoredRecord) throws(LedgerError) -> Void) throws(LedgerError) {
         func records(_ table: RecordTable) throws(LedgerError) {
             try statement("SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)", phase: .read).rows {
                 row throws(LedgerError) in try body(verified(row, table))
@@ -80,7 +80,7 @@ extension LedgerStore {
                 + "ORDER BY channel, environment, chain", phase: .read
         ).rows { row throws(LedgerError) in
             try Self.verify(path, .claim, (1...4).map { row.text($0) ?? "" }, checksum: row.integer(5))
-            try body(row.bytes(0))
+            try body(SQLiteTables(store: self).record(row.bytes(0)))
         }
         try records(.channelRecord)
     }
@@ -97,7 +97,7 @@ extension LedgerStore {
         try reading { () throws(LedgerError) -> EntitlementLedger in
             var ledger = EntitlementLedger(catalog: catalog)
             try ledger.insertingRecords { ledger throws(LedgerError) in
-                try eachRecord { bytes throws(LedgerError) in try insert(bytes, into: &ledger) }
+                try eachRecord { record throws(LedgerError) in try insert(record, into: &ledger) }
             }
             return ledger
         }
@@ -109,15 +109,9 @@ extension LedgerStore {
     public func export(_ write: ([UInt8]) throws -> Void) throws {
         var failure: (any Error)?
         try reading { () throws(LedgerError) in
-            try eachRecord { bytes throws(LedgerError) in
+            try eachRecord { record throws(LedgerError) in
                 guard failure == nil else { return }
-                let object: JSONValue
-                do throws(RecordFormatError) {
-                    object = try LedgerRecordJSON.read(bytes).exported
-                } catch {
-                    throw LedgerError(.corruptStore, "\(path) holds a record that does not read: \(error.reason)")
-                }
-                do { try write(JSONWriter.encode(object)) } catch { failure = error }
+                do { try write(JSONWriter.encode(record.exported)) } catch { failure = error }
             }
         }
         if let failure { throw failure }
@@ -137,18 +131,18 @@ struct SQLiteTables: LedgerTables {
         try store.load(keys, into: &ledger, phase: .write)
     }
 
-    func recordBodies(channel: String, environment: String, refund: Bool, id: String) throws(LedgerError)
-        -> [[UInt8]]
+    func records(channel: String, environment: String, refund: Bool, id: String) throws(LedgerError)
+        -> [any StoredRecord]
     {
-        var bodies: [[UInt8]] = []
+        var records: [any StoredRecord] = []
         try store.statement(
             "SELECT \(LedgerStore.RecordTable.channelRecord.columns) FROM channel_record "
                 + "WHERE channel = ? AND environment = ? AND refund = ? AND id = ?",
             phase: .write
         ).rows([.text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id)]) { row throws(LedgerError) in
-            bodies.append(try store.verified(row, .channelRecord))
+            records.append(try store.verified(row, .channelRecord))
         }
-        return bodies
+        return records
     }
 
     func stripeClaim(of key: StripeKey) throws(LedgerError) -> String? {
@@ -182,27 +176,27 @@ struct SQLiteTables: LedgerTables {
         return seen
     }
 
-    func putTransaction(_ chain: AppStoreChannel.ChainKey, transactionId: String, revoked: Bool, body: String)
-        throws(LedgerError)
-    {
+    func putTransaction(
+        _ chain: AppStoreChannel.ChainKey, transactionId: String, revoked: Bool, record: TransactionRecord
+    ) throws(LedgerError) {
+        let body = AppStoreRecord.packed(record)
         try store.statement(
             "INSERT OR REPLACE INTO app_store_transaction (environment, original_transaction_id, ownership, "
                 + "transaction_id, revoked, body, checksum) VALUES (?, ?, ?, ?, ?, ?, ?)", phase: .write
         ).run([
             .text(chain.environment), .text(chain.originalTransactionId), .text(chain.ownership),
-            .text(transactionId), .integer(revoked ? 1 : 0), .blob(StoredBody.pack(body.utf8)),
-            .integer(LedgerStore.checksum(body.utf8)),
+            .text(transactionId), .integer(revoked ? 1 : 0), .blob(body), .integer(LedgerStore.checksum(body)),
         ])
     }
 
-    func putRenewal(_ key: AppStoreChannel.RenewalKey, body: String) throws(LedgerError) {
+    func putRenewal(_ key: AppStoreChannel.RenewalKey, renewal: RenewalStatement) throws(LedgerError) {
+        let body = AppStoreRecord.packed(renewal, key: key)
         try store.statement(
             "INSERT OR REPLACE INTO app_store_renewal (environment, original_transaction_id, body, checksum) "
                 + "VALUES (?, ?, ?, ?)",
             phase: .write
         ).run([
-            .text(key.environment), .text(key.originalTransactionId), .blob(StoredBody.pack(body.utf8)),
-            .integer(LedgerStore.checksum(body.utf8)),
+            .text(key.environment), .text(key.originalTransactionId), .blob(body), .integer(LedgerStore.checksum(body)),
         ])
     }
 

@@ -13,19 +13,20 @@ protocol LedgerTables {
     /// claims into `ledger`.
     func loadChains(_ keys: Set<AppStoreChannel.RenewalKey>, into ledger: inout EntitlementLedger)
         throws(LedgerError)
-    /// The stored bodies of the record of `id` in `channel` and `environment` (none or one).
-    func recordBodies(channel: String, environment: String, refund: Bool, id: String) throws(LedgerError)
-        -> [[UInt8]]
+    /// The stored record of `id` in `channel` and `environment` (none or one).
+    func records(channel: String, environment: String, refund: Bool, id: String) throws(LedgerError)
+        -> [any StoredRecord]
     /// The account a caller bound the Stripe subscription `key` to, if any.
     func stripeClaim(of key: StripeKey) throws(LedgerError) -> String?
     /// How often each `signedDate` of each notification of `ids` was seen: by id, then by
     /// `signedDate` (a notification never seen is absent).
     func deliveries(channel: String, ids: [String]) throws(LedgerError) -> [String: [Int64: Int64]]
     /// Writes (inserts or replaces) one App Store transaction's record.
-    func putTransaction(_ chain: AppStoreChannel.ChainKey, transactionId: String, revoked: Bool, body: String)
-        throws(LedgerError)
+    func putTransaction(
+        _ chain: AppStoreChannel.ChainKey, transactionId: String, revoked: Bool, record: TransactionRecord
+    ) throws(LedgerError)
     /// Writes (inserts or replaces) one chain's renewal info.
-    func putRenewal(_ key: AppStoreChannel.RenewalKey, body: String) throws(LedgerError)
+    func putRenewal(_ key: AppStoreChannel.RenewalKey, renewal: RenewalStatement) throws(LedgerError)
     /// Writes (inserts or replaces) the account a caller bound a chain or subscription to.
     func putClaim(channel: String, environment: String, chain: String, account: String) throws(LedgerError)
     /// Writes (inserts or replaces) a chain and the account it belongs to.
@@ -52,14 +53,17 @@ protocol LedgerTables {
 extension LedgerTables {
     func flushWrites() throws(LedgerError) {}
 
-    /// Reads one stored body into `ledger`, with the claim of a Stripe subscription.
-    func insert(_ body: [UInt8], into ledger: inout EntitlementLedger) throws(LedgerError) {
-        let stored: any StoredRecord
+    /// The record of one stored body of JSON.
+    func record(_ body: [UInt8]) throws(LedgerError) -> any StoredRecord {
         do {
-            stored = try LedgerRecordJSON.read(body)
+            return try LedgerRecordJSON.read(body)
         } catch {
             throw LedgerError(.corruptStore, "\(name) holds a record that does not read: \(error.reason)")
         }
+    }
+
+    /// Reads one stored record into `ledger`, with the claim of a Stripe subscription.
+    func insert(_ stored: any StoredRecord, into ledger: inout EntitlementLedger) throws(LedgerError) {
         if case .subscription(let key, _)? = stored as? StripeRecord { try loadClaim(of: key, into: &ledger) }
         stored.insert(into: &ledger)
     }
@@ -103,8 +107,7 @@ extension LedgerTables {
                     }
                     try putTransaction(
                         chain, transactionId: id,
-                        revoked: record.newestRevocation != nil || record.newestSeatRefund != nil,
-                        body: JSONWriter.string(LedgerRecordJSON.object(record, inForce: false)))
+                        revoked: record.newestRevocation != nil || record.newestSeatRefund != nil, record: record)
                 }
                 let account = merged.appStore.account(of: chain)?.appAccountToken
                 if account != before.appStore.account(of: chain)?.appAccountToken
@@ -116,7 +119,7 @@ extension LedgerTables {
             if let renewal = merged.appStore.renewals[key], renewal != before.appStore.renewals[key] {
                 change.renewalInfos += 1
                 lastSigned = max(lastSigned ?? renewal.signedDate, renewal.signedDate)
-                try putRenewal(key, body: JSONWriter.string(LedgerRecordJSON.object(renewal, key: key)))
+                try putRenewal(key, renewal: renewal)
             }
             if let token = merged.appStore.claims[key], before.appStore.claims[key] == nil {
                 change.claims += 1
@@ -157,8 +160,8 @@ extension LedgerTables {
             -> EntitlementLedger
         {
             var ledger = EntitlementLedger()
-            for body in try recordBodies(channel: channel, environment: environment, refund: refund, id: id) {
-                try insert(body, into: &ledger)
+            for record in try records(channel: channel, environment: environment, refund: refund, id: id) {
+                try insert(record, into: &ledger)
             }
             return ledger
         }

@@ -111,7 +111,7 @@ struct PostgreSQLTables: LedgerTables {
         _ table: LedgerStore.RecordTable, _ clause: String, _ values: [PostgreSQLConnection.Value] = [],
         into ledger: inout EntitlementLedger
     ) throws(LedgerError) {
-        for body in try bodies(table, clause, values) { try insert(body, into: &ledger) }
+        for body in try bodies(table, clause, values) { try insert(record(body), into: &ledger) }
     }
 
     /// The accounts of the rows of `sql`, whose columns are an environment, a token and an id.
@@ -147,12 +147,17 @@ struct PostgreSQLTables: LedgerTables {
         }
     }
 
-    func recordBodies(channel: String, environment: String, refund: Bool, id: String) throws(LedgerError)
-        -> [[UInt8]]
+    func records(channel: String, environment: String, refund: Bool, id: String) throws(LedgerError)
+        -> [any StoredRecord]
     {
-        try bodies(
+        var records: [any StoredRecord] = []
+        for body in try bodies(
             .channelRecord, "WHERE channel = $1 AND environment = $2 AND refund = $3 AND id = $4",
             [.text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id)])
+        {
+            records.append(try record(body))
+        }
+        return records
     }
 
     func stripeClaim(of key: StripeKey) throws(LedgerError) -> String? {
@@ -191,9 +196,10 @@ struct PostgreSQLTables: LedgerTables {
         types: ["text", "text", "text", "text", "smallint", "text", "bigint"], keyCount: 4,
         update: "revoked = excluded.revoked, body = excluded.body, checksum = excluded.checksum")
 
-    func putTransaction(_ chain: AppStoreChannel.ChainKey, transactionId: String, revoked: Bool, body: String)
-        throws(LedgerError)
-    {
+    func putTransaction(
+        _ chain: AppStoreChannel.ChainKey, transactionId: String, revoked: Bool, record: TransactionRecord
+    ) throws(LedgerError) {
+        let body = AppStoreRecord.transaction(record).body
         upserts.add(
             [
                 .text(chain.environment), .text(chain.originalTransactionId), .text(chain.ownership),
@@ -207,7 +213,8 @@ struct PostgreSQLTables: LedgerTables {
         types: ["text", "text", "text", "bigint"], keyCount: 2,
         update: "body = excluded.body, checksum = excluded.checksum")
 
-    func putRenewal(_ key: AppStoreChannel.RenewalKey, body: String) throws(LedgerError) {
+    func putRenewal(_ key: AppStoreChannel.RenewalKey, renewal: RenewalStatement) throws(LedgerError) {
+        let body = AppStoreRecord.renewal(key, renewal).body
         upserts.add(
             [
                 .text(key.environment), .text(key.originalTransactionId), .text(body),
@@ -325,7 +332,7 @@ struct PostgreSQLTables: LedgerTables {
                     case 1: .appStoreRenewal
                     default: .channelRecord
                     }
-                try insert(try body(of: found, row, table, from: 1), into: &ledger)
+                try insert(record(try body(of: found, row, table, from: 1)), into: &ledger)
                 continue
             }
             let token = found.text(row, 1) ?? ""
@@ -523,7 +530,9 @@ extension PostgreSQLLedgerStore {
             let tables = PostgreSQLTables(connection: connection, name: target)
             var ledger = EntitlementLedger(catalog: catalog)
             try ledger.insertingRecords { ledger throws(LedgerError) in
-                try tables.eachRecord { bytes throws(LedgerError) in try tables.insert(bytes, into: &ledger) }
+                try tables.eachRecord { bytes throws(LedgerError) in
+                    try tables.insert(tables.record(bytes), into: &ledger)
+                }
             }
             return ledger
         }
@@ -561,8 +570,8 @@ extension PostgreSQLLedgerStore {
                 try tables.eachPage("SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)") { found in
                     for row in 0..<found.count {
                         report.verify(
-                            table, key: found.text(row, 2), checksum: found.integer(row, 1),
-                            body: found.bytes(row, 0) ?? [])
+                            table, key: found.text(row, 2),
+                            StoredBody.record(json: found.bytes(row, 0) ?? [], checksum: found.integer(row, 1)))
                     }
                 }
             }

@@ -1,17 +1,84 @@
 internal import CSQLite
 internal import CZlib
 
-/// How the SQLite store keeps a record body on disk: packed, one format byte
-/// (``deflated``) and the record's JSON compressed as raw DEFLATE (RFC 1951) against a preset
-/// dictionary (``dictionary``) of the members every channel's records spell out. A record of
-/// some 800 bytes of JSON keeps 150 or so: what is left is its ids and dates.
+/// How the SQLite store keeps a record body on disk, in one of two formats told by its first
+/// byte:
 ///
-/// The checksum of a record is of its JSON, not of its packed bytes: a packed body that does
-/// not unpack, or unpacks to other JSON, is damaged alike. The dictionary is part of the
-/// format (schema 5): changing a byte of it is a new schema, never an edit.
+/// - ``packed``: an App Store transaction or renewal info, its members packed
+///   (``PackedRecord``, ``AppStoreRecord/packed(_:)``), read without a parse. These are what
+///   every lookup of an account reads.
+/// - ``deflated``: any record's JSON compressed as raw DEFLATE (RFC 1951) against a preset
+///   dictionary (``dictionary``) of the members every channel's records spell out. A record of
+///   some 800 bytes of JSON keeps 150 or so: what is left is its ids and dates. The other
+///   channels' records are kept so, and an App Store record whose packing failed at the
+///   migration to schema 6 (a damaged one, left for ``LedgerStore/check()`` to name).
+///
+/// The checksum of a packed body is of its bytes; that of a deflated body of its JSON, not of
+/// its packed bytes: a body that does not unpack, or unpacks to other JSON, is damaged alike.
+/// Both formats are part of the schema (6): changing a byte of the dictionary or the order of
+/// a packed record's members is a new schema, never an edit.
 enum StoredBody {
-    /// The first byte of every packed body: DEFLATE against ``dictionary``.
+    /// The first byte of a body of JSON: DEFLATE against ``dictionary``.
     static let deflated: UInt8 = 0x01
+
+    /// The first byte of a packed App Store record (``AppStoreRecord/packed(_:)``).
+    static let packed: UInt8 = 0x02
+
+    /// Why a stored body does not give its record.
+    enum Damage: Error {
+        /// A deflated body that does not inflate.
+        case doesNotUnpack
+        /// The body does not match its checksum.
+        case checksum
+        /// The body matches its checksum but is not a record this version reads.
+        case unreadable(String)
+    }
+
+    /// The record of the body `stored`, once it matches `checksum`.
+    static func record(_ stored: UnsafeRawBufferPointer, checksum: Int64?) -> Result<any StoredRecord, Damage> {
+        if stored.first == packed {
+            guard checksum == LedgerStore.checksum(stored) else { return .failure(.checksum) }
+            var reader = PackedRecord.Reader(UnsafeRawBufferPointer(rebasing: stored.dropFirst()))
+            do throws(RecordFormatError) {
+                return .success(try AppStoreRecord(packed: &reader))
+            } catch {
+                return .failure(.unreadable(error.reason))
+            }
+        }
+        guard let json = unpack(stored) else { return .failure(.doesNotUnpack) }
+        return record(json: json, checksum: checksum)
+    }
+
+    /// The record of the JSON `json` (a deflated body's, or a body of the PostgreSQL store),
+    /// once it matches `checksum`.
+    static func record(json: [UInt8], checksum: Int64?) -> Result<any StoredRecord, Damage> {
+        guard checksum == LedgerStore.checksum(json) else { return .failure(.checksum) }
+        do throws(RecordFormatError) {
+            return .success(try LedgerRecordJSON.read(json))
+        } catch {
+            return .failure(.unreadable(error.reason))
+        }
+    }
+
+    /// The JSON of the record `stored` holds, in either format, as its codec writes it into a
+    /// body (``StoredRecord/body``); `nil` when it does not read. For the SQL of migrations and
+    /// of tests (`vouch_unpack`), which reads records by their members.
+    static func json(_ stored: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard stored.first == packed else { return unpack(stored) }
+        var reader = PackedRecord.Reader(UnsafeRawBufferPointer(rebasing: stored.dropFirst()))
+        guard let record = try? AppStoreRecord(packed: &reader) else { return nil }
+        return Array(record.body.utf8)
+    }
+
+    /// The packed body of a deflated App Store record that matches `checksum`: what the
+    /// migration to schema 6 keeps instead of it (`vouch_repack`); `nil` for any other body,
+    /// which is kept as it is.
+    static func repacked(_ stored: UnsafeRawBufferPointer, checksum: Int64?) -> [UInt8]? {
+        guard stored.first == deflated, case .success(let record) = Self.record(stored, checksum: checksum),
+            let record = record as? AppStoreRecord
+        else { return nil }
+        return record.packed
+    }
 
     /// The window of the compression (2^12 bytes): the dictionary (2.1 KB) and a record of some
     /// 2 KB within reach of each other, in a few kilobytes of state per call.
@@ -149,10 +216,22 @@ enum StoredBody {
         stored.withUnsafeBytes { unpack($0) }
     }
 
-    /// Makes `vouch_pack(json)` (``pack(_:)``, a blob) and `vouch_unpack(body)` (``unpack(_:)``,
-    /// text; `NULL` when it does not unpack) callable from the SQL of the connection `handle`:
-    /// the migration to schema 5 packs every body with the first.
+    /// Makes `vouch_checksum(body)` (``LedgerStore/checksum(_:)`` of a text or blob),
+    /// `vouch_pack(json)` (``pack(_:)``, a blob), `vouch_unpack(body)` (``json(_:)``, text;
+    /// `NULL` when it does not read) and `vouch_repack(body, checksum)` (``repacked(_:checksum:)``,
+    /// `NULL` for a body kept as it is) callable from the SQL of the connection `handle`: the
+    /// migrations checksum, pack and repack the bodies with them.
     static func defineFunctions(on handle: OpaquePointer?) -> Int32 {
+        let checksumming = sqlite3_create_function_v2(
+            handle, "vouch_checksum", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+            { context, _, values in
+                guard let value = values?[0], let bytes = Self.bytes(value) else {
+                    sqlite3_result_null(context)
+                    return
+                }
+                sqlite3_result_int64(context, LedgerStore.checksum(bytes))
+            }, nil, nil, nil)
+        guard checksumming == SQLITE_OK else { return checksumming }
         let packing = sqlite3_create_function_v2(
             handle, "vouch_pack", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
             { context, _, values in
@@ -161,26 +240,52 @@ enum StoredBody {
                     return
                 }
                 let packed = StoredBody.pack(UnsafeBufferPointer(start: text, count: Int(sqlite3_value_bytes(value))))
-                packed.withUnsafeBytes {
-                    sqlite3_result_blob(context, $0.baseAddress, Int32($0.count), vouch_sqlite_transient())
-                }
+                Self.result(packed, blob: true, context)
             }, nil, nil, nil)
         guard packing == SQLITE_OK else { return packing }
-        return sqlite3_create_function_v2(
+        let unpacking = sqlite3_create_function_v2(
             handle, "vouch_unpack", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
             { context, _, values in
-                guard let value = values?[0], let blob = sqlite3_value_blob(value),
-                    let json = StoredBody.unpack(
-                        UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_value_bytes(value))))
+                guard let value = values?[0], let stored = Self.bytes(value), let json = StoredBody.json(stored) else {
+                    sqlite3_result_null(context)
+                    return
+                }
+                Self.result(json, blob: false, context)
+            }, nil, nil, nil)
+        guard unpacking == SQLITE_OK else { return unpacking }
+        return sqlite3_create_function_v2(
+            handle, "vouch_repack", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, nil,
+            { context, _, values in
+                guard let body = values?[0], let stored = Self.bytes(body), let checksum = values?[1],
+                    let packed = StoredBody.repacked(
+                        stored,
+                        checksum: sqlite3_value_type(checksum) == SQLITE_NULL ? nil : sqlite3_value_int64(checksum))
                 else {
                     sqlite3_result_null(context)
                     return
                 }
-                json.withUnsafeBytes {
-                    sqlite3_result_text(
-                        context, $0.baseAddress?.assumingMemoryBound(to: CChar.self), Int32($0.count),
-                        vouch_sqlite_transient())
-                }
+                Self.result(packed, blob: true, context)
             }, nil, nil, nil)
+    }
+
+    /// The bytes of an SQL value (text or blob, as SQLite holds them); `nil` for NULL.
+    private static func bytes(_ value: OpaquePointer) -> UnsafeRawBufferPointer? {
+        guard let start = sqlite3_value_blob(value) else {
+            return sqlite3_value_type(value) == SQLITE_NULL ? nil : .init(start: nil, count: 0)
+        }
+        return UnsafeRawBufferPointer(start: start, count: Int(sqlite3_value_bytes(value)))
+    }
+
+    /// Sets `bytes` as the result of a function call, a blob or text.
+    private static func result(_ bytes: [UInt8], blob: Bool, _ context: OpaquePointer?) {
+        bytes.withUnsafeBytes {
+            if blob {
+                sqlite3_result_blob(context, $0.baseAddress, Int32($0.count), vouch_sqlite_transient())
+            } else {
+                sqlite3_result_text(
+                    context, $0.baseAddress?.assumingMemoryBound(to: CChar.self), Int32($0.count),
+                    vouch_sqlite_transient())
+            }
+        }
     }
 }

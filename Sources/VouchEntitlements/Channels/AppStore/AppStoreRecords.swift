@@ -96,6 +96,24 @@ enum AppStoreRecord: StoredRecord {
         case .claim(let key, let token): LedgerRecordJSON.claim(token, key: key)
         }
     }
+
+    /// The record as a store keeps its JSON: the export's, without what is derived.
+    var body: String {
+        switch self {
+        case .transaction(let record): JSONWriter.string(LedgerRecordJSON.object(record, inForce: false))
+        case .renewal, .claim: JSONWriter.string(exported)
+        }
+    }
+
+    /// The record packed (``StoredBody/packed``); `nil` for a claim, which the SQLite store
+    /// keeps in columns.
+    var packed: [UInt8]? {
+        switch self {
+        case .transaction(let record): Self.packed(record)
+        case .renewal(let key, let statement): Self.packed(statement, key: key)
+        case .claim: nil
+        }
+    }
 }
 
 /// Reads the App Store channel's records.
@@ -147,5 +165,107 @@ enum AppStoreRecordCodec: LedgerRecordCodec {
         case let kind:
             throw RecordFormatError(reason: "unknown kind \(kind)")
         }
+    }
+}
+
+/// The App Store channel's transactions and renewal info as the SQLite store keeps them
+/// (``StoredBody/packed``): a kind byte, the chain, then the record's members in the order
+/// below (``PackedRecord``), each statement's own in table order. The members after the
+/// chain are those of the record's JSON, which the export still writes; a member added to
+/// the record goes last and is optional, as a statement's does.
+extension AppStoreRecord {
+    /// The byte after ``StoredBody/packed`` that tells a packed record's kind.
+    enum PackedKind: UInt8 {
+        case transaction = 1
+        case renewal = 2
+    }
+
+    /// `record` packed, its format byte first.
+    static func packed(_ record: TransactionRecord) -> [UInt8] {
+        let key = record.current
+        var writer = PackedRecord.Writer(reservingCapacity: 192)
+        writer.byte(StoredBody.packed)
+        writer.byte(PackedKind.transaction.rawValue)
+        writer.text(key.environment)
+        writer.text(key.originalTransactionId)
+        writer.text(key.transactionId)
+        writer.text(key.ownership)
+        writer.optional(record.signed) { writer, statement in writer.nested { $0.write(statement) } }
+        writer.optional(record.receipt) { writer, statement in writer.nested { $0.write(statement) } }
+        writer.optional(record.receiptCancellation) { writer, cancellation in
+            writer.integer(cancellation.signedDate)
+            writer.integer(cancellation.date)
+        }
+        writer.optional(record.newestRevocation) { writer, revocation in
+            writer.integer(revocation.signedDate)
+            writer.nested { $0.write(revocation.facts) }
+        }
+        writer.integer(record.reversalNotified)
+        writer.optional(record.newestSeatRefund) { writer, refund in
+            writer.integer(refund.signedDate)
+            writer.integer(refund.count)
+        }
+        return writer.bytes
+    }
+
+    /// `renewal` of the chain `key` packed, its format byte first.
+    static func packed(_ renewal: RenewalStatement, key: AppStoreChannel.RenewalKey) -> [UInt8] {
+        var writer = PackedRecord.Writer(reservingCapacity: 96)
+        writer.byte(StoredBody.packed)
+        writer.byte(PackedKind.renewal.rawValue)
+        writer.text(key.environment)
+        writer.text(key.originalTransactionId)
+        writer.nested { $0.write(renewal) }
+        return writer.bytes
+    }
+
+    /// The record `reader` holds after the format byte, read whole.
+    init(packed reader: inout PackedRecord.Reader) throws(RecordFormatError) {
+        guard let kind = PackedKind(rawValue: try reader.byte()) else {
+            throw RecordFormatError(reason: "a packed record of an unknown kind")
+        }
+        let key = AppStoreChannel.RenewalKey(environment: try reader.text(), originalTransactionId: try reader.text())
+        switch kind {
+        case .transaction:
+            let transactionId = try reader.text()
+            let ownership = try reader.text()
+            func statement(_ reader: inout PackedRecord.Reader) throws(RecordFormatError) -> TransactionStatement? {
+                try reader.optional { reader throws(RecordFormatError) in
+                    try reader.nested { reader throws(RecordFormatError) in
+                        try TransactionStatement(
+                            packed: &reader, environment: key.environment, transactionId: transactionId,
+                            originalTransactionId: key.originalTransactionId, ownership: ownership)
+                    }
+                }
+            }
+            let signed = try statement(&reader)
+            let receipt = try statement(&reader)
+            let cancellation = try reader.optional { reader throws(RecordFormatError) in
+                (signedDate: try reader.integer(), date: try reader.integer())
+            }
+            let revocation = try reader.optional { reader throws(RecordFormatError) in
+                (
+                    signedDate: try reader.integer(),
+                    facts: try reader.nested { reader throws(RecordFormatError) in
+                        try RevocationFacts(packed: &reader)
+                    }
+                )
+            }
+            let reversal = try reader.optionalInteger()
+            let seatRefund = try reader.optional { reader throws(RecordFormatError) in
+                TransactionRecord.SeatRefund(signedDate: try reader.integer(), count: try reader.int32())
+            }
+            guard
+                let record = TransactionRecord(
+                    signed: signed, receipt: receipt, receiptCancellation: cancellation, newestRevocation: revocation,
+                    reversalNotified: reversal, newestSeatRefund: seatRefund)
+            else { throw RecordFormatError(reason: "a transaction record without a statement") }
+            self = .transaction(record)
+        case .renewal:
+            self = .renewal(
+                key,
+                try reader.nested { reader throws(RecordFormatError) in try RenewalStatement(packed: &reader) })
+        }
+        guard reader.isAtEnd else { throw RecordFormatError(reason: "a packed record holds bytes after its members") }
     }
 }
