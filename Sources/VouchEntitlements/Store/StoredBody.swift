@@ -61,7 +61,7 @@ enum StoredBody {
     }
 
     /// The JSON of the record `stored` holds, in either format, as its codec writes it into a
-    /// body (``StoredRecord/body``); `nil` when it does not read. For the SQL of migrations and
+    /// body (``AppStoreRecord/body``); `nil` when it does not read. For the SQL of migrations and
     /// of tests (`vouch_unpack`), which reads records by their members.
     static func json(_ stored: UnsafeRawBufferPointer) -> [UInt8]? {
         guard stored.first == packed else { return unpack(stored) }
