@@ -161,7 +161,7 @@ extension LedgerStore {
         }
     }
 
-    /// Schema 5. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
+    /// Schema 6. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
     /// channel (`app_store`); the App Store keeps its records in tables of its own
     /// (`app_store_transaction`, `app_store_renewal`), their bodies the records of
     /// `vouch ledger export` (less the statement in force, which is derived); `revoked` marks a
@@ -171,9 +171,9 @@ extension LedgerStore {
     /// the id it is known by, `chain`) it belongs to; `refund` tells a refunded charge from a
     /// grant, whose `account` is the one its own metadata names; `customer` is a Stripe record's
     /// customer, by which an account's refunds are found. Every record body (`body`) is stored
-    /// packed (``StoredBody``: a format byte and DEFLATE against a preset dictionary) with the
-    /// `checksum` of its JSON (``LedgerStore/checksum(_:)``), both verified whenever it is read,
-    /// and every claim and delivery with a checksum over its columns
+    /// in the format of ``StoredBody`` (an App Store record packed, any other deflated JSON) with
+    /// its `checksum` (``LedgerStore/checksum(_:)`` of the packed bytes, or of the JSON), both
+    /// verified whenever it is read, and every claim and delivery with a checksum over its columns
     /// (``LedgerStore/checksum(columns:)``). A store migrated from schema 4 declares its bodies
     /// `TEXT` and holds the same packed blobs (SQLite keeps a blob a blob in a `TEXT` column).
     /// App Store records are ordinary tables, with their keys unique, rather than `WITHOUT ROWID`.
