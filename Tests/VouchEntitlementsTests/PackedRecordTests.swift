@@ -129,10 +129,7 @@ struct PackedRecordTests {
         let record = try #require(made)
         let packed = AppStoreRecord.packed(record)
         #expect(packed.first == StoredBody.packed)
-        let read = try packed.dropFirst().withUnsafeBytes { bytes throws(RecordFormatError) in
-            var reader = PackedRecord.Reader(bytes)
-            return try AppStoreRecord(packed: &reader)
-        }
+        let read = try packed.withUnsafeBytes { bytes throws(RecordFormatError) in try AppStoreRecord(packed: bytes) }
         guard case .transaction(let back) = read else { throw RecordFormatError(reason: "not a transaction") }
         #expect(back == record)
         #expect(read.body == AppStoreRecord.transaction(record).body)
@@ -142,10 +139,8 @@ struct PackedRecordTests {
         let renewal = RenewalStatement(
             signedDate: 1_780_000_000_000, isInBillingRetryPeriod: true, gracePeriodExpiresDate: 1_781_000_000_000,
             productId: "com.example.pro.monthly", appAccountToken: "7e3fb20b-4cdb-47cc-936d-99d65f608138")
-        let renewalRead = try AppStoreRecord.packed(renewal, key: key).dropFirst().withUnsafeBytes {
-            bytes throws(RecordFormatError) in
-            var reader = PackedRecord.Reader(bytes)
-            return try AppStoreRecord(packed: &reader)
+        let renewalRead = try AppStoreRecord.packed(renewal, key: key).withUnsafeBytes {
+            bytes throws(RecordFormatError) in try AppStoreRecord(packed: bytes)
         }
         #expect(renewalRead.body == AppStoreRecord.renewal(key, renewal).body)
     }

@@ -68,7 +68,7 @@ import Vouch
                     #expect(LedgerStore.checksum(stored) == checksum, "\(table)")
                 }
                 let read = stored.withUnsafeBytes { StoredBody.record($0, checksum: checksum) }
-                #expect((try? read.get())?.exported == (try? LedgerRecordJSON.read(json))?.exported, "\(table)")
+                #expect(try read.get().exported == LedgerRecordJSON.read(json).exported, "\(table)")
                 #expect(json.starts(with: Array(#"{"kind":"#.utf8)), "\(table)")
                 storedBytes += stored.count
                 jsonBytes += json.count

@@ -105,10 +105,9 @@ extension LedgerStore {
     func verified(_ row: SQLiteStatement, _ table: RecordTable) throws(LedgerError) -> any StoredRecord {
         switch row.withBlob(0, { StoredBody.record($0, checksum: row.integer(1)) }) {
         case .success(let record): return record
-        case .failure(.doesNotUnpack): throw Self.damaged(path, table.name, row.text(2), "does not unpack")
-        case .failure(.checksum): throw Self.damaged(path, table.name, row.text(2))
         case .failure(.unreadable(let reason)):
             throw LedgerError(.corruptStore, "\(path) holds a record that does not read: \(reason)")
+        case .failure(let damage): throw Self.damaged(path, table.name, row.text(2), damage.reason)
         }
     }
 
@@ -195,14 +194,9 @@ extension LedgerStore {
         /// ``problems``, named by `key`.
         mutating func verify(_ table: RecordTable, key: String?, _ read: Result<any StoredRecord, StoredBody.Damage>) {
             records += 1
-            let reason: String
-            switch read {
-            case .success: return
-            case .failure(.doesNotUnpack): reason = "does not unpack"
-            case .failure(.checksum): reason = "does not match its checksum"
-            case .failure(.unreadable(let why)): reason = "does not read: \(why)"
+            if case .failure(let damage) = read {
+                problems.append(.init(table: table.name, key: key ?? "?", reason: damage.reason))
             }
-            problems.append(.init(table: table.name, key: key ?? "?", reason: reason))
         }
     }
 

@@ -110,10 +110,10 @@ extension LedgerStore {
         UPDATE channel_record SET body = vouch_pack(body);
         """,
         6: """
-        UPDATE app_store_transaction SET body = vouch_repack(body, checksum), checksum = vouch_checksum(vouch_repack(body, checksum))
-            WHERE vouch_repack(body, checksum) IS NOT NULL;
-        UPDATE app_store_renewal SET body = vouch_repack(body, checksum), checksum = vouch_checksum(vouch_repack(body, checksum))
-            WHERE vouch_repack(body, checksum) IS NOT NULL;
+        UPDATE app_store_transaction SET body = coalesce(vouch_repack(body, checksum), body);
+        UPDATE app_store_transaction SET checksum = vouch_checksum(body) WHERE substr(body, 1, 1) = x'02';
+        UPDATE app_store_renewal SET body = coalesce(vouch_repack(body, checksum), body);
+        UPDATE app_store_renewal SET checksum = vouch_checksum(body) WHERE substr(body, 1, 1) = x'02';
         """,
     ]
 

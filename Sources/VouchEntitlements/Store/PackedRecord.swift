@@ -1,5 +1,3 @@
-internal import Foundation
-
 /// The members of a record in the SQLite store's packed form, read without a parse: each in a
 /// fixed order, the order of the record's writer.
 ///

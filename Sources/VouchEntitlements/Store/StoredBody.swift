@@ -32,15 +32,23 @@ enum StoredBody {
         case checksum
         /// The body matches its checksum but is not a record this version reads.
         case unreadable(String)
+
+        /// What is wrong, in the words of ``LedgerStore/check()``.
+        var reason: String {
+            switch self {
+            case .doesNotUnpack: "does not unpack"
+            case .checksum: "does not match its checksum"
+            case .unreadable(let why): "does not read: \(why)"
+            }
+        }
     }
 
     /// The record of the body `stored`, once it matches `checksum`.
     static func record(_ stored: UnsafeRawBufferPointer, checksum: Int64?) -> Result<any StoredRecord, Damage> {
         if stored.first == packed {
             guard checksum == LedgerStore.checksum(stored) else { return .failure(.checksum) }
-            var reader = PackedRecord.Reader(UnsafeRawBufferPointer(rebasing: stored.dropFirst()))
             do throws(RecordFormatError) {
-                return .success(try AppStoreRecord(packed: &reader))
+                return .success(try AppStoreRecord(packed: stored))
             } catch {
                 return .failure(.unreadable(error.reason))
             }
@@ -65,14 +73,13 @@ enum StoredBody {
     /// of tests (`vouch_unpack`), which reads records by their members.
     static func json(_ stored: UnsafeRawBufferPointer) -> [UInt8]? {
         guard stored.first == packed else { return unpack(stored) }
-        var reader = PackedRecord.Reader(UnsafeRawBufferPointer(rebasing: stored.dropFirst()))
-        guard let record = try? AppStoreRecord(packed: &reader) else { return nil }
-        return Array(record.body.utf8)
+        return (try? AppStoreRecord(packed: stored)).map { Array($0.body.utf8) }
     }
 
     /// The packed body of a deflated App Store record that matches `checksum`: what the
     /// migration to schema 6 keeps instead of it (`vouch_repack`); `nil` for any other body,
-    /// which is kept as it is.
+    /// which is kept as it is (with its checksum, which the migration recomputes only for the
+    /// bodies it packed).
     static func repacked(_ stored: UnsafeRawBufferPointer, checksum: Int64?) -> [UInt8]? {
         guard stored.first == deflated, case .success(let record) = Self.record(stored, checksum: checksum),
             let record = record as? AppStoreRecord

@@ -219,8 +219,15 @@ extension AppStoreRecord {
         return writer.bytes
     }
 
+    /// The record of a whole packed body (``packed(_:)``), its format byte first.
+    init(packed body: UnsafeRawBufferPointer) throws(RecordFormatError) {
+        guard body.first == StoredBody.packed else { throw RecordFormatError(reason: "not a packed record") }
+        var reader = PackedRecord.Reader(UnsafeRawBufferPointer(rebasing: body.dropFirst()))
+        try self.init(packed: &reader)
+    }
+
     /// The record `reader` holds after the format byte, read whole.
-    init(packed reader: inout PackedRecord.Reader) throws(RecordFormatError) {
+    private init(packed reader: inout PackedRecord.Reader) throws(RecordFormatError) {
         guard let kind = PackedKind(rawValue: try reader.byte()) else {
             throw RecordFormatError(reason: "a packed record of an unknown kind")
         }
