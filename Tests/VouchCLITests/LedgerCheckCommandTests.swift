@@ -32,19 +32,22 @@ import VouchTestSupport
 
         // One digit of one stored expiresDate, changed in its JSON, packed again.
         let unpacked = "vouch_unpack(body)"
-        let target = "(SELECT min(rowid) FROM app_store_transaction WHERE instr(\(unpacked), '\"expiresDate\":1') > 0)"
+        let columns = "environment, original_transaction_id, ownership, transaction_id"
+        let target =
+            "(\(columns)) = (SELECT \(columns) FROM app_store_transaction "
+            + "WHERE instr(\(unpacked), '\"expiresDate\":1') > 0 ORDER BY \(columns) LIMIT 1)"
         let key = try #require(
             try Self.sqlite(
                 db,
                 "SELECT environment || ' ' || original_transaction_id || ' ' || ownership || ' ' || transaction_id "
-                    + "FROM app_store_transaction WHERE rowid = \(target)"))
+                    + "FROM app_store_transaction WHERE \(target)"))
         let at = "instr(\(unpacked), '\"expiresDate\":1')"
         try Self.sqlite(
             db,
             "UPDATE app_store_transaction SET body = vouch_pack(substr(\(unpacked), 1, \(at) + 15) || "
                 + "CASE substr(\(unpacked), \(at) + 16, 1) WHEN '9' THEN '0' "
                 + "ELSE char(unicode(substr(\(unpacked), \(at) + 16, 1)) + 1) END || substr(\(unpacked), \(at) + 17)) "
-                + "WHERE rowid = \(target)")
+                + "WHERE \(target)")
 
         let damaged = try VouchBinary.run(["ledger", "check", "--db", db])
         #expect(damaged.status == 65)

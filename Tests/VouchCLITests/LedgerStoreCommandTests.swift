@@ -283,7 +283,8 @@ import VouchReceipts
             import os, sqlite3, sys
             c = sqlite3.connect(sys.argv[1], isolation_level=None)
             c.execute("PRAGMA wal_autocheckpoint = 0")
-            c.execute("DELETE FROM app_store_transaction WHERE rowid = (SELECT min(rowid) FROM app_store_transaction)")
+            k = "environment, original_transaction_id, ownership, transaction_id"
+            c.execute(f"DELETE FROM app_store_transaction WHERE ({k}) = (SELECT {k} FROM app_store_transaction ORDER BY {k} LIMIT 1)")
             os._exit(0)
             """
         let writer = Process()

@@ -11,9 +11,15 @@ import VouchOpenSSL
 @Suite(.serialized) struct LedgerStoreCheckTests {
     typealias F = LedgerFixtures
 
+    /// The condition naming the first stored transaction, in its key's order, for which the SQL
+    /// condition `filter` holds.
+    static func firstTransaction(where filter: String = "1") -> String {
+        let key = "environment, original_transaction_id, ownership, transaction_id"
+        return "(\(key)) = (SELECT \(key) FROM app_store_transaction WHERE \(filter) ORDER BY \(key) LIMIT 1)"
+    }
+
     /// The row whose `expiresDate` ``overwriteDigit(_:)`` changes.
-    static let target =
-        "(SELECT min(rowid) FROM app_store_transaction WHERE instr(vouch_unpack(body), '\"expiresDate\":1') > 0)"
+    static let target = firstTransaction(where: "instr(vouch_unpack(body), '\"expiresDate\":1') > 0")
 
     /// Changes the third digit of the `expiresDate` of one stored transaction, as a damaged disk
     /// or a careless hand would, and returns the transaction's key as the store names it.
@@ -21,7 +27,7 @@ import VouchOpenSSL
         let key = try query(
             path,
             "SELECT environment || ' ' || original_transaction_id || ' ' || ownership || ' ' || transaction_id "
-                + "FROM app_store_transaction WHERE rowid = \(target)")
+                + "FROM app_store_transaction WHERE \(target)")
         // The record's JSON changed and packed again: its checksum is the old JSON's.
         let json = "vouch_unpack(body)"
         let at = "instr(\(json), '\"expiresDate\":1')"
@@ -30,7 +36,7 @@ import VouchOpenSSL
             "UPDATE app_store_transaction SET body = vouch_pack(substr(\(json), 1, \(at) + 15) || "
                 + "CASE substr(\(json), \(at) + 16, 1) WHEN '9' THEN '0' "
                 + "ELSE char(unicode(substr(\(json), \(at) + 16, 1)) + 1) END || substr(\(json), \(at) + 17)) "
-                + "WHERE rowid = \(target)")
+                + "WHERE \(target)")
         return try #require(key)
     }
 

@@ -452,7 +452,7 @@ import VouchTestSupport
         try Self.sqlite(
             path,
             "UPDATE app_store_transaction SET body = vouch_pack('\(body)'), checksum = \(checksum) "
-                + "WHERE rowid = (SELECT min(rowid) FROM app_store_transaction)"
+                + "WHERE \(LedgerStoreCheckTests.firstTransaction())"
         )
         let store = try LedgerStore(path: path, access: .readOnly)
         for question in [

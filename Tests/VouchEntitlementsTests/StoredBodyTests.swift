@@ -100,13 +100,13 @@ import Vouch
     @Test(arguments: [0, 1, 9, -1])
     func anOverwrittenByteOfAPackedBodyIsRefusedNamingTheRecord(offset: Int) throws {
         let (path, ledger) = try LedgerStoreCheckTests.store("flipped-\(offset).sqlite")
-        let rowid = "(SELECT min(rowid) FROM app_store_transaction)"
+        let first = LedgerStoreCheckTests.firstTransaction()
         let key = try #require(
             try LedgerStoreCheckTests.query(
                 path,
                 "SELECT environment || ' ' || original_transaction_id || ' ' || ownership || ' ' || transaction_id "
-                    + "FROM app_store_transaction WHERE rowid = \(rowid)"))
-        try Self.overwrite(path, rowid: rowid) { body in
+                    + "FROM app_store_transaction WHERE \(first)"))
+        try Self.overwrite(path, at: first) { body in
             let at = offset >= 0 ? offset : body.count + offset  // -1: the last byte
             body[at] ^= 0x55
         }
@@ -124,14 +124,14 @@ import Vouch
         }
     }
 
-    /// Changes the stored body of the transaction at `rowid` (an SQL expression) in place.
-    static func overwrite(_ path: String, rowid: String, _ change: (inout [UInt8]) -> Void) throws {
+    /// Changes in place the stored body of the transaction that the SQL condition `row` names.
+    static func overwrite(_ path: String, at row: String, _ change: (inout [UInt8]) -> Void) throws {
         let handle = try LedgerStoreTests.connect(path)
         defer { sqlite3_close(handle) }
         var statement: OpaquePointer?
         try #require(
             sqlite3_prepare_v2(
-                handle, "SELECT body FROM app_store_transaction WHERE rowid = \(rowid)", -1, &statement, nil)
+                handle, "SELECT body FROM app_store_transaction WHERE \(row)", -1, &statement, nil)
                 == SQLITE_OK)
         try #require(sqlite3_step(statement) == SQLITE_ROW)
         var body = Array(
@@ -143,7 +143,7 @@ import Vouch
         #expect(body.count == length)
         try #require(
             sqlite3_prepare_v2(
-                handle, "UPDATE app_store_transaction SET body = ? WHERE rowid = \(rowid)", -1, &statement, nil)
+                handle, "UPDATE app_store_transaction SET body = ? WHERE \(row)", -1, &statement, nil)
                 == SQLITE_OK)
         defer { sqlite3_finalize(statement) }
         _ = body.withUnsafeBytes { sqlite3_bind_blob(statement, 1, $0.baseAddress, Int32($0.count), nil) }
@@ -214,7 +214,7 @@ import Vouch
 
         _ = try LedgerStore(path: path)
         let store = try LedgerStore(path: path, access: .readOnly, catalog: ledger.catalog)
-        #expect(try store.statistics().schemaVersion == 6)
+        #expect(try store.statistics().schemaVersion == LedgerStore.schemaVersion)
         for table in ["app_store_transaction", "app_store_renewal"] {
             #expect(
                 try LedgerStoreCheckTests.query(
@@ -231,6 +231,69 @@ import Vouch
         let key = try LedgerStoreCheckTests.overwriteDigit(damagedPath)
         _ = try LedgerStore(path: damagedPath)
         #expect(try LedgerStoreCheckTests.query(damagedPath, deflated) == "1")
+        let report = try LedgerStore(path: damagedPath, access: .readOnly).check()
+        #expect(report.problems.map(\.key) == [key])
+        #expect(report.problems.map(\.reason) == ["does not match its checksum"])
+    }
+
+    /// SQL that makes a store of schema 6 of one of this schema: its App Store tables ordinary
+    /// tables with their keys unique, their rows in the reverse of their keys' order.
+    static let schema6 = """
+        CREATE TABLE transaction_6 (
+            environment TEXT NOT NULL, original_transaction_id TEXT NOT NULL, ownership TEXT NOT NULL,
+            transaction_id TEXT NOT NULL, revoked INTEGER NOT NULL, body BLOB NOT NULL, checksum INTEGER NOT NULL,
+            UNIQUE (environment, original_transaction_id, ownership, transaction_id));
+        INSERT INTO transaction_6 SELECT * FROM app_store_transaction
+            ORDER BY environment DESC, original_transaction_id DESC, ownership DESC, transaction_id DESC;
+        DROP TABLE app_store_transaction;
+        ALTER TABLE transaction_6 RENAME TO app_store_transaction;
+        CREATE INDEX app_store_transaction_by_id ON app_store_transaction (transaction_id);
+        CREATE INDEX app_store_transaction_revoked ON app_store_transaction (environment, original_transaction_id)
+            WHERE revoked = 1;
+        CREATE TABLE renewal_6 (
+            environment TEXT NOT NULL, original_transaction_id TEXT NOT NULL, body BLOB NOT NULL,
+            checksum INTEGER NOT NULL, UNIQUE (environment, original_transaction_id));
+        INSERT INTO renewal_6 SELECT * FROM app_store_renewal ORDER BY environment DESC, original_transaction_id DESC;
+        DROP TABLE app_store_renewal;
+        ALTER TABLE renewal_6 RENAME TO app_store_renewal;
+        PRAGMA user_version = 6;
+        """
+
+    /// Every table, index and its SQL in a store, one line each, in the order of their names.
+    static let schemaObjects =
+        "SELECT group_concat(type || ' ' || name || ' ' || coalesce(sql, ''), char(10)) "
+        + "FROM (SELECT * FROM sqlite_schema ORDER BY name)"
+
+    /// A store of schema 6 keeps its App Store records in tables with a `rowid`: its first writer
+    /// rewrites them `WITHOUT ROWID` in one transaction, each record copied as it is, leaving the
+    /// store's schema that of a store made by this version; it then exports and answers as before,
+    /// and a record damaged before the migration is still named by the check.
+    @Test func aStoreOfSchema6IsRewrittenWithoutRowidByItsFirstWriter() throws {
+        let (path, ledger) = try LedgerStoreCheckTests.store("schema6.sqlite")
+        var expected = [String]()
+        try LedgerStore(path: path, access: .readOnly).export { expected.append(String(decoding: $0, as: UTF8.self)) }
+        let made = try #require(try LedgerStoreCheckTests.query(path, Self.schemaObjects))
+        let withoutRowid =
+            "SELECT count(*) FROM sqlite_schema WHERE name IN ('app_store_transaction', 'app_store_renewal') "
+            + "AND sql LIKE '%WITHOUT ROWID'"
+        #expect(try LedgerStoreCheckTests.query(path, withoutRowid) == "2")
+        try LedgerStoreTests.sqlite(path, Self.schema6)
+        #expect(try LedgerStoreCheckTests.query(path, withoutRowid) == "0")
+        let refused = #expect(throws: LedgerError.self) { try LedgerStore(path: path, access: .readOnly) }
+        #expect(refused?.code == .cannotOpen)
+        #expect(refused?.reason.contains("is a Vouch store of schema 6") == true)
+
+        _ = try LedgerStore(path: path)
+        #expect(try LedgerStoreCheckTests.query(path, Self.schemaObjects) == made)
+        let store = try LedgerStore(path: path, access: .readOnly, catalog: ledger.catalog)
+        #expect(try store.statistics().schemaVersion == LedgerStore.schemaVersion)
+        try Self.expectHealthy(store, exporting: expected, answeringAs: ledger)
+
+        let (damagedPath, _) = try LedgerStoreCheckTests.store("schema6-damaged.sqlite")
+        try LedgerStoreTests.sqlite(damagedPath, Self.schema6)
+        let key = try LedgerStoreCheckTests.overwriteDigit(damagedPath)
+        _ = try LedgerStore(path: damagedPath)
+        #expect(try LedgerStoreCheckTests.query(damagedPath, withoutRowid) == "2")
         let report = try LedgerStore(path: damagedPath, access: .readOnly).check()
         #expect(report.problems.map(\.key) == [key])
         #expect(report.problems.map(\.reason) == ["does not match its checksum"])

@@ -76,8 +76,9 @@ extension LedgerStore {
     /// packs every record body (``StoredBody``, `vouch_pack`), its checksum unchanged (of its
     /// JSON); schema 6 keeps every App Store transaction and renewal info packed
     /// (``StoredBody/packed``, `vouch_repack`), read without a parse, with the checksum of its
-    /// packed bytes. A body that does not match its checksum or does not read is left as it
-    /// was, for ``LedgerStore/check()`` and every read to name.
+    /// packed bytes; schema 7 rewrites the App Store's tables `WITHOUT ROWID` (``appStoreTables``),
+    /// each record copied as it is. A body that does not match its checksum or does not read is
+    /// left as it was, for ``LedgerStore/check()`` and every read to name.
     static let migrations: [Int: String] = [
         2: """
         ALTER TABLE channel_record ADD COLUMN customer TEXT;
@@ -115,7 +116,47 @@ extension LedgerStore {
         UPDATE app_store_renewal SET body = coalesce(vouch_repack(body, checksum), body);
         UPDATE app_store_renewal SET checksum = vouch_checksum(body) WHERE substr(body, 1, 1) = x'02';
         """,
+        7: """
+        ALTER TABLE app_store_transaction RENAME TO app_store_transaction_6;
+        ALTER TABLE app_store_renewal RENAME TO app_store_renewal_6;
+        DROP INDEX app_store_transaction_by_id;
+        DROP INDEX app_store_transaction_revoked;
+        \(appStoreTables)
+        INSERT INTO app_store_transaction
+            SELECT environment, original_transaction_id, ownership, transaction_id, revoked, body, checksum
+            FROM app_store_transaction_6 ORDER BY environment, original_transaction_id, ownership, transaction_id;
+        INSERT INTO app_store_renewal SELECT environment, original_transaction_id, body, checksum
+            FROM app_store_renewal_6 ORDER BY environment, original_transaction_id;
+        DROP TABLE app_store_transaction_6;
+        DROP TABLE app_store_renewal_6;
+        """,
     ]
+
+    /// The App Store's tables (schema 7), each `WITHOUT ROWID` so that a chain's records lie
+    /// together in its key's order, and a lookup reads them from the table itself rather than
+    /// through an index and then the table.
+    static let appStoreTables = """
+        CREATE TABLE app_store_transaction (
+            environment TEXT NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            ownership TEXT NOT NULL,
+            transaction_id TEXT NOT NULL,
+            revoked INTEGER NOT NULL,
+            body BLOB NOT NULL,
+            checksum INTEGER NOT NULL,
+            PRIMARY KEY (environment, original_transaction_id, ownership, transaction_id)
+        ) WITHOUT ROWID;
+        CREATE INDEX app_store_transaction_by_id ON app_store_transaction (transaction_id);
+        CREATE INDEX app_store_transaction_revoked ON app_store_transaction (environment, original_transaction_id)
+            WHERE revoked = 1;
+        CREATE TABLE app_store_renewal (
+            environment TEXT NOT NULL,
+            original_transaction_id TEXT NOT NULL,
+            body BLOB NOT NULL,
+            checksum INTEGER NOT NULL,
+            PRIMARY KEY (environment, original_transaction_id)
+        ) WITHOUT ROWID;
+        """
 
     /// Brings a store of an older schema to ``schemaVersion``, in one transaction: a failure
     /// leaves it as it was.
@@ -161,7 +202,7 @@ extension LedgerStore {
         }
     }
 
-    /// Schema 6. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
+    /// Schema 7. The channel-neutral tables (`chain`, `claim`, `delivery`, `counter`) name a
     /// channel (`app_store`); the App Store keeps its records in tables of its own
     /// (`app_store_transaction`, `app_store_renewal`), their bodies the records of
     /// `vouch ledger export` (less the statement in force, which is derived); `revoked` marks a
@@ -174,10 +215,8 @@ extension LedgerStore {
     /// in the format of ``StoredBody`` (an App Store record packed, any other deflated JSON) with
     /// its `checksum` (``LedgerStore/checksum(_:)`` of the packed bytes, or of the JSON), both
     /// verified whenever it is read, and every claim and delivery with a checksum over its columns
-    /// (``LedgerStore/checksum(columns:)``). A store migrated from schema 4 declares its bodies
-    /// `TEXT` and holds the same packed blobs (SQLite keeps a blob a blob in a `TEXT` column).
-    /// App Store records are ordinary tables, with their keys unique, rather than `WITHOUT ROWID`.
-    /// `fed_input` holds the digest of every input fed (``EntitlementLedger/inputs``), the row's
+    /// (``LedgerStore/checksum(columns:)``). Every table but `fed_input` is `WITHOUT ROWID`, kept
+    /// in its key's order (the App Store's since schema 7). `fed_input` holds the digest of every input fed (``EntitlementLedger/inputs``), the row's
     /// own key, by which the counters count each input once.
     static let schema = """
         CREATE TABLE chain (
@@ -211,26 +250,7 @@ extension LedgerStore {
             value INTEGER NOT NULL
         ) WITHOUT ROWID;
         CREATE TABLE fed_input (digest INTEGER PRIMARY KEY);
-        CREATE TABLE app_store_transaction (
-            environment TEXT NOT NULL,
-            original_transaction_id TEXT NOT NULL,
-            ownership TEXT NOT NULL,
-            transaction_id TEXT NOT NULL,
-            revoked INTEGER NOT NULL,
-            body BLOB NOT NULL,
-            checksum INTEGER NOT NULL,
-            UNIQUE (environment, original_transaction_id, ownership, transaction_id)
-        );
-        CREATE INDEX app_store_transaction_by_id ON app_store_transaction (transaction_id);
-        CREATE INDEX app_store_transaction_revoked ON app_store_transaction (environment, original_transaction_id)
-            WHERE revoked = 1;
-        CREATE TABLE app_store_renewal (
-            environment TEXT NOT NULL,
-            original_transaction_id TEXT NOT NULL,
-            body BLOB NOT NULL,
-            checksum INTEGER NOT NULL,
-            UNIQUE (environment, original_transaction_id)
-        );
+        \(appStoreTables)
         CREATE TABLE channel_record (
             channel TEXT NOT NULL,
             environment TEXT NOT NULL,

@@ -75,7 +75,7 @@ public final class LedgerStore: @unchecked Sendable {
 
     /// The schema this version writes and reads. A store of an older schema is brought to it
     /// when opened for writing, in one transaction.
-    public static let schemaVersion = 6
+    public static let schemaVersion = 7
     /// `PRAGMA application_id` of a Vouch store: "Vouc".
     static let applicationId: Int64 = 0x566F_7563
 
