@@ -32,9 +32,35 @@ public struct AccountKey: Sendable, Hashable, Comparable, CustomStringConvertibl
     }
 
     /// An account id as the ledger keeps it: a UUID in lower case, as Apple writes
-    /// `appAccountToken`; any other id as it is.
+    /// `appAccountToken`; any other id as it is. What is a UUID is what Foundation's
+    /// `UUID(uuidString:)` accepts; the 8-4-4-4-12 hexadecimal form, which it always accepts,
+    /// is told from its bytes first, sparing every lookup by token Foundation's parse.
     static func token(_ text: String) -> String {
-        UUID(uuidString: text) != nil ? text.lowercased() : text
+        switch hyphenatedHex(text) {
+        case .some(let upper): return upper ? text.lowercased() : text
+        case nil: return UUID(uuidString: text) != nil ? text.lowercased() : text
+        }
+    }
+
+    /// Whether `text` is 36 bytes of hexadecimal digits with hyphens at 8, 13, 18 and 23 (`nil`
+    /// when it is not), and whether a digit is in upper case.
+    static func hyphenatedHex(_ text: String) -> Bool? {
+        var text = text
+        return text.withUTF8 { bytes -> Bool? in
+            guard bytes.count == 36 else { return nil }
+            var upper = false
+            for (index, byte) in bytes.enumerated() {
+                switch (index, byte) {
+                case (8, UInt8(ascii: "-")), (13, UInt8(ascii: "-")), (18, UInt8(ascii: "-")), (23, UInt8(ascii: "-")):
+                    continue
+                case (8, _), (13, _), (18, _), (23, _): return nil
+                case (_, UInt8(ascii: "0")...UInt8(ascii: "9")), (_, UInt8(ascii: "a")...UInt8(ascii: "f")): continue
+                case (_, UInt8(ascii: "A")...UInt8(ascii: "F")): upper = true
+                default: return nil
+                }
+            }
+            return upper
+        }
     }
 
     /// The account known by its chain `originalTransactionId` in `environment` (a chain whose

@@ -76,6 +76,45 @@ struct KeyedLedgerTests {
         #expect(ledger.accounts(withTransactionId: "1").isEmpty)
     }
 
+    /// An account id is lowered exactly when Foundation's `UUID(uuidString:)` reads it, whatever
+    /// its form: the ids written by hand around the 8-4-4-4-12 form, and thousands of UUIDs of
+    /// random case with one character changed, deleted or added at random.
+    @Test func anAccountIdIsLoweredExactlyWhenFoundationReadsItAsAUUID() {
+        func expected(_ text: String) -> String { UUID(uuidString: text) != nil ? text.lowercased() : text }
+        func kept(_ text: String) -> String? {
+            AccountKey(environment: .production, appAccountToken: text).appAccountToken
+        }
+        let token = "0a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d"
+        #expect(kept(token.uppercased()) == token)
+        #expect(kept(token) == token)
+        let written = [
+            "", "2000000000004000", "user-42", String(token.dropLast()), token + "0", token + " ", " " + token,
+            "{" + token + "}", token.replacingOccurrences(of: "-", with: ""),
+            token.replacingOccurrences(of: "-", with: "_"),
+            String(token.prefix(8)) + String(token.dropFirst(8).prefix(1)) + "-" + String(token.dropFirst(10)),
+            token.replacingOccurrences(of: "a", with: "g"), token.replacingOccurrences(of: "0", with: "\u{FF10}"),
+            token + "\u{0}", String(token.dropLast()) + "\u{0}", "\u{301}" + token, token.uppercased() + "\u{301}",
+        ]
+        for text in written { #expect(kept(text) == expected(text), "\(text.debugDescription)") }
+        var random = SystemRandomNumberGenerator()
+        let alphabet = Array("0123456789abcdefABCDEFgG- {}\u{0}é")
+        var lowered = 0
+        for _ in 0..<5_000 {
+            var bytes = Array(UUID().uuidString.map { Bool.random(using: &random) ? Character($0.lowercased()) : $0 })
+            let at = Int.random(in: 0..<bytes.count, using: &random)
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: bytes[at] = alphabet.randomElement(using: &random)!
+            case 1: bytes.remove(at: at)
+            case 2: bytes.insert(alphabet.randomElement(using: &random)!, at: at)
+            default: break
+            }
+            let text = String(bytes)
+            #expect(kept(text) == expected(text), "\(text.debugDescription)")
+            if kept(text) != text { lowered += 1 }
+        }
+        #expect(lowered > 0)
+    }
+
     @Test func anAccountKeyMadeByTheCallerFindsTheAccount() throws {
         let ledger = Self.fixture.ledger
         let token = "00000000-0000-4000-8000-000000000001"
