@@ -182,6 +182,14 @@ public struct EntitlementLedger: Sendable {
         self.catalog = catalog
     }
 
+    /// An empty ledger of `catalog` for the records of one account's answer, dropped once it is
+    /// given: the texts of its records are not interned (``AppStoreChannel/internsTexts``).
+    static func forOneAnswer(catalog: ProductCatalog) -> EntitlementLedger {
+        var ledger = EntitlementLedger(catalog: catalog)
+        ledger.appStore.internsTexts = false
+        return ledger
+    }
+
     /// The number of transaction chains held.
     public var chainCount: Int { appStore.chains.count }
 

@@ -444,7 +444,7 @@ public final class LedgerStore: @unchecked Sendable {
     /// A ledger of the store's catalog holding the records of `account` (``load(_:into:)``),
     /// read inside the caller's transaction.
     private func ledger(of account: AccountKey) throws(LedgerError) -> EntitlementLedger {
-        var ledger = EntitlementLedger(catalog: catalog)
+        var ledger = EntitlementLedger.forOneAnswer(catalog: catalog)
         try load(account, into: &ledger)
         return ledger
     }

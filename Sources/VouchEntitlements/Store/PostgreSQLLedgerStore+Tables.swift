@@ -453,7 +453,7 @@ extension PostgreSQLLedgerStore {
     public func entitlements(of account: AccountKey, at instant: Timestamp) throws(LedgerError) -> AccountEntitlements?
     {
         try readingOnce { connection throws(LedgerError) -> AccountEntitlements? in
-            var ledger = EntitlementLedger(catalog: catalog)
+            var ledger = EntitlementLedger.forOneAnswer(catalog: catalog)
             try PostgreSQLTables(connection: connection, name: target).load(account, into: &ledger)
             return ledger.entitlements(of: account, at: instant)
         }
@@ -463,7 +463,7 @@ extension PostgreSQLLedgerStore {
     /// ``EntitlementLedger/changeInstants(of:)`` gives them; only the account's records are read.
     public func changeInstants(of account: AccountKey) throws(LedgerError) -> [Timestamp] {
         try readingOnce { connection throws(LedgerError) -> [Timestamp] in
-            var ledger = EntitlementLedger(catalog: catalog)
+            var ledger = EntitlementLedger.forOneAnswer(catalog: catalog)
             try PostgreSQLTables(connection: connection, name: target).load(account, into: &ledger)
             return ledger.changeInstants(of: account)
         }
@@ -474,7 +474,7 @@ extension PostgreSQLLedgerStore {
     public func revocations(of account: AccountKey) throws(LedgerError) -> [Revocation] {
         try reading { connection throws(LedgerError) -> [Revocation] in
             let tables = PostgreSQLTables(connection: connection, name: target)
-            var ledger = EntitlementLedger(catalog: catalog)
+            var ledger = EntitlementLedger.forOneAnswer(catalog: catalog)
             try tables.load(account, into: &ledger)
             let environment = account.environment.rawValue
             // Every record of those customers: their other subscriptions decide whose a charge is.

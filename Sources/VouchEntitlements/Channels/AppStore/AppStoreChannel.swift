@@ -65,6 +65,9 @@ struct AppStoreChannel: LedgerChannel {
     /// One copy of each text many records repeat (product ids, types, tokens), so memory
     /// follows the transactions, not the bytes of their statements.
     private var strings = Set<String>()
+    /// Whether inserted records' texts are interned in ``strings``: worth its hashing over a
+    /// ledger's life, not in a ledger that gives one answer and is dropped.
+    var internsTexts = true
     /// The number of distinct transactions held.
     private(set) var transactionCount = 0
     /// The chains whose account is derived once the records being inserted are all in
@@ -244,7 +247,7 @@ struct AppStoreChannel: LedgerChannel {
     /// Joins `record` into its chain and keeps the indexes up to date.
     mutating func insert(_ record: TransactionRecord) {
         var record = record
-        record.share(&strings)
+        if internsTexts { record.share(&strings) }
         let statement = record.current
         let key = statement.chainKey
         let newChain = chains[key] == nil
