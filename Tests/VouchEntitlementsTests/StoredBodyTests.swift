@@ -124,6 +124,57 @@ import Vouch
         }
     }
 
+    /// Stored bodies changed at random (a byte replaced, a byte added, a cut), each with a
+    /// checksum that matches it, as only a file crafted to match would hold: every one reads as a
+    /// record or is refused as one that does not read, and never stops the process.
+    @Test func changedBodiesWithMatchingChecksumsReadOrAreRefused() throws {
+        let path = try Self.storeOfEveryChannel("mutated.sqlite")
+        let handle = try LedgerStoreTests.connect(path)
+        defer { sqlite3_close(handle) }
+        var statement: OpaquePointer?
+        try #require(
+            sqlite3_prepare_v2(
+                handle,
+                "SELECT body FROM app_store_transaction UNION ALL SELECT body FROM app_store_renewal "
+                    + "UNION ALL SELECT body FROM channel_record", -1, &statement, nil) == SQLITE_OK)
+        var bodies: [[UInt8]] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            bodies.append(
+                Array(
+                    UnsafeRawBufferPointer(
+                        start: sqlite3_column_blob(statement, 0), count: Int(sqlite3_column_bytes(statement, 0)))))
+        }
+        sqlite3_finalize(statement)
+        #expect(Set(bodies.compactMap(\.first)) == [StoredBody.packed, StoredBody.deflated])
+        var random = SystemRandomNumberGenerator()
+        var (read, refused) = (0, 0)
+        for body in bodies {
+            for _ in 0..<40 {
+                var changed = body
+                let at = Int.random(in: 1..<changed.count, using: &random)
+                let byte = [0x00, 0x01, 0x7F, 0x80, 0xFF, UInt8.random(in: 0...255, using: &random)].randomElement(
+                    using: &random)!
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: changed[at] = byte
+                case 1: changed.insert(byte, at: at)
+                default: changed.removeSubrange(at...)
+                }
+                // A packed body's checksum is of its bytes, a deflated one's of its JSON.
+                let checksum =
+                    changed[0] == StoredBody.packed
+                    ? LedgerStore.checksum(changed) : StoredBody.unpack(changed).map(LedgerStore.checksum) ?? 0
+                let result = changed.withUnsafeBytes { StoredBody.record($0, checksum: checksum) }
+                switch result {
+                case .success: read += 1
+                case .failure(.checksum): Issue.record("a matching checksum refused: \(changed)")
+                case .failure: refused += 1
+                }
+            }
+        }
+        #expect(refused > bodies.count)
+        #expect(read + refused == bodies.count * 40)
+    }
+
     /// Changes in place the stored body of the transaction that the SQL condition `row` names.
     static func overwrite(_ path: String, at row: String, _ change: (inout [UInt8]) -> Void) throws {
         let handle = try LedgerStoreTests.connect(path)
