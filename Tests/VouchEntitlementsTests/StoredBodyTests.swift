@@ -276,13 +276,23 @@ import Vouch
         }
         try Self.expectHealthy(store, exporting: expected, answeringAs: ledger)
 
-        // Damaged before the migration: its JSON changed, its checksum the old JSON's.
-        let (damagedPath, _) = try LedgerStoreCheckTests.store("schema5-damaged.sqlite")
-        try LedgerStoreTests.sqlite(damagedPath, Self.schema5)
-        let key = try LedgerStoreCheckTests.overwriteDigit(damagedPath)
-        _ = try LedgerStore(path: damagedPath)
-        #expect(try LedgerStoreCheckTests.query(damagedPath, deflated) == "1")
-        let report = try LedgerStore(path: damagedPath, access: .readOnly).check()
+        try Self.expectDamagedRecordKept(from: Self.schema5, in: "schema5-damaged.sqlite") { damagedPath throws in
+            #expect(try LedgerStoreCheckTests.query(damagedPath, deflated) == "1")
+        }
+    }
+
+    /// Makes a store of an older schema by the SQL `olderSchema`, damages one record (its JSON
+    /// changed, its checksum the old one's), opens it for writing, runs `expect` on its path and
+    /// expects the check to name the record.
+    static func expectDamagedRecordKept(from olderSchema: String, in name: String, _ expect: (String) throws -> Void)
+        throws
+    {
+        let (path, _) = try LedgerStoreCheckTests.store(name)
+        try LedgerStoreTests.sqlite(path, olderSchema)
+        let key = try LedgerStoreCheckTests.overwriteDigit(path)
+        _ = try LedgerStore(path: path)
+        try expect(path)
+        let report = try LedgerStore(path: path, access: .readOnly).check()
         #expect(report.problems.map(\.key) == [key])
         #expect(report.problems.map(\.reason) == ["does not match its checksum"])
     }
@@ -340,13 +350,8 @@ import Vouch
         #expect(try store.statistics().schemaVersion == LedgerStore.schemaVersion)
         try Self.expectHealthy(store, exporting: expected, answeringAs: ledger)
 
-        let (damagedPath, _) = try LedgerStoreCheckTests.store("schema6-damaged.sqlite")
-        try LedgerStoreTests.sqlite(damagedPath, Self.schema6)
-        let key = try LedgerStoreCheckTests.overwriteDigit(damagedPath)
-        _ = try LedgerStore(path: damagedPath)
-        #expect(try LedgerStoreCheckTests.query(damagedPath, withoutRowid) == "2")
-        let report = try LedgerStore(path: damagedPath, access: .readOnly).check()
-        #expect(report.problems.map(\.key) == [key])
-        #expect(report.problems.map(\.reason) == ["does not match its checksum"])
+        try Self.expectDamagedRecordKept(from: Self.schema6, in: "schema6-damaged.sqlite") { damagedPath throws in
+            #expect(try LedgerStoreCheckTests.query(damagedPath, withoutRowid) == "2")
+        }
     }
 }
