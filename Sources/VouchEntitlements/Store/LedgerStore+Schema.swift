@@ -216,8 +216,9 @@ extension LedgerStore {
     /// its `checksum` (``LedgerStore/checksum(_:)`` of the packed bytes, or of the JSON), both
     /// verified whenever it is read, and every claim and delivery with a checksum over its columns
     /// (``LedgerStore/checksum(columns:)``). Every table but `fed_input` is `WITHOUT ROWID`, kept
-    /// in its key's order (the App Store's since schema 7). `fed_input` holds the digest of every input fed (``EntitlementLedger/inputs``), the row's
-    /// own key, by which the counters count each input once.
+    /// in its key's order (the App Store's since schema 7). `fed_input` holds the digest of every
+    /// input fed (``EntitlementLedger/inputs``), the row's own key, by which the counters count
+    /// each input once.
     static let schema = """
         CREATE TABLE chain (
             channel TEXT NOT NULL,
