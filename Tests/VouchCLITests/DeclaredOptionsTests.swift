@@ -68,6 +68,7 @@ import Testing
         case ("--app-account-token", _), ("--nonce", _): return "956328D9-CC6A-47F4-BE40-6953FB0AB6C7"
         case ("--allow-introductory-offer", _): return "true"
         case ("--expires-in", _), ("--timestamp", _), ("--busy-timeout", _): return "60"
+        case ("--memory-map", _): return "16"
         case ("--stripe-secret-file", _): return folder.appendingPathComponent("stripe-secrets").path
         case ("--tolerance", _): return "300"
         case ("--listen", _): return "127.0.0.1:0"

@@ -51,6 +51,15 @@ import VouchReceipts
         ])
         #expect(one.stdout == direct.stdout)
         #expect(Self.lines(one.stdout).count == 2)  // Production and Sandbox
+        // Read through a memory map: the same answer; a size that is not a number of MiB is refused.
+        let mapped = try VouchBinary.run([
+            "entitlements", "--db", db, "--memory-map", "64", "--account", L.account, "--at", Self.at, "--json",
+        ])
+        #expect(mapped.status == 0, "\(mapped.stderr)")
+        #expect(mapped.stdout == one.stdout)
+        let wrong = try VouchBinary.run(["entitlements", "--db", db, "--memory-map", "-1", "--account", L.account])
+        #expect(wrong.status == 64)
+        #expect(wrong.stderr.contains("--memory-map takes a whole number of MiB from 0 to 1048576, not '-1'"))
 
         // The same input again changes nothing.
         let export = try VouchBinary.run(["ledger", "export", "--db", db])

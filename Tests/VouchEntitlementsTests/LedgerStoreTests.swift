@@ -163,6 +163,37 @@ import VouchTestSupport
         #expect(try Self.answers(reopened) == expected)
     }
 
+    /// A store read through a memory map answers as one that copies its pages, a writer and a
+    /// reader kept open while the file grows alike; SQLite maps what the options ask.
+    @Test func aMemoryMappedStoreAnswersAsOneThatCopiesItsPages() throws {
+        let path = Self.path("mapped.sqlite")
+        let catalog = LedgerDeterminismTests.catalog
+        let options = LedgerStore.Options(memoryMapBytes: 64 << 20)
+        let writer = try LedgerStore(path: path, catalog: catalog, options: options)
+        try writer.add(contentsOf: F.ledger(Array(Self.payloads.prefix(40)), catalog: catalog))
+        let mapped = try LedgerStore(path: path, access: .readOnly, catalog: catalog, options: options)
+        let copying = try LedgerStore(path: path, access: .readOnly, catalog: catalog)
+        #expect(try Self.mappedBytes(writer) == 64 << 20)
+        #expect(try Self.mappedBytes(mapped) == 64 << 20)
+        #expect(try Self.mappedBytes(copying) == 0)
+        #expect(try Self.answers(mapped) == Self.answers(copying))
+        try writer.add(contentsOf: Self.memory())
+        let expected = Self.answers(Self.memory())
+        #expect(try Self.answers(mapped) == expected)
+        #expect(try Self.answers(writer) == expected)
+        #expect(try Self.answers(copying) == expected)
+        #expect(LedgerStore.Options(memoryMapBytes: -1).memoryMapBytes == 0)
+    }
+
+    /// The bytes SQLite maps of `store`'s file (`PRAGMA mmap_size`).
+    static func mappedBytes(_ store: LedgerStore) throws -> Int64? {
+        try store.reading { () throws(LedgerError) -> Int64? in
+            var bytes: Int64?
+            try store.statement("PRAGMA mmap_size", phase: .read).rows { bytes = $0.integer(0) }
+            return bytes
+        }
+    }
+
     /// A store kept open (a server's) answers from what is committed when it is asked, after
     /// any question, a refused one included.
     @Test func aStoreKeptOpenSeesWhatAnotherWriterCommitsAfterItsQuestions() throws {

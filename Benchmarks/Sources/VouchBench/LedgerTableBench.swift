@@ -21,7 +21,9 @@ import VouchEntitlements
 // the adds left the cache. A PostgreSQL store's tables and indexes are read through the same
 // way, by `pg_prewarm` in its `read` mode (into the kernel's cache, as the SQLite file is),
 // through `psql` (that of `VOUCH_TEST_POSTGRESQL_BIN`, else the one on the PATH); without
-// either the table says its lookups were not warmed.
+// either the table says its lookups were not warmed. The same file is then read once more
+// through a memory map (`LedgerStore.Options.memoryMapBytes`), by a reader opened before the
+// adds, with the same keys: what a server that maps its file answers.
 
 struct LedgerTableReport {
     var accounts = 0
@@ -49,6 +51,9 @@ struct LedgerTableReport {
         let goalP99: Double
         /// What is read through before the timed lookups.
         let warming: Warming
+        /// Whether it holds what was verified (its adds are timed) and is timed before it is
+        /// read through; false for a second reader of a store another column filled.
+        var fills = true
         var addSeconds = 0.0
         /// Seconds reading the store through took; nil when it could not be read through.
         var readSeconds: Double?
@@ -227,6 +232,14 @@ func benchLedgerTable(
                     warming: .postgreSQL(postgreSQL)))
         }
     }
+    // The same file read through a memory map (`memoryMapBytes`): a reader of what the first
+    // column stores, timed after it.
+    let mapped: LedgerTableReport.StoreColumn? =
+        withStore
+        ? .init(
+            name: "`LedgerStore` (SQLite, memory-mapped)",
+            store: try LedgerStore(path: storePath, access: .readOnly, options: .init(memoryMapBytes: 1 << 40)),
+            sizeLabel: "the same file", goalP99: 200e-6, warming: .file(storePath), fills: false) : nil
     var ledger = EntitlementLedger()
     var pendingCount = 0
     var transactionIds: [String] = []
@@ -268,6 +281,7 @@ func benchLedgerTable(
         report.stores[index].pending = EntitlementLedger()
     }
     report.verifySeconds = now() - start
+    if let mapped { report.stores.append(mapped) }
     // SQLite's page cache (2 MiB) and the sampled transaction ids are counted too: a few MiB
     // against the ledger's.
     report.heapGrowth = heapBytes() - before
@@ -316,12 +330,14 @@ func benchLedgerTable(
     }
     for index in report.stores.indices {
         let store = report.stores[index].store
-        log(
-            "ledger table: \(storeSamples) lookups by appAccountToken in \(report.stores[index].name) as the adds left it …"
-        )
-        report.stores[index].coldLookups = try timed(Array(tokens.suffix(storeSamples))) { uuid in
-            try store.accounts(matching: uuid).reduce(0) {
-                $0 + ((try store.entitlements(of: $1, at: instant))?.entitlements.count ?? 0)
+        if report.stores[index].fills {
+            log(
+                "ledger table: \(storeSamples) lookups by appAccountToken in \(report.stores[index].name) as the adds left it …"
+            )
+            report.stores[index].coldLookups = try timed(Array(tokens.suffix(storeSamples))) { uuid in
+                try store.accounts(matching: uuid).reduce(0) {
+                    $0 + ((try store.entitlements(of: $1, at: instant))?.entitlements.count ?? 0)
+                }
             }
         }
         let begin = now()

@@ -66,7 +66,7 @@ struct EntitlementsCommand: Command {
                 "--account", "ID", repeatable: true,
                 help: "Only this account: an appAccountToken or any of its\noriginalTransactionIds"),
             .flag("--json", help: "One JSON record per account (default: readable text)"),
-            LedgerInput.store, LedgerCommands.busyTimeout,
+            LedgerInput.store, LedgerCommands.busyTimeout, LedgerCommands.memoryMap,
         ] + LedgerInput.options
     }
 

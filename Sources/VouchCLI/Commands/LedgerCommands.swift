@@ -41,8 +41,14 @@ enum LedgerCommands {
         "--busy-timeout", "SECONDS",
         help: "Wait up to SECONDS for the write lock another process\nholds (default 60)")
 
+    /// `--memory-map MIB`, beside `--busy-timeout`: how much of a ledger file is read through a
+    /// memory map (``LedgerStore/Options/memoryMapBytes``).
+    static let memoryMap = CommandOption.value(
+        "--memory-map", "MIB",
+        help: "Read up to MIB of a ledger file through a memory map\n(default 0: none; a file on a local disk only)")
+
     /// The store's options the command line sets: `--busy-timeout` (60 seconds, longer than any
-    /// batch of `vouch ledger add` holds the lock).
+    /// batch of `vouch ledger add` holds the lock) and `--memory-map`.
     static func options(_ arguments: ParsedArguments) throws(UsageError) -> LedgerStore.Options {
         var options = LedgerStore.Options(busyTimeout: .seconds(60))
         if let text = arguments.value(busyTimeout.name) {
@@ -50,6 +56,12 @@ enum LedgerCommands {
                 throw UsageError("--busy-timeout takes a number of seconds from 0 to 86400, not '\(text)'")
             }
             options.busyTimeout = .milliseconds(Int64((seconds * 1000).rounded()))
+        }
+        if let text = arguments.value(memoryMap.name) {
+            guard let mebibytes = Int(text), mebibytes >= 0, mebibytes <= 1_048_576 else {
+                throw UsageError("--memory-map takes a whole number of MiB from 0 to 1048576, not '\(text)'")
+            }
+            options.memoryMapBytes = mebibytes << 20
         }
         return options
     }
@@ -99,7 +111,7 @@ struct LedgerAddCommand: Command {
         "vouch ledger add --db ledger.sqlite --stripe-secret-file secrets.txt stripe.jsonl",
     ]
 
-    var options: [CommandOption] { [LedgerCommands.database, LedgerCommands.busyTimeout] + LedgerInput.options }
+    var options: [CommandOption] { [LedgerCommands.database, LedgerCommands.busyTimeout, LedgerCommands.memoryMap] + LedgerInput.options }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger add")
@@ -196,7 +208,7 @@ struct LedgerStatsCommand: Command {
 
     var options: [CommandOption] {
         [
-            LedgerCommands.database, LedgerCommands.busyTimeout,
+            LedgerCommands.database, LedgerCommands.busyTimeout, LedgerCommands.memoryMap,
             .flag("--json", help: "One JSON object (default: readable text)"),
         ]
     }
@@ -310,7 +322,7 @@ struct LedgerCheckCommand: Command {
 
     var options: [CommandOption] {
         [
-            LedgerCommands.database, LedgerCommands.busyTimeout,
+            LedgerCommands.database, LedgerCommands.busyTimeout, LedgerCommands.memoryMap,
             .flag("--json", help: "One JSON object (default: readable text)"),
         ]
     }
@@ -385,7 +397,7 @@ struct LedgerExportCommand: Command {
 
     var options: [CommandOption] {
         [
-            LedgerCommands.database, LedgerCommands.busyTimeout,
+            LedgerCommands.database, LedgerCommands.busyTimeout, LedgerCommands.memoryMap,
             .value("--out", short: "o", "FILE", help: "Write to FILE (- for stdout, the default)"),
         ]
     }

@@ -52,7 +52,7 @@ struct RefundsCommand: Command {
         [
             .value("--since", "WHEN", help: "Only revocations dated at or after WHEN (a DATE)"),
             .flag("--json", help: "One JSON record per revocation (default: readable text)"),
-            LedgerInput.store, LedgerCommands.busyTimeout,
+            LedgerInput.store, LedgerCommands.busyTimeout, LedgerCommands.memoryMap,
         ] + LedgerInput.options
     }
 

@@ -60,7 +60,7 @@ struct ReportCommand: Command {
             .value(
                 "--tiers", "FILE",
                 help: "A JSON catalog ('vouch entitlements --tiers'): subscribers\nare also counted by tier"),
-            LedgerInput.store, LedgerCommands.busyTimeout,
+            LedgerInput.store, LedgerCommands.busyTimeout, LedgerCommands.memoryMap,
         ] + LedgerInput.options
     }
 

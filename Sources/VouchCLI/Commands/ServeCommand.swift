@@ -50,7 +50,7 @@ struct ServeCommand: Command {
             .value(
                 "--db", "FILE|URI",
                 help: "The ledger: an SQLite file (default vouch.sqlite) or a\npostgresql:// URI"),
-            LedgerCommands.busyTimeout,
+            LedgerCommands.busyTimeout, LedgerCommands.memoryMap,
             .value("--tiers", "FILE", help: "A JSON catalog; each account's record then gets its tier"),
             .value(
                 "--api-token-file", "FILE",

@@ -359,13 +359,15 @@ struct AppStoreChannel: LedgerChannel {
     /// the caller's account (they are the purchaser's): the member is an account of their own.
     private func account(of key: ChainKey, records: [String: TransactionRecord]) -> AccountKey {
         var best: TransactionStatement?
-        for record in records.values where record.current.appAccountToken != nil {
+        for record in records.values {
+            let statement = record.current
+            guard statement.appAccountToken != nil else { continue }
             if let known = best,
-                (known.purchaseDate, known.transactionId) >= (record.current.purchaseDate, record.current.transactionId)
+                (known.purchaseDate, known.transactionId) >= (statement.purchaseDate, statement.transactionId)
             {
                 continue
             }
-            best = record.current
+            best = statement
         }
         let shared = Self.isAssigned(key) && chainKeys(of: key.renewalKey).contains { !Self.isAssigned($0) }
         let token =
