@@ -111,7 +111,9 @@ struct LedgerAddCommand: Command {
         "vouch ledger add --db ledger.sqlite --stripe-secret-file secrets.txt stripe.jsonl",
     ]
 
-    var options: [CommandOption] { [LedgerCommands.database, LedgerCommands.busyTimeout, LedgerCommands.memoryMap] + LedgerInput.options }
+    var options: [CommandOption] {
+        [LedgerCommands.database, LedgerCommands.busyTimeout, LedgerCommands.memoryMap] + LedgerInput.options
+    }
 
     func run(_ arguments: ParsedArguments, console: Console) throws -> Int32 {
         let file = try LedgerCommands.path(arguments, command: "ledger add")
