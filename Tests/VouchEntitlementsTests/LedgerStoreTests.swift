@@ -223,6 +223,29 @@ import VouchTestSupport
         #expect(try store.accounts() == [account])
     }
 
+    /// Texts are stored whole, a NUL inside one too: two grant ids that differ only after it
+    /// stay two records and two accounts, as in memory.
+    @Test func identifiersThatDifferOnlyAfterANulStayApart() throws {
+        let store = try LedgerStore(path: Self.path("nul.sqlite"))
+        var memory = EntitlementLedger()
+        for id in ["grant\u{0}7", "grant\u{0}8"] {
+            let grant = EntitlementGrant(
+                source: EntitlementSource(rawValue: "manual"), id: id,
+                account: AccountKey(environment: .production, originalTransactionId: id), productId: "pro",
+                startDate: Timestamp(milliseconds: 0), expiresDate: nil, signedDate: Timestamp(milliseconds: 1))
+            try store.add(grant)
+            _ = try memory.add(grant)
+        }
+        #expect(memory.accounts.count == 2)
+        #expect(try store.accounts() == memory.accounts)
+        for account in memory.accounts {
+            #expect(try store.accounts(matching: account.originalTransactionId ?? "") == [account])
+            #expect(
+                try store.entitlements(of: account, at: Timestamp(milliseconds: 5))
+                    == memory.entitlements(of: account, at: Timestamp(milliseconds: 5)))
+        }
+    }
+
     @Test func addingTheSameDataAgainChangesNothing() throws {
         let path = Self.path("again.sqlite")
         let store = try LedgerStore(path: path)

@@ -62,6 +62,30 @@ struct PackedRecordTests {
         #expect(try roundTrip({ $0.bool(false) }, { reader throws(RecordFormatError) in try reader.bool() }) == false)
     }
 
+    /// Texts read back as written, ASCII or not, at every length around the eight bytes the
+    /// ASCII check reads at a time; a byte of 0x80 or more anywhere makes a text not ASCII, and
+    /// one that is not UTF-8 there is refused.
+    @Test func textsOfEveryLengthReadBackAsWritten() throws {
+        let text: (inout PackedRecord.Reader) throws(RecordFormatError) -> String = { try $0.text() }
+        for length in 0...20 {
+            let ascii = String(repeating: "a", count: length)
+            #expect(try roundTrip({ $0.text(ascii) }, text) == ascii)
+            #expect(Array(ascii.utf8).withUnsafeBytes { PackedRecord.Reader.isASCII($0) })
+            for position in 0..<length {
+                var bytes = Array(ascii.utf8)
+                bytes[position] = 0x80
+                #expect(!bytes.withUnsafeBytes { PackedRecord.Reader.isASCII($0) })
+                #expect(
+                    refusal([UInt8(length * 2)] + bytes, { reader throws(RecordFormatError) in _ = try reader.text() })
+                        == "a packed record holds text that is not UTF-8")
+                var characters = Array(ascii)
+                characters[position] = "é"
+                let accented = String(characters)
+                #expect(try roundTrip({ $0.text(accented) }, text) == accented)
+            }
+        }
+    }
+
     @Test func bytesThatAreNotWholeMembersAreRefused() {
         let integer: (inout PackedRecord.Reader) throws(RecordFormatError) -> Void = { _ = try $0.integer() }
         let text: (inout PackedRecord.Reader) throws(RecordFormatError) -> Void = { _ = try $0.text() }

@@ -27,15 +27,9 @@ extension LedgerStore {
         _ keys: Set<AppStoreChannel.RenewalKey>, into ledger: inout EntitlementLedger,
         phase: SQLiteConnection.Phase
     ) throws(LedgerError) {
-        let transactions = try statement(
-            "SELECT \(RecordTable.appStoreTransaction.columns) FROM app_store_transaction "
-                + "WHERE environment = ? AND original_transaction_id = ?",
-            phase: phase)
-        let renewal = try statement(
-            "SELECT \(RecordTable.appStoreRenewal.columns) FROM app_store_renewal "
-                + "WHERE environment = ? AND original_transaction_id = ?", phase: phase)
-        let claim = try statement(
-            "SELECT account, checksum FROM claim WHERE channel = ? AND environment = ? AND chain = ?", phase: phase)
+        let transactions = try statement(Self.chainSQL.transactions, phase: phase)
+        let renewal = try statement(Self.chainSQL.renewal, phase: phase)
+        let claim = try statement(Self.chainSQL.claim, phase: phase)
         try ledger.insertingRecords { ledger throws(LedgerError) in
             for key in keys {
                 let values: [SQLiteStatement.Value] = [.text(key.environment), .text(key.originalTransactionId)]
@@ -55,6 +49,16 @@ extension LedgerStore {
             }
         }
     }
+
+    /// The statements reading one chain's records, its renewal info and its claim: made once,
+    /// as every lookup of an account reads its chains with them.
+    private static let chainSQL = (
+        transactions: "SELECT \(RecordTable.appStoreTransaction.columns) FROM app_store_transaction "
+            + "WHERE environment = ? AND original_transaction_id = ?",
+        renewal: "SELECT \(RecordTable.appStoreRenewal.columns) FROM app_store_renewal "
+            + "WHERE environment = ? AND original_transaction_id = ?",
+        claim: "SELECT account, checksum FROM claim WHERE channel = ? AND environment = ? AND chain = ?"
+    )
 
     /// Reads the account a caller bound the Stripe subscription `key` to, if any, into `ledger`.
     func loadClaim(of key: StripeKey, into ledger: inout EntitlementLedger) throws(LedgerError) {

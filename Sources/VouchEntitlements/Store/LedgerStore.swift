@@ -110,6 +110,13 @@ public final class LedgerStore: @unchecked Sendable {
     private struct PreparedKey: Hashable {
         let sql: String
         let phase: SQLiteConnection.Phase
+
+        /// The text's length stands for it: the store's statements are few and most differ in
+        /// length, where hashing each whole text cost a lookup as much as binding it.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(sql.utf8.count)
+            hasher.combine(phase)
+        }
     }
 
     /// The connection, or ``LedgerError/Code/cannotOpen`` once ``close()`` was called.
@@ -527,15 +534,22 @@ public final class LedgerStore: @unchecked Sendable {
             }
         }
         try load(keys, into: &ledger, phase: .read)
-        let others =
-            account.appAccountToken != nil
-            ? "SELECT \(RecordTable.channelRecord.columns) FROM channel_record WHERE account = ?1 AND environment = ?2 AND refund = 0"
-            : "SELECT \(RecordTable.channelRecord.columns) FROM channel_record WHERE chain = ?1 AND environment = ?2 AND refund = 0 "
-                + "AND account IS NULL"
-        try statement(others, phase: .read).rows([
+        try statement(
+            account.appAccountToken != nil ? Self.otherRecordsSQL.byToken : Self.otherRecordsSQL.byChain, phase: .read
+        ).rows([
             .text(account.appAccountToken ?? account.originalTransactionId ?? ""), .text(environment),
         ]) { row throws(LedgerError) in try insert(verified(row, .channelRecord), into: &ledger) }
     }
+
+    /// The statements reading an account's records of the channels other than the App Store, by
+    /// its token or, for an account without one, by its chain: made once, as every lookup of an
+    /// account reads them.
+    private static let otherRecordsSQL = (
+        byToken: "SELECT \(RecordTable.channelRecord.columns) FROM channel_record "
+            + "WHERE account = ?1 AND environment = ?2 AND refund = 0",
+        byChain: "SELECT \(RecordTable.channelRecord.columns) FROM channel_record "
+            + "WHERE chain = ?1 AND environment = ?2 AND refund = 0 AND account IS NULL"
+    )
 
     /// The entitlements of every account at `instant` (every record is read).
     public func entitlements(at instant: Timestamp) throws(LedgerError) -> [AccountEntitlements] {

@@ -180,10 +180,28 @@ enum PackedRecord {
             guard count <= UInt64(end - position) else { throw ended("text") }
             let utf8 = UnsafeRawBufferPointer(rebasing: bytes[position..<position + Int(count)])
             position += Int(count)
+            // Nearly every text is ASCII, which is UTF-8 as it stands; Swift's generic validation
+            // cost more than the rest of reading a record.
+            if Self.isASCII(utf8) { return String(decoding: utf8.bindMemory(to: UInt8.self), as: UTF8.self) }
             guard let text = String(validating: utf8.bindMemory(to: UInt8.self), as: UTF8.self) else {
                 throw RecordFormatError(reason: "a packed record holds text that is not UTF-8")
             }
             return text
+        }
+
+        /// Whether every byte of `bytes` is below 0x80, read eight at a time.
+        static func isASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
+            var high: UInt64 = 0
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                high |= bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                offset += 8
+            }
+            while offset < bytes.count {
+                high |= UInt64(bytes[offset])
+                offset += 1
+            }
+            return high & 0x8080_8080_8080_8080 == 0
         }
 
         mutating func optionalText() throws(RecordFormatError) -> String? {

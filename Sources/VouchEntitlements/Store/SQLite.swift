@@ -134,16 +134,24 @@ final class SQLiteStatement {
         case null
     }
 
-    /// Resets the statement and binds `values` to its parameters in order.
+    /// Resets the statement and binds `values` to its parameters in order; parameters past
+    /// them are NULL.
     func bind(_ values: [Value]) throws(LedgerError) {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
+        if values.count < Int(sqlite3_bind_parameter_count(handle)) { sqlite3_clear_bindings(handle) }
         for (offset, value) in values.enumerated() {
             let index = Int32(offset + 1)
             let code: Int32
             switch value {
-            // SQLite copies the text before the call returns (SQLITE_TRANSIENT).
-            case .text(let text): code = sqlite3_bind_text(handle, index, text, -1, vouch_sqlite_transient())
+            case .text(var text):
+                // The string's own UTF-8, whole (a NUL inside it too), which SQLite copies
+                // before the call returns (SQLITE_TRANSIENT).
+                code = text.withUTF8 { utf8 in
+                    guard let start = utf8.baseAddress else { return sqlite3_bind_text(handle, index, "", 0, nil) }
+                    return start.withMemoryRebound(to: CChar.self, capacity: utf8.count) {
+                        sqlite3_bind_text(handle, index, $0, Int32(utf8.count), vouch_sqlite_transient())
+                    }
+                }
             case .blob(let bytes):
                 code = bytes.withUnsafeBytes {
                     sqlite3_bind_blob(handle, index, $0.baseAddress, Int32($0.count), vouch_sqlite_transient())

@@ -24,7 +24,7 @@ extension AppStoreChannel {
                 case .autoRenewableSubscription:
                     guard !isSuperseded(record, in: records, at: instant) else { continue }
                     if let known = latestSubscription,
-                        (known.current.purchaseDate, known.current.transactionId) >= (
+                        (known.purchaseDate, known.transactionId) >= (
                             statement.purchaseDate, statement.transactionId
                         )
                     {
@@ -108,12 +108,12 @@ extension AppStoreChannel {
     private func isSuperseded(_ record: TransactionRecord, in records: [String: TransactionRecord], at instant: Int64)
         -> Bool
     {
-        guard record.current.isUpgraded else { return false }
+        guard record.isUpgraded else { return false }
         var next: Int64?
-        for other in records.values where other.current.purchaseDate > record.current.purchaseDate {
-            next = min(next ?? other.current.purchaseDate, other.current.purchaseDate)
+        for other in records.values where other.purchaseDate > record.purchaseDate {
+            next = min(next ?? other.purchaseDate, other.purchaseDate)
         }
-        return instant >= (next ?? record.current.purchaseDate)
+        return instant >= (next ?? record.purchaseDate)
     }
 
     /// The entitlement of a chain's latest subscription transaction and the period it belongs

@@ -250,27 +250,33 @@ struct AppStoreChannel: LedgerChannel {
         if internsTexts { record.share(&strings) }
         let statement = record.current
         let key = statement.chainKey
-        let newChain = chains[key] == nil
+        // The chain's records are found once and changed where they lie.
+        let (newChain, added) = Self.change(&chains[key, default: [:]]) { records in
+            let newChain = records.isEmpty
+            guard records[statement.transactionId] != nil else {
+                records[statement.transactionId] = record
+                return (newChain, true)
+            }
+            records[statement.transactionId]!.join(record)
+            return (newChain, false)
+        }
         if newChain {
             chainsByOriginalTransactionId[key.originalTransactionId] =
                 chainsByOriginalTransactionId[key.originalTransactionId]?.adding(key) ?? .one(key)
             environments.insert(key.environment)
         }
-        var added = false
-        if var known = chains[key]?[statement.transactionId] {
-            known.join(record)
-            chains[key]![statement.transactionId] = known
-        } else {
-            chains[key, default: [:]][statement.transactionId] = record
-            transactionCount += 1
-            added = true
-        }
         if added {
+            transactionCount += 1
             chainsByTransactionId[statement.transactionId] =
                 chainsByTransactionId[statement.transactionId]?.adding(key) ?? .one(key)
         }
         // A new ownership of a chain can change whether a member's chain shares it.
         if newChain, key.ownership != InAppOwnershipType.assigned.rawValue { rekey(key.renewalKey) } else { rekey(key) }
+    }
+
+    /// `body` applied to `value` in place (a dictionary's slot, found once).
+    private static func change<Value, Result>(_ value: inout Value, _ body: (inout Value) -> Result) -> Result {
+        body(&value)
     }
 
     /// Keeps the newer of `statement` and the renewal info known of its chain.

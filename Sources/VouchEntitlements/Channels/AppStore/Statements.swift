@@ -160,6 +160,12 @@ struct TransactionRecord: Sendable, Equatable {
     /// the cancellation date.
     var receiptCancellation: (signedDate: Int64, date: Int64)? { receipts?.cancellation }
 
+    /// Members of the statement in force, read without copying it (a receipt's cancellation
+    /// changes only its revocation).
+    var purchaseDate: Int64 { signed?.purchaseDate ?? receipts!.statement.purchaseDate }
+    var transactionId: String { signed?.transactionId ?? receipts!.statement.transactionId }
+    var isUpgraded: Bool { signed?.isUpgraded ?? receipts!.statement.isUpgraded }
+
     /// The statement in force, by the rules above.
     var current: TransactionStatement {
         // Every record holds a signed or a receipt statement.
