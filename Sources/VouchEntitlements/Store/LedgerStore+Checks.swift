@@ -21,20 +21,33 @@ extension LedgerStore {
             }
         }
 
-        /// The record's key, as text naming it.
-        var key: String {
+        /// The texts that name a record, in order (a refund of another channel reads `refund `
+        /// before its id).
+        var keyParts: [String] {
             switch self {
-            case .appStoreTransaction:
-                "environment || ' ' || original_transaction_id || ' ' || ownership || ' ' || transaction_id"
-            case .appStoreRenewal: "environment || ' ' || original_transaction_id"
-            case .channelRecord:
-                "channel || ' ' || environment || ' ' || CASE refund WHEN 1 THEN 'refund ' ELSE '' END || id"
+            case .appStoreTransaction: ["environment", "original_transaction_id", "ownership", "transaction_id"]
+            case .appStoreRenewal: ["environment", "original_transaction_id"]
+            case .channelRecord: ["channel", "environment", "CASE refund WHEN 1 THEN 'refund ' ELSE '' END || id"]
             }
         }
 
-        /// The columns every read of a body selects: the body, its checksum and its key, which
-        /// ``LedgerStore/verified(_:_:)`` takes.
+        /// The record's key as one text naming it, joined by the database: its parts and spaces.
+        var key: String { keyParts.joined(separator: " || ' ' || ") }
+
+        /// The columns a read of a body from a PostgreSQL server selects: the body, its checksum
+        /// and its key.
         var columns: String { "body, checksum, \(key)" }
+
+        /// The columns a read of a body from the SQLite file selects, which
+        /// ``LedgerStore/verified(_:_:)`` takes: the body, its checksum and the key's parts
+        /// apart, joined only to name a record (``key(of:)``), since joining them in SQL cost an
+        /// allocation for each part of every row read.
+        var partedColumns: String { "body, checksum, " + keyParts.joined(separator: ", ") }
+
+        /// The key of the current row of a statement selecting ``partedColumns``.
+        func key(of row: SQLiteStatement) -> String {
+            (0..<Int32(keyParts.count)).map { row.text(2 + $0) ?? "" }.joined(separator: " ")
+        }
 
         /// The order of the export.
         var order: String {
@@ -107,7 +120,7 @@ extension LedgerStore {
         case .success(let record): return record
         case .failure(.unreadable(let reason)):
             throw LedgerError(.corruptStore, "\(path) holds a record that does not read: \(reason)")
-        case .failure(let damage): throw Self.damaged(path, table.name, row.text(2), damage.reason)
+        case .failure(let damage): throw Self.damaged(path, table.name, table.key(of: row), damage.reason)
         }
     }
 
@@ -219,12 +232,14 @@ extension LedgerStore {
             }
             for table in RecordTable.allCases {
                 do throws(LedgerError) {
-                    try statement("SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)", phase: .read)
-                        .rows { row in
-                            report.verify(
-                                table, key: row.text(2),
-                                row.withBlob(0) { StoredBody.record($0, checksum: row.integer(1)) })
-                        }
+                    try statement(
+                        "SELECT \(table.partedColumns) FROM \(table.name) ORDER BY \(table.order)", phase: .read
+                    )
+                    .rows { row in
+                        report.verify(
+                            table, key: table.key(of: row),
+                            row.withBlob(0) { StoredBody.record($0, checksum: row.integer(1)) })
+                    }
                 } catch  where error.code == .corruptStore {
                     report.problems.append(.init(table: table.name, key: nil, reason: error.reason))
                 }

@@ -53,9 +53,9 @@ extension LedgerStore {
     /// The statements reading one chain's records, its renewal info and its claim: made once,
     /// as every lookup of an account reads its chains with them.
     private static let chainSQL = (
-        transactions: "SELECT \(RecordTable.appStoreTransaction.columns) FROM app_store_transaction "
+        transactions: "SELECT \(RecordTable.appStoreTransaction.partedColumns) FROM app_store_transaction "
             + "WHERE environment = ? AND original_transaction_id = ?",
-        renewal: "SELECT \(RecordTable.appStoreRenewal.columns) FROM app_store_renewal "
+        renewal: "SELECT \(RecordTable.appStoreRenewal.partedColumns) FROM app_store_renewal "
             + "WHERE environment = ? AND original_transaction_id = ?",
         claim: "SELECT account, checksum FROM claim WHERE channel = ? AND environment = ? AND chain = ?"
     )
@@ -73,7 +73,8 @@ extension LedgerStore {
     /// Every record of every table, in the export's order, to `body`.
     func eachRecord(_ body: (any StoredRecord) throws(LedgerError) -> Void) throws(LedgerError) {
         func records(_ table: RecordTable) throws(LedgerError) {
-            try statement("SELECT \(table.columns) FROM \(table.name) ORDER BY \(table.order)", phase: .read).rows {
+            try statement("SELECT \(table.partedColumns) FROM \(table.name) ORDER BY \(table.order)", phase: .read).rows
+            {
                 row throws(LedgerError) in try body(verified(row, table))
             }
         }
@@ -140,7 +141,7 @@ struct SQLiteTables: LedgerTables {
     {
         var records: [any StoredRecord] = []
         try store.statement(
-            "SELECT \(LedgerStore.RecordTable.channelRecord.columns) FROM channel_record "
+            "SELECT \(LedgerStore.RecordTable.channelRecord.partedColumns) FROM channel_record "
                 + "WHERE channel = ? AND environment = ? AND refund = ? AND id = ?",
             phase: .write
         ).rows([.text(channel), .text(environment), .integer(refund ? 1 : 0), .text(id)]) { row throws(LedgerError) in

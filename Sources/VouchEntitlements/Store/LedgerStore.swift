@@ -490,7 +490,7 @@ public final class LedgerStore: @unchecked Sendable {
             // Every record of those customers: their other subscriptions decide whose a charge is.
             let customers = Set(ledger.stripe.subscriptions.values.compactMap { $0.snapshot?.customer })
             let byCustomer = try statement(
-                "SELECT \(RecordTable.channelRecord.columns) FROM channel_record WHERE channel = 'stripe' "
+                "SELECT \(RecordTable.channelRecord.partedColumns) FROM channel_record WHERE channel = 'stripe' "
                     + "AND environment = ? AND customer = ?",
                 phase: .read)
             for customer in customers.sorted() {
@@ -500,7 +500,7 @@ public final class LedgerStore: @unchecked Sendable {
             }
             if let token = account.appAccountToken {
                 try statement(
-                    "SELECT \(RecordTable.channelRecord.columns) FROM channel_record WHERE channel = 'stripe' "
+                    "SELECT \(RecordTable.channelRecord.partedColumns) FROM channel_record WHERE channel = 'stripe' "
                         + "AND refund = 1 AND account = ? "
                         + "AND environment = ?",
                     phase: .read
@@ -545,9 +545,9 @@ public final class LedgerStore: @unchecked Sendable {
     /// its token or, for an account without one, by its chain: made once, as every lookup of an
     /// account reads them.
     private static let otherRecordsSQL = (
-        byToken: "SELECT \(RecordTable.channelRecord.columns) FROM channel_record "
+        byToken: "SELECT \(RecordTable.channelRecord.partedColumns) FROM channel_record "
             + "WHERE account = ?1 AND environment = ?2 AND refund = 0",
-        byChain: "SELECT \(RecordTable.channelRecord.columns) FROM channel_record "
+        byChain: "SELECT \(RecordTable.channelRecord.partedColumns) FROM channel_record "
             + "WHERE chain = ?1 AND environment = ?2 AND refund = 0 AND account IS NULL"
     )
 
@@ -573,7 +573,7 @@ public final class LedgerStore: @unchecked Sendable {
             // A refunded Stripe charge is told with its subscription, found by its customer: the
             // refunds, and the subscriptions of their customers.
             try statement(
-                "SELECT \(RecordTable.channelRecord.columns) FROM channel_record WHERE channel = 'stripe' AND (refund = 1 OR (environment, customer) IN "
+                "SELECT \(RecordTable.channelRecord.partedColumns) FROM channel_record WHERE channel = 'stripe' AND (refund = 1 OR (environment, customer) IN "
                     + "(SELECT environment, customer FROM channel_record WHERE channel = 'stripe' AND refund = 1))",
                 phase: .read
             ).rows { row throws(LedgerError) in try insert(verified(row, .channelRecord), into: &ledger) }
