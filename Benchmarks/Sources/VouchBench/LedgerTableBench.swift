@@ -241,15 +241,13 @@ func benchLedgerTable(
     }
     // The same file read through a memory map (`memoryMapBytes`): a reader of what the first
     // column stores, timed after it.
-    let mapped: LedgerTableReport.StoreColumn? =
-        try withStore
-        ? {
-            let store = try LedgerStore(path: storePath, access: .readOnly, options: .init(memoryMapBytes: 1 << 40))
-            return .init(
-                name: "`LedgerStore` (SQLite, memory-mapped)", store: store, sizeLabel: "the same file",
-                goalP99: 200e-6,
-                warming: .mapped(storePath, store), fills: false)
-        }() : nil
+    var mapped: LedgerTableReport.StoreColumn?
+    if withStore {
+        let store = try LedgerStore(path: storePath, access: .readOnly, options: .init(memoryMapBytes: 1 << 40))
+        mapped = .init(
+            name: "`LedgerStore` (SQLite, memory-mapped)", store: store, sizeLabel: "the same file", goalP99: 200e-6,
+            warming: .mapped(storePath, store), fills: false)
+    }
     var ledger = EntitlementLedger()
     var pendingCount = 0
     var transactionIds: [String] = []
